@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# The timestamped event loop and its worker threads (DESIGN.md section 4).
+
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from seer_runtime.contract cimport (Event, LPType, Ctx, lp_id_t, sim_time_t)
+from seer_runtime.queue cimport LocalHeap, MessageArena
+
+# Everything one worker thread owns.  One per thread, padded so that two
+# threads' hot counters never share a cache line.
+ctypedef struct ThreadState:
+    MessageArena arena          # this thread's in-flight cross-LP messages
+    lp_id_t* dirty              # LPs whose inbox this thread made non-empty this round,
+                                #   grouped by owner: owner k's at [part_lo(k), part_lo(k) + ndirty[k])
+    int64_t* ndirty             # per owner thread (max_threads)
+    int32_t team                # size of the current team
+    lp_id_t* ready              # this thread's segment of the executive list
+    int64_t nready
+    Event* outbox               # SEER_OUTBOX_CAPACITY scratch events for hook calls
+    double local_min            # min pending time over this thread's LP partition
+    # statistics (cumulative)
+    int64_t events              # events executed
+    int64_t lps_executed        # executive-list entries executed
+    int64_t pushes              # inbox pushes (cross-LP events sent)
+    int64_t cas_retries         # failed CAS attempts in inbox pushes
+    int64_t busy_ns             # time in parallel regions not waiting at a barrier (ns)
+    int64_t idle_ns             # time waiting at barriers (ns)
+    # first error this thread met (err_code == 0: none)
+    int32_t err_code
+    int32_t err_kind            # event kind
+    double err_time             # the offending event's time
+    double err_now              # simulated time of the hook that caused it
+    lp_id_t err_src             # source LP
+    lp_id_t err_target          # target LP
+    char _pad[64]
+
+# State shared by all workers of a run.  Written only between barriers by
+# thread 0, except the segment cursors (atomic) and abort (atomic).
+ctypedef struct RunShared:
+    int64_t* cursor             # per segment, padded to 8 int64: next index to claim
+    int32_t abort               # set by any worker on error
+    int32_t deadline_hit        # thread 0: wall budget of this region used up
+    int32_t finished            # thread 0: no pending event before t_end
+    int32_t _pad1
+    double t_end                # run boundary: events with time < t_end execute
+    int64_t deadline_ns         # monotonic clock deadline of this region
+    int64_t rounds              # windows executed (cumulative)
+    int64_t ready_total         # executive-list entries over all rounds
+    int64_t max_round_events    # largest number of events in one round
+    int64_t last_events         # events counted at the previous plan
+    char _pad2[64]
+
+ctypedef struct EngineCore:
+    LPType lptype
+    void* model
+    lp_id_t n                   # number of LPs
+    sim_time_t lookahead        # cross-LP minimum delay (time units)
+    int32_t max_threads         # per-thread arrays are sized for this many
+    int64_t max_pending_per_lp  # cap on one LP's local queue
+    LocalHeap* heaps            # n local queues
+    void** inbox                # n inbox heads (InboxNode*)
+    sim_time_t* next_time       # n earliest pending times (inf when none)
+    uint64_t* rng_key           # n stream keys
+    uint64_t* rng_ctr           # n stream counters
+    uint64_t* emit_seq          # n emission counters (the event key)
+    ThreadState* ts             # max_threads thread states
+    RunShared* sh
+
+
+cdef class Scenario:
+    """Base of every model: holds its hook table and its state pointer."""
+    cdef LPType lptype
+    cdef void* model
+    cdef readonly lp_id_t num_lps
+    cdef readonly double lookahead
+
+
+cdef class Engine:
+    cdef EngineCore core
+    cdef readonly Scenario scenario
+    cdef readonly uint64_t seed
+    cdef int32_t _num_threads
+    cdef int64_t max_messages_per_round
+    cdef double _now
+    cdef bint _initialized
+    cdef bint _failed
+    cdef uint64_t _inject_seq
+    cdef double _wall_s
+    cdef double _slice_s
+    # totals of thread teams replaced by a num_threads change
+    cdef int64_t _retired_events
+    cdef int64_t _retired_pushes
+    cdef int64_t _retired_retries
+
+    cdef int _alloc_threads(self, int32_t nthreads) except -1
+    cdef void _free_threads(self) noexcept
+    cdef int _raise_errors(self) except -1
+    cdef int64_t _total_events(self)
+    # Inject one event of `kind` at `time` into every LP in [lo, hi), with
+    # payload word i[0] = LP - lo.  Called with the GIL, between runs; it
+    # releases the GIL for the pushes.
+    cdef int inject_range(self, sim_time_t time, int32_t kind, lp_id_t lo,
+                          lp_id_t hi) except -1

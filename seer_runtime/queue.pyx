@@ -1,0 +1,135 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Test harness for the inbox (the queue code itself is inline in queue.pxd,
+so the engine and this harness compile the same functions)."""
+
+from cython.parallel cimport parallel, threadid
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, malloc, free
+
+from seer_runtime._omp cimport seer_omp_get_num_threads
+from seer_runtime.queue cimport *
+
+cdef extern from "src/clock.h" nogil:
+    int64_t seer_clock_ns()
+
+
+ctypedef struct StressShared:
+    void* head                  # the inbox under test
+    int64_t producers_done
+    int64_t cas_retries
+    int64_t delivered
+    int64_t lost
+    int64_t duplicated
+    int64_t reordered
+    int64_t batches
+    int64_t max_batch
+
+
+cdef void _produce(StressShared* sh, InboxNode* nodes, int64_t producer, int64_t per) noexcept nogil:
+    cdef int64_t k, retries = 0
+    cdef bint was_empty
+    cdef InboxNode* base = nodes + producer * per
+    for k in range(per):
+        base[k].producer = <uint64_t>producer
+        base[k].ev.seq = <uint64_t>k
+        retries += inbox_push(&sh.head, &base[k], &was_empty)
+    seer_fetch_add_i64_relaxed(&sh.cas_retries, retries)
+    # release: orders this producer's pushes before the count the consumer
+    # reads with acquire.
+    seer_fetch_add_i64_release(&sh.producers_done, 1)
+
+
+cdef void _consume(StressShared* sh, int64_t producers, int64_t per, uint32_t* seen,
+                   int64_t* last) noexcept nogil:
+    cdef InboxNode* node
+    cdef int64_t done, n, p, k
+    while True:
+        # acquire: pairs with the release increment in _produce, so a take
+        # after seeing every producer done sees every push.
+        done = seer_load_i64_acquire(&sh.producers_done)
+        node = inbox_take_all(&sh.head)
+        n = 0
+        while node != NULL:
+            p = <int64_t>node.producer
+            k = <int64_t>node.ev.seq
+            seen[p * per + k] += 1
+            if k <= last[p]:
+                sh.reordered += 1
+            last[p] = k
+            n += 1
+            node = node.next
+        if n > 0:
+            sh.batches += 1
+            sh.delivered += n
+            if n > sh.max_batch:
+                sh.max_batch = n
+        elif done == producers:
+            return
+        else:
+            seer_cpu_relax()
+
+
+def stress_inbox(int producers=3, int64_t per_producer=200000, int num_threads=0):
+    """Push ``per_producer`` tagged nodes from each of ``producers`` producers
+    into one inbox while a consumer takes batches concurrently.
+
+    Every node carries its producer and a per-producer sequence number; the
+    consumer counts deliveries per node and checks each producer's sequence
+    only grows.  ``num_threads`` (default producers + 1) sizes the OpenMP
+    team: thread 0 consumes, the others produce (round-robin over producers).
+
+    Returns a dict: ``delivered``, ``lost``, ``duplicated``, ``reordered``,
+    ``cas_retries``, ``batches``, ``max_batch``, ``team`` (threads that ran),
+    ``seconds``.
+    """
+    if producers < 1 or per_producer < 1:
+        raise ValueError("producers and per_producer must be >= 1")
+    cdef int nt_req = num_threads if num_threads > 0 else producers + 1
+    cdef int64_t total = producers * per_producer, i
+    cdef InboxNode* nodes = <InboxNode*>malloc(total * sizeof(InboxNode))
+    cdef uint32_t* seen = <uint32_t*>calloc(total, sizeof(uint32_t))
+    cdef int64_t* last = <int64_t*>malloc(producers * sizeof(int64_t))
+    cdef StressShared sh
+    cdef StressShared* shp = &sh
+    cdef int tid, nt, team = 0
+    cdef int* teamp = &team
+    cdef int64_t p, t0, t1
+    if nodes == NULL or seen == NULL or last == NULL:
+        free(nodes); free(seen); free(last)
+        raise MemoryError()
+    for i in range(producers):
+        last[i] = -1
+    sh.head = NULL
+    sh.producers_done = 0
+    sh.cas_retries = sh.delivered = sh.lost = sh.duplicated = 0
+    sh.reordered = sh.batches = sh.max_batch = 0
+    t0 = seer_clock_ns()
+    with nogil, parallel(num_threads=nt_req):
+        tid = threadid()
+        nt = seer_omp_get_num_threads()
+        if tid == 0:
+            teamp[0] = nt
+        if nt == 1:
+            for p in range(producers):
+                _produce(shp, nodes, p, per_producer)
+            _consume(shp, producers, per_producer, seen, last)
+        elif tid == 0:
+            _consume(shp, producers, per_producer, seen, last)
+        else:
+            p = tid - 1
+            while p < producers:
+                _produce(shp, nodes, p, per_producer)
+                p = p + nt - 1
+    t1 = seer_clock_ns()
+    for i in range(total):
+        if seen[i] == 0:
+            sh.lost += 1
+        elif seen[i] > 1:
+            sh.duplicated += seen[i] - 1
+    free(nodes)
+    free(seen)
+    free(last)
+    return {"delivered": sh.delivered, "lost": sh.lost, "duplicated": sh.duplicated,
+            "reordered": sh.reordered, "cas_retries": sh.cas_retries,
+            "batches": sh.batches, "max_batch": sh.max_batch, "team": team,
+            "seconds": (t1 - t0) * 1e-9}

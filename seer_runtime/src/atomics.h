@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Atomic operations for the runtime, as tiny inline functions.
+ *
+ * Cython has no C11 atomics, and the structs it declares cannot carry
+ * `_Atomic` qualifiers, so these use the GCC/Clang `__atomic` builtins, which
+ * operate on plain objects with C11 memory-order semantics.  Every function
+ * names its memory order; callers say in a comment what it pairs with.
+ * MSVC is not supported (it would need the Interlocked* family).
+ */
+#ifndef SEER_ATOMICS_H
+#define SEER_ATOMICS_H
+
+#include <stdint.h>
+
+#if !defined(__GNUC__) && !defined(__clang__)
+#error "seer_runtime needs GCC or Clang __atomic builtins"
+#endif
+
+/* Pointer CAS: release on success (publishes what the caller wrote into the
+ * new node), relaxed on failure (the caller just retries).  On failure the
+ * current value is written back into *expected. */
+static inline int seer_cas_ptr_release(void **obj, void **expected, void *desired) {
+    return __atomic_compare_exchange_n(obj, expected, desired, 0,
+                                       __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+/* Pointer exchange with acquire: the consumer takes a whole inbox; pairs
+ * with the release of seer_cas_ptr_release in every producer. */
+static inline void *seer_xchg_ptr_acquire(void **obj, void *value) {
+    return __atomic_exchange_n(obj, value, __ATOMIC_ACQUIRE);
+}
+
+static inline void *seer_load_ptr_relaxed(void **obj) {
+    return __atomic_load_n(obj, __ATOMIC_RELAXED);
+}
+
+/* Claim counter for the executive list: relaxed is enough, the list itself
+ * was published by the barrier that precedes the claims. */
+static inline int64_t seer_fetch_add_i64_relaxed(int64_t *obj, int64_t v) {
+    return __atomic_fetch_add(obj, v, __ATOMIC_RELAXED);
+}
+
+static inline int64_t seer_load_i64_relaxed(int64_t *obj) {
+    return __atomic_load_n(obj, __ATOMIC_RELAXED);
+}
+
+static inline void seer_store_i64_relaxed(int64_t *obj, int64_t v) {
+    __atomic_store_n(obj, v, __ATOMIC_RELAXED);
+}
+
+/* Completion counters of the stress harness: release on increment (after a
+ * producer's last push), acquire on read (before the consumer's last take). */
+static inline int64_t seer_fetch_add_i64_release(int64_t *obj, int64_t v) {
+    return __atomic_fetch_add(obj, v, __ATOMIC_RELEASE);
+}
+
+static inline int64_t seer_load_i64_acquire(int64_t *obj) {
+    return __atomic_load_n(obj, __ATOMIC_ACQUIRE);
+}
+
+/* Abort flag: release when a worker records an error (publishes the error
+ * record), acquire when a worker polls it. */
+static inline void seer_store_i32_release(int32_t *obj, int32_t v) {
+    __atomic_store_n(obj, v, __ATOMIC_RELEASE);
+}
+
+static inline int32_t seer_load_i32_acquire(int32_t *obj) {
+    return __atomic_load_n(obj, __ATOMIC_ACQUIRE);
+}
+
+static inline int32_t seer_load_i32_relaxed(int32_t *obj) {
+    return __atomic_load_n(obj, __ATOMIC_RELAXED);
+}
+
+/* Busy-wait hint for spin loops in the stress harness. */
+static inline void seer_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+#endif

@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: BSD-3-Clause
+import pytest
+
+import seer_runtime
+from seer_runtime import Engine, effective_n_threads
+from seer_runtime.models import phold
+from seer_runtime.models._faulty import FaultyModel
+
+
+@pytest.mark.parametrize("bad", [0, -1, -8, 1.5, "2", "many", None, True, 10**6])
+def test_bad_num_threads(bad):
+    with pytest.raises(ValueError, match="num_threads"):
+        phold.run(num_lps=8, end_time=2.0, num_threads=bad)
+
+
+def test_num_threads_setter_validates():
+    _, eng = phold.make(8)
+    with pytest.raises(ValueError, match="num_threads"):
+        eng.num_threads = 0
+    eng.num_threads = 3
+    assert eng.num_threads == 3
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), "soon", None])
+def test_bad_end_time(bad):
+    with pytest.raises(ValueError, match="end_time"):
+        phold.run(num_lps=8, end_time=bad)
+
+
+def test_run_until_rejects_negative_and_backwards_times():
+    _, eng = phold.make(8)
+    with pytest.raises(ValueError, match="t_end"):
+        eng.run_until(-1.0)
+    eng.run_until(5.0)
+    with pytest.raises(ValueError, match="before the engine's current time"):
+        eng.run_until(4.0)
+    with pytest.raises(ValueError, match="start_time"):
+        Engine(FaultyModel(4, "none"), num_threads=1).init(-2.0)
+
+
+def test_inject_rejects_past_and_bad_ranges():
+    _, eng = phold.make(8)
+    eng.run_until(3.0)
+    with pytest.raises(ValueError, match="cannot inject"):
+        eng.inject(2.0, 0)
+    with pytest.raises(ValueError, match="bad LP range"):
+        eng.inject(3.0, 0, lo=4, hi=9)
+
+
+@pytest.mark.parametrize("lookahead", [0.0, -1.0, float("nan"), float("inf")])
+def test_bad_lookahead(lookahead):
+    with pytest.raises(ValueError, match="lookahead"):
+        phold.run(num_lps=8, end_time=2.0, lookahead=lookahead, mean_delay=1.0)
+
+
+@pytest.mark.parametrize("key, value, match", [
+    ("num_lps", 0, "num_lps"),
+    ("num_lps", 2.5, "num_lps"),
+    ("remote_fraction", 1.5, "remote_fraction"),
+    ("remote_fraction", -0.1, "remote_fraction"),
+    ("mean_delay", 0.5, "mean_delay"),
+    ("work_iters", -1, "work_iters"),
+    ("start_events", -1, "start_events"),
+    ("seed", -3, "seed"),
+])
+def test_bad_phold_parameters(key, value, match):
+    kwargs = dict(num_lps=8, end_time=2.0)
+    kwargs[key] = value
+    with pytest.raises(ValueError, match=match):
+        phold.run(**kwargs)
+
+
+def test_unknown_phold_parameter_is_named():
+    with pytest.raises(TypeError, match="remote_fracton"):
+        phold.run(num_lps=8, end_time=2.0, remote_fracton=0.3)
+
+
+def test_init_twice_is_an_error():
+    _, eng = phold.make(8)
+    eng.init()
+    with pytest.raises(RuntimeError, match="already"):
+        eng.init()
+
+
+def test_effective_n_threads(monkeypatch):
+    assert effective_n_threads(3) == 3
+    with pytest.raises(ValueError):
+        effective_n_threads("two")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert effective_n_threads("auto") == 1
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    expected = seer_runtime.available_cpus() if seer_runtime.openmp_enabled() else 1
+    assert effective_n_threads("auto") == expected
+
+
+def test_auto_threads_run():
+    r = phold.run(num_lps=64, end_time=5.0, num_threads="auto")
+    assert r["num_threads"] == effective_n_threads("auto")
