@@ -84,6 +84,7 @@ MODULES = [
     "seer_runtime.loop",
     "seer_runtime.models.phold._model",
     "seer_runtime.models._faulty",
+    "seer_envs.pcs.handlers",
 ]
 
 extensions = [

@@ -46,3 +46,16 @@ def test_neighbouring_entities_are_uncorrelated():
     b = rng_draws(5, 101, 50_000)
     r = statistics.correlation(a, b)
     assert abs(r) < 5 / math.sqrt(len(a))
+
+
+def test_python_mirror_matches_c_draw_for_draw():
+    from seer_runtime.pyrng import Stream
+    for seed, entity in [(0, 0), (1, 7), (2**64 - 1, 123456), (42, 2**32 - 2)]:
+        s = Stream(seed, entity)
+        assert [s.bits() for _ in range(50)] == rng_draws(seed, entity, 50, "bits")
+        s = Stream(seed, entity)
+        assert [s.uniform() for _ in range(50)] == rng_draws(seed, entity, 50)
+        s = Stream(seed, entity)
+        assert [s.exponential(2.5) for _ in range(50)] == rng_draws(seed, entity, 50, "exponential", 2.5)
+        s = Stream(seed, entity)
+        assert [s.integer(5) for _ in range(50)] == rng_draws(seed, entity, 50, "integer", 5)

@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Glue shared by SEER's PettingZoo ParallelEnvs: agent bookkeeping, cached
+spaces, seeding, thread-count resolution and action validation."""
+
+import numbers
+
+import numpy as np
+from pettingzoo import ParallelEnv
+
+from seer_runtime import effective_n_threads
+
+
+def resolve_num_threads(num_threads):
+    """``"auto"`` or an int >= 1 -> (count, explanation dict)."""
+    if num_threads == "auto":
+        n = effective_n_threads("auto")
+        return n, {"chosen": n, "method": "affinity mask capped by OMP_NUM_THREADS"}
+    n = effective_n_threads(num_threads)
+    return n, {"chosen": n, "method": "user"}
+
+
+class SeerParallelEnv(ParallelEnv):
+    """Base of SEER envs: subclasses set ``possible_agents`` and the spaces,
+    and implement ``_reset_arrays`` / ``_step_arrays``."""
+
+    metadata = {"render_modes": ["human", "rgb_array"], "is_parallelizable": True}
+
+    def _init_common(self, render_mode, num_threads):
+        if render_mode not in (None, "human", "rgb_array"):
+            raise ValueError(f'render_mode must be None, "human" or "rgb_array", got {render_mode!r}')
+        self.render_mode = render_mode
+        self._num_threads_setting = num_threads
+        # Validate now, not at the first reset.
+        self.num_threads, self.thread_choice = resolve_num_threads(num_threads)
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        self._set_agents([])
+        self._seed_rng = np.random.default_rng()
+        self._closed = False
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def _episode_seed(self, seed):
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+                raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
+            self._seed_rng = np.random.default_rng(int(seed))
+        return int(self._seed_rng.integers(0, 2**63))
+
+    @staticmethod
+    def _check_options(options):
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"reset options must be a dict or None, got {type(options).__name__}")
+
+    def _check_open(self):
+        if self._closed:
+            raise RuntimeError("this env was closed; create a new one")
+
+    def _check_discrete_actions(self, actions, n_actions, out):
+        """Validate a dict of Discrete actions for the live agents into ``out``."""
+        if not self.agents:
+            raise RuntimeError("the episode has ended (all agents are done); call reset() first")
+        if not isinstance(actions, dict):
+            raise ValueError(f"actions must be a dict agent -> action, got {type(actions).__name__}")
+        live = self._live
+        for agent, act in actions.items():
+            if agent not in live:
+                kind = "finished" if agent in self._index else "unknown"
+                raise ValueError(f"action for {kind} agent {agent!r}")
+            if isinstance(act, np.ndarray):
+                if act.size != 1:
+                    raise ValueError(f"action for agent {agent!r} must be a scalar, got shape {act.shape}")
+                act = act.reshape(())[()]
+            if isinstance(act, (bool, np.bool_)) or not isinstance(act, numbers.Integral):
+                raise ValueError(f"action for agent {agent!r} must be an integer, got {act!r}")
+            if not 0 <= act < n_actions:
+                raise ValueError(f"action for agent {agent!r} must be in [0, {n_actions - 1}], got {act!r}")
+            out[self._index[agent]] = act
+        if len(actions) != len(live):
+            missing = [a for a in self.agents if a not in actions]
+            raise ValueError(f"missing action for agent {missing[0]!r}"
+                             + (f" and {len(missing) - 1} more" if len(missing) > 1 else ""))
+        return out
+
+    def _set_agents(self, agents):
+        self.agents = agents
+        self._live = set(agents)
+
+    @staticmethod
+    def _check_discrete_array(actions, n_agents, n_actions, names):
+        a = np.asarray(actions)
+        if a.shape != (n_agents,):
+            raise ValueError(f"actions must have shape ({n_agents},), got {a.shape}")
+        if a.dtype.kind not in "iu":
+            raise ValueError(f"actions must be an integer array, got dtype {a.dtype}")
+        bad = np.flatnonzero((a < 0) | (a >= n_actions))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(f"action for agent {names[i]!r} must be in [0, {n_actions - 1}], got {a[i]}")
+        return a
+
+    def close(self):
+        self._closed = True

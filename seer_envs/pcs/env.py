@@ -1,0 +1,234 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""PCS — cellular channel management (``seer_envs.pcs_v0``)
+========================================================
+
+The Personal Communication Service model of the PDES literature (ROSS's
+``pcs``) as a multi-agent task: each cell's base station chooses how many of
+its channels to hold back for handoffs.  Time unit: minutes.  The simulation
+runs on the SEER runtime, one LP per cell; every output is bit-identical at
+any ``num_threads``.
+
+=====================  =====================================================
+Agents                 ``cell_{x}_{y}`` for every cell of a
+                       ``grid_width x grid_height`` torus
+Action space           ``Discrete(channels_per_cell // 2 + 1)``: guard
+                       channels for the next step (0 = no guard)
+Observation space      ``Box(0, inf, (11,), float32)``: own busy fraction,
+                       guard / channels, this step's call attempts, channel
+                       blocks, handoffs in and handoff blocks (each divided
+                       by ``portables_per_cell``), the 4 neighbours' busy
+                       fractions (E, W, S, N) at the boundary, and the
+                       power-control estimate
+State                  all observations, flattened (``state_space``)
+Reward                 ``-(channel blocks + handoff_penalty * handoff
+                       blocks)`` of the cell in the step
+Termination            none; truncation after ``max_cycles`` steps
+Infos                  the cell's cumulative counters; ``env.summary()``
+                       has the scenario-wide totals and blocking probability
+=====================  =====================================================
+
+Parameters (all keyword; see :class:`~seer_envs.pcs.config.PCSConfig` for
+units and bounds): ``grid_width`` (16), ``grid_height`` (16),
+``portables_per_cell`` (16), ``channels_per_cell`` (10),
+``call_interarrival_mean`` (360), ``call_duration_mean`` (180),
+``move_interval_mean`` (4500; ``inf`` switches moves off),
+``handoff_latency`` (1.0, the lookahead), ``power_control_iters`` (0),
+``dt`` (60), ``handoff_penalty`` (5.0), ``max_cycles`` (240); plus
+``num_threads`` (``"auto"`` or an int >= 1) and ``render_mode``
+(``None``, ``"rgb_array"``: an H x W x 3 heat map of cell load,
+``"human"``: the same map printed as text).
+
+Fast path: ``reset_arrays(seed)`` and ``step_arrays(actions)`` take and
+return NumPy arrays in ``possible_agents`` order, with no per-agent dicts.
+
+Version history: v0 — first release.
+"""
+
+import functools
+import sys
+
+import numpy as np
+from gymnasium import spaces
+
+from seer_envs._config import build
+from seer_envs._parallel import SeerParallelEnv
+from seer_envs.pcs.config import PCSConfig
+from seer_envs.pcs.handlers import ACTION_KIND, COUNTERS, PcsModel, boundary
+from seer_envs.pcs.handlers import OBS_SIZE_PY as OBS_SIZE
+from seer_runtime import Engine
+
+
+class PcsEnv(SeerParallelEnv):
+    """The PCS ParallelEnv.  Build it with ``seer_envs.pcs_v0.parallel_env(**kwargs)``."""
+
+    metadata = {"render_modes": ["human", "rgb_array"], "name": "pcs_v0",
+                "is_parallelizable": True, "render_fps": 4}
+
+    def __init__(self, render_mode=None, num_threads="auto", **params):
+        self.config = build(PCSConfig, params)
+        cfg = self.config
+        self.max_cycles = cfg.max_cycles
+        self.possible_agents = [f"cell_{x}_{y}" for y in range(cfg.grid_height)
+                                for x in range(cfg.grid_width)]
+        self._init_common(render_mode, num_threads)
+        n = cfg.num_cells
+        self._n_actions = cfg.num_guard_actions
+        obs_space = spaces.Box(0.0, np.inf, (OBS_SIZE,), np.float32)
+        act_space = spaces.Discrete(self._n_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.state_space = spaces.Box(0.0, np.inf, (n * OBS_SIZE,), np.float32)
+        self._obs = np.zeros((n, OBS_SIZE), np.float32)
+        self._rew = np.zeros(n, np.float32)
+        self._prev = np.zeros((n, len(COUNTERS)), np.int64)
+        self._delta = np.zeros((n, len(COUNTERS)), np.int64)
+        self._actions = np.zeros(n, np.int32)
+        self._model = None
+        self._engine = None
+        self._cycle = 0
+
+    # --- PettingZoo API ------------------------------------------------------
+
+    def reset(self, seed=None, options=None):
+        """Start an episode; returns ``(observations, infos)`` dicts."""
+        obs = self.reset_arrays(seed=seed, options=options)
+        return self._obs_dict(obs), self._infos(self.agents)
+
+    def step(self, actions):
+        """Advance one step of ``dt`` minutes with a guard per live cell."""
+        self._check_discrete_actions(actions, self._n_actions, self._actions)
+        agents = self.agents
+        obs, rew, term, trunc = self.step_arrays(self._actions)
+        idx = self._index
+        return ({a: obs[idx[a]] for a in agents},
+                {a: float(rew[idx[a]]) for a in agents},
+                {a: False for a in agents},
+                {a: bool(trunc[0]) for a in agents},
+                self._infos(agents))
+
+    def state(self):
+        """The global state: every cell's observation, flattened."""
+        self._check_started()
+        return self._obs.reshape(-1).copy()
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        self._check_started()
+        img = self._heatmap()
+        if self.render_mode == "rgb_array":
+            return img
+        self._print_map()
+        return None
+
+    def close(self):
+        self._model = None
+        self._engine = None
+        super().close()
+
+    # --- array fast path ---------------------------------------------------
+
+    def reset_arrays(self, seed=None, options=None):
+        """Like :meth:`reset` but returns the (cells, 11) float32 observation array."""
+        self._check_open()
+        self._check_options(options)
+        episode_seed = self._episode_seed(seed)
+        self.seed_used = episode_seed
+        self._model = PcsModel(self.config)
+        self._engine = Engine(self._model, num_threads=self.num_threads, seed=episode_seed)
+        self._engine.init(0.0)
+        self._prev[:] = 0
+        self._cycle = 0
+        self._set_agents(self.possible_agents[:])
+        boundary(self._model, self._obs, self._rew, self._prev, self._delta,
+                 self.config.handoff_penalty, self.num_threads)
+        return self._obs.copy()
+
+    def step_arrays(self, actions):
+        """Step with one int array of guards (one per cell, ``possible_agents``
+        order).  Returns ``(obs, rewards, terminations, truncations)`` arrays;
+        ``obs`` and ``rewards`` are fresh copies each step."""
+        if not self.agents:
+            raise RuntimeError("the episode has ended (all agents are done); call reset() first")
+        a = self._check_discrete_array(actions, self.config.num_cells, self._n_actions,
+                                       self.possible_agents)
+        cfg = self.config
+        self._model.actions[:] = a
+        t0 = self._cycle * cfg.dt
+        self._engine.inject(t0, ACTION_KIND)
+        self._engine.run_until(t0 + cfg.dt)
+        self._cycle += 1
+        boundary(self._model, self._obs, self._rew, self._prev, self._delta,
+                 cfg.handoff_penalty, self.num_threads)
+        n = cfg.num_cells
+        trunc = np.full(n, self._cycle >= self.max_cycles)
+        if trunc[0]:
+            self._set_agents([])
+        return self._obs.copy(), self._rew.copy(), np.zeros(n, bool), trunc
+
+    # --- extras ------------------------------------------------------------
+
+    def summary(self):
+        """Scenario-wide totals since reset: every counter, events, steps and
+        the blocking probability (channel + handoff blocks over attempts
+        that were not busy lines)."""
+        self._check_started()
+        return summarize(self._model.counters, self._engine)
+
+    @property
+    def engine(self):
+        """The runtime engine of the current episode (statistics, pending events)."""
+        return self._engine
+
+    @property
+    def model(self):
+        return self._model
+
+    # --- helpers -----------------------------------------------------------
+
+    def _check_started(self):
+        self._check_open()
+        if self._model is None:
+            raise RuntimeError("call reset() first")
+
+    def _obs_dict(self, obs):
+        idx = self._index
+        return {a: obs[idx[a]] for a in self.agents}
+
+    def _infos(self, agents):
+        counters = self._model.counters.tolist()
+        idx = self._index
+        return {a: dict(zip(COUNTERS, counters[idx[a]])) for a in agents}
+
+    def _heatmap(self):
+        cfg = self.config
+        busy = 1.0 - self._model.free_channels.reshape(cfg.grid_height, cfg.grid_width) / cfg.channels_per_cell
+        v = np.clip(busy, 0.0, 1.0)
+        # white (idle) -> yellow -> red (every channel busy)
+        rgb = np.stack([np.full_like(v, 255.0), 255.0 * (1.0 - 0.6 * v) * (1.0 - v) + 96 * v * (1 - v),
+                        255.0 * (1.0 - v) ** 2], axis=-1)
+        img = rgb.astype(np.uint8)
+        scale = max(1, 256 // max(cfg.grid_width, cfg.grid_height))
+        return np.repeat(np.repeat(img, scale, axis=0), scale, axis=1)
+
+    def _print_map(self):
+        cfg = self.config
+        busy = 1.0 - self._model.free_channels.reshape(cfg.grid_height, cfg.grid_width) / cfg.channels_per_cell
+        shades = " .:-=+*#%@"
+        rows = ["".join(shades[min(9, int(v * 10))] for v in row[:120]) for row in busy[:60]]
+        print(f"PCS t={self._cycle * cfg.dt:g} min  (cell load: ' ' idle .. '@' full)", file=sys.stdout)
+        print("\n".join(rows), file=sys.stdout)
+
+
+def summarize(counters, engine=None):
+    """Totals of a (cells x 6) counter array (or of its 6 column sums) and
+    the blocking probability."""
+    tot = counters.sum(axis=0) if counters.ndim == 2 else counters
+    out = dict(zip(COUNTERS, (int(v) for v in tot)))
+    out["handoffs"] = out["handoffs_out"]
+    denom = out["call_attempts"] - out["busy_lines"]
+    out["blocking_probability"] = ((out["channel_blocks"] + out["handoff_blocks"]) / denom
+                                   if denom > 0 else 0.0)
+    if engine is not None:
+        out["events"] = engine.stats()["events"]
+    return out

@@ -1,0 +1,290 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""PCS handlers on the SEER runtime (nogil), its state, and the step boundary.
+
+One LP per cell.  A portable (phone) lives in the payload of its single
+pending event: ``f[0]`` next call, ``f[1]`` call completion (inf when idle),
+``f[2]`` next move, ``i[3]`` portable id.  Its event is the earliest of the
+three; ties go completion, then move, then call.
+
+Event kinds and what they do at cell c (all write only c's state):
+
+NEXTCALL        an attempt: busy line if the phone is in a call; else blocked
+                if free channels <= guard; else take a channel and draw the
+                completion.  Then draw the next call.
+COMPLETIONCALL  free the channel.
+MOVECALLOUT     a move during a call: free the channel, send MOVECALLIN to a
+                uniform neighbour handoff_latency later.
+MOVECALLIN      take any free channel (guard channels serve handoffs) or
+                count a handoff block (the call drops).
+ACTION          copy the agent's guard for this step from the action array.
+
+An idle phone's moves are walked inside the handler up to its next call, and
+one NEXTCALL goes to the cell it will be in; when that is another cell the
+call is delayed to at least now + handoff_latency (the lookahead).  Self
+events are never earlier than now.  Random draws come from the handling
+cell's stream, in the order written here; the pure-Python reference
+(``seer_envs.pcs.reference``) makes the same draws in the same order.
+"""
+
+from cython.parallel cimport prange
+from libc.math cimport INFINITY, isinf
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdlib cimport calloc, free
+
+from seer_runtime.contract cimport *
+from seer_runtime.loop cimport Scenario, Engine
+
+cdef enum:
+    NEXTCALL = 0
+    COMPLETIONCALL = 1
+    MOVECALLOUT = 2
+    MOVECALLIN = 3
+    ACTION = 4
+
+cdef enum:
+    OBS_SIZE = 11
+    N_COUNTERS = 6
+
+ACTION_KIND = ACTION
+OBS_SIZE_PY = OBS_SIZE
+EVENT_KINDS = {"NEXTCALL": NEXTCALL, "COMPLETIONCALL": COMPLETIONCALL,
+               "MOVECALLOUT": MOVECALLOUT, "MOVECALLIN": MOVECALLIN, "ACTION": ACTION}
+COUNTERS = ("call_attempts", "busy_lines", "channel_blocks", "handoff_blocks",
+            "handoffs_in", "handoffs_out")
+
+ctypedef struct PcsState:
+    int64_t width               # cells across
+    int64_t height              # cells down
+    int64_t channels            # channels per cell
+    int64_t portables           # phones per cell at start
+    double interarrival         # mean time between call attempts (min)
+    double duration             # mean call length (min)
+    double move_mean            # mean time between moves (min); inf: no moves
+    double latency              # handoff latency = lookahead (min)
+    int64_t pc_iters            # power-control iterations per admission
+    int32_t* free_ch            # per cell: free channels
+    int32_t* guard              # per cell: guard channels in force
+    const int32_t* actions      # per cell: this step's action (read-only during a run)
+    int64_t* counters           # per cell x N_COUNTERS, cumulative, order of COUNTERS
+    double* power               # per cell: power-control estimate
+
+
+cdef inline lp_id_t _neighbour(const PcsState* s, lp_id_t cell, uint64_t d) noexcept nogil:
+    cdef int64_t x = cell % s.width, y = cell // s.width
+    if d == 0:
+        x = x + 1 if x + 1 < s.width else 0
+    elif d == 1:
+        x = x - 1 if x > 0 else s.width - 1
+    elif d == 2:
+        y = y + 1 if y + 1 < s.height else 0
+    else:
+        y = y - 1 if y > 0 else s.height - 1
+    return <lp_id_t>(y * s.width + x)
+
+
+cdef inline double _next_move(const PcsState* s, Ctx* ctx, double t) noexcept nogil:
+    if isinf(s.move_mean):
+        return INFINITY
+    return t + seer_exponential(ctx, s.move_mean)
+
+
+# A fixed point p = 0.1 + 0.5 * load * p / (1 + 0.01 p), iterated from the
+# cell's last estimate: deterministic work that scales with pc_iters.
+cdef inline void _power_control(PcsState* s, lp_id_t c) noexcept nogil:
+    cdef double load = <double>(s.channels - s.free_ch[c]) / <double>s.channels
+    cdef double p = s.power[c]
+    cdef int64_t k
+    for k in range(s.pc_iters):
+        p = 0.1 + 0.5 * load * p / (1.0 + 0.01 * p)
+    s.power[c] = p
+
+
+cdef inline int _send(Ctx* ctx, double t, lp_id_t cell, int32_t kind, double nc, double comp,
+                      double mv, int64_t pid) noexcept nogil:
+    cdef Event* e = seer_emit(ctx, t, cell, kind)
+    if e == NULL:
+        return SEER_E_OUTBOX_FULL
+    e.data.f[0] = nc
+    e.data.f[1] = comp
+    e.data.f[2] = mv
+    e.data.i[3] = pid
+    return SEER_OK
+
+
+# Idle phone at ctx.lp: walk its moves before the next call, send the call.
+cdef int _schedule_idle(PcsState* s, Ctx* ctx, double nc, double mv, int64_t pid) noexcept nogil:
+    cdef lp_id_t cell = ctx.lp
+    cdef double t
+    while mv < nc:
+        cell = _neighbour(s, cell, seer_integer(ctx, 4))
+        mv = _next_move(s, ctx, mv)
+    t = nc
+    if cell != ctx.lp:
+        if t < ctx.now + s.latency:
+            t = ctx.now + s.latency
+    elif t < ctx.now:
+        t = ctx.now
+    return _send(ctx, t, cell, NEXTCALL, t, INFINITY, mv, pid)
+
+
+# Phone in a call at ctx.lp: its next event here.
+cdef int _schedule_in_call(PcsState* s, Ctx* ctx, double nc, double comp, double mv,
+                           int64_t pid) noexcept nogil:
+    cdef double t
+    cdef int32_t kind
+    if comp <= mv and comp <= nc:
+        t, kind = comp, COMPLETIONCALL
+    elif mv <= nc:
+        t, kind = mv, MOVECALLOUT
+    else:
+        t, kind = nc, NEXTCALL
+    if t < ctx.now:
+        t = ctx.now
+    return _send(ctx, t, ctx.lp, kind, nc, comp, mv, pid)
+
+
+cdef int on_init(void* model, Ctx* ctx) noexcept nogil:
+    cdef PcsState* s = <PcsState*>model
+    cdef int64_t k, pid
+    cdef double nc, mv
+    cdef int rc
+    for k in range(s.portables):
+        pid = <int64_t>ctx.lp * s.portables + k
+        nc = ctx.now + seer_exponential(ctx, s.interarrival)
+        mv = _next_move(s, ctx, ctx.now)
+        rc = _schedule_idle(s, ctx, nc, mv, pid)
+        if rc != SEER_OK:
+            return rc
+    return SEER_OK
+
+
+cdef int on_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
+    cdef PcsState* s = <PcsState*>model
+    cdef lp_id_t c = ctx.lp
+    cdef int64_t* cnt = &s.counters[<int64_t>c * N_COUNTERS]
+    cdef double nc = ev.data.f[0], comp = ev.data.f[1], mv = ev.data.f[2]
+    cdef int64_t pid = ev.data.i[3]
+    cdef lp_id_t dest
+    if ev.kind == NEXTCALL:
+        cnt[0] += 1
+        if not isinf(comp):
+            cnt[1] += 1
+        elif s.free_ch[c] <= s.guard[c]:
+            cnt[2] += 1
+        else:
+            s.free_ch[c] -= 1
+            comp = ctx.now + seer_exponential(ctx, s.duration)
+            _power_control(s, c)
+        nc = ctx.now + seer_exponential(ctx, s.interarrival)
+        if isinf(comp):
+            return _schedule_idle(s, ctx, nc, mv, pid)
+        return _schedule_in_call(s, ctx, nc, comp, mv, pid)
+    elif ev.kind == COMPLETIONCALL:
+        s.free_ch[c] += 1
+        return _schedule_idle(s, ctx, nc, mv, pid)
+    elif ev.kind == MOVECALLOUT:
+        s.free_ch[c] += 1
+        cnt[5] += 1
+        dest = _neighbour(s, c, seer_integer(ctx, 4))
+        mv = _next_move(s, ctx, ctx.now)
+        return _send(ctx, ctx.now + s.latency, dest, MOVECALLIN, nc, comp, mv, pid)
+    elif ev.kind == MOVECALLIN:
+        if s.free_ch[c] > 0:
+            s.free_ch[c] -= 1
+            cnt[4] += 1
+            _power_control(s, c)
+            return _schedule_in_call(s, ctx, nc, comp, mv, pid)
+        cnt[3] += 1
+        return _schedule_idle(s, ctx, nc, mv, pid)
+    elif ev.kind == ACTION:
+        s.guard[c] = s.actions[c]
+        return SEER_OK
+    return SEER_E_MODEL
+
+
+cdef class PcsModel(Scenario):
+    """PCS state (struct of arrays over cells) and hooks.
+
+    ``actions`` is the int32 array the env writes guards into before each
+    step; ``counters`` (cells x 6, cumulative, columns ``COUNTERS``),
+    ``free_channels``, ``guard`` and ``power`` are NumPy views of the state.
+    """
+
+    cdef PcsState s
+    cdef object _arrays     # keeps the NumPy buffers behind the pointers alive
+    cdef readonly object actions, counters, free_channels, guard, power
+
+    def __cinit__(self, *args, **kwargs):
+        self.lptype.on_init = on_init
+        self.lptype.on_event = on_event
+        self.model = &self.s
+
+    def __init__(self, cfg):
+        import numpy as np
+        n = cfg.grid_width * cfg.grid_height
+        Scenario.__init__(self, n, cfg.handoff_latency)
+        self.s.width = cfg.grid_width
+        self.s.height = cfg.grid_height
+        self.s.channels = cfg.channels_per_cell
+        self.s.portables = cfg.portables_per_cell
+        self.s.interarrival = cfg.call_interarrival_mean
+        self.s.duration = cfg.call_duration_mean
+        self.s.move_mean = cfg.move_interval_mean
+        self.s.latency = cfg.handoff_latency
+        self.s.pc_iters = cfg.power_control_iters
+        self.free_channels = np.full(n, cfg.channels_per_cell, dtype=np.int32)
+        self.guard = np.zeros(n, dtype=np.int32)
+        self.actions = np.zeros(n, dtype=np.int32)
+        self.counters = np.zeros((n, N_COUNTERS), dtype=np.int64)
+        self.power = np.zeros(n, dtype=np.float64)
+        cdef int32_t[::1] fc = self.free_channels
+        cdef int32_t[::1] g = self.guard
+        cdef int32_t[::1] a = self.actions
+        cdef int64_t[:, ::1] cn = self.counters
+        cdef double[::1] pw = self.power
+        self.s.free_ch = &fc[0]
+        self.s.guard = &g[0]
+        self.s.actions = &a[0]
+        self.s.counters = &cn[0, 0]
+        self.s.power = &pw[0]
+
+
+cdef inline void _obs_row(const PcsState* s, lp_id_t c, const int64_t* delta, float* row,
+                          double scale) noexcept nogil:
+    cdef double ch = <double>s.channels
+    cdef uint64_t d
+    row[0] = <float>((ch - s.free_ch[c]) / ch)
+    row[1] = <float>(s.guard[c] / ch)
+    row[2] = <float>(delta[0] / scale)
+    row[3] = <float>(delta[2] / scale)
+    row[4] = <float>(delta[4] / scale)
+    row[5] = <float>(delta[3] / scale)
+    for d in range(4):
+        row[6 + d] = <float>((ch - s.free_ch[_neighbour(s, c, d)]) / ch)
+    row[10] = <float>s.power[c]
+
+
+cdef inline void _boundary_cell(const PcsState* s, lp_id_t c, int64_t* prev, int64_t* delta_out,
+                                float* row, float* reward, double scale, double penalty) noexcept nogil:
+    cdef const int64_t* cur = &s.counters[<int64_t>c * N_COUNTERS]
+    cdef int k
+    for k in range(N_COUNTERS):
+        delta_out[k] = cur[k] - prev[k]
+        prev[k] = cur[k]
+    _obs_row(s, c, delta_out, row, scale)
+    reward[0] = <float>(-(<double>delta_out[2] + penalty * <double>delta_out[3]))
+
+
+def boundary(PcsModel m, float[:, ::1] obs, float[::1] rewards, int64_t[:, ::1] prev,
+             int64_t[:, ::1] delta, double penalty, int num_threads):
+    """Step boundary, in parallel over cells: per-step counter deltas (from
+    ``prev``, which is advanced), observations and rewards.  Each cell reads
+    its own state and its neighbours' free channels as they stand at the
+    boundary; nothing is reduced across cells, so the result does not depend
+    on the thread count."""
+    cdef int64_t c, n = m.s.width * m.s.height
+    cdef double scale = <double>(m.s.portables if m.s.portables > 0 else 1)
+    with nogil:
+        for c in prange(n, num_threads=num_threads, schedule="static"):
+            _boundary_cell(&m.s, <lp_id_t>c, &prev[c, 0], &delta[c, 0], &obs[c, 0],
+                           &rewards[c], scale, penalty)
