@@ -305,24 +305,32 @@ cdef void _drain_phase(EngineCore* c, ThreadState* me, int tid, int nt) noexcept
             c.next_time[lp] = heap_top_time(h, INFINITY)
 
 
-# Returns 1 when the run must stop (identically on every thread).
+# Plan the next window.  Called right after this thread drained its own
+# partition (no barrier needed in between: only this thread writes its
+# partition's next_time during the drain).  Returns 1 when the run must stop,
+# identically on every thread.
 cdef int _plan_phase(EngineCore* c, ThreadState* me, int tid, int nt, int check_deadline,
                      double* W_out) noexcept nogil:
-    cdef int64_t lo, hi, lp, total_events
-    cdef double m = INFINITY, T, W
+    cdef int64_t lo, hi, lp, j, n, total_events
+    cdef double m = INFINITY, t, T, W, L = c.lookahead
     cdef int k
     cdef int stop
+    cdef lp_id_t* cand = me.ready
+    # One scan: the partition's earliest time, and as candidates every LP
+    # earlier than (running min + lookahead).  The running min only falls
+    # and the global T is at most the final one, so the candidates hold
+    # every LP with work before W = min(T + lookahead, t_end).
     _partition(c.n, nt, tid, &lo, &hi)
+    n = 0
     for lp in range(lo, hi):
-        if c.next_time[lp] < m:
-            m = c.next_time[lp]
+        t = c.next_time[lp]
+        if t < m:
+            m = t
+        if t < m + L:
+            cand[n] = <lp_id_t>lp
+            n += 1
     me.local_min = m
-    # Every drain of this round is done: this thread's messages are free,
-    # and its dirty lists and segment cursor can start over.
-    arena_reset(&me.arena)
-    for k in range(nt):
-        me.ndirty[k] = 0
-    c.sh.cursor[8 * tid] = 0
+    c.sh.cursor[8 * tid] = 0     # every claim of the last exec is done
     if tid == 0:
         c.sh.deadline_hit = check_deadline and seer_clock_ns() >= c.sh.deadline_ns
         total_events = 0
@@ -332,19 +340,24 @@ cdef int _plan_phase(EngineCore* c, ThreadState* me, int tid, int nt, int check_
             c.sh.max_round_events = total_events - c.sh.last_events
         c.sh.last_events = total_events
     _barrier(me)
+    # Every drain of the round is done: this thread's messages and dirty
+    # lists can start over.
+    arena_reset(&me.arena)
+    for k in range(nt):
+        me.ndirty[k] = 0
     T = INFINITY
     for k in range(nt):
         if c.ts[k].local_min < T:
             T = c.ts[k].local_min
-    W = T + c.lookahead
+    W = T + L
     if W > c.sh.t_end:
         W = c.sh.t_end
     stop = (not (T < c.sh.t_end)) or c.sh.abort != 0 or c.sh.deadline_hit != 0
     me.nready = 0
     if not stop:
-        for lp in range(lo, hi):
-            if c.next_time[lp] < W:
-                me.ready[me.nready] = <lp_id_t>lp
+        for j in range(n):
+            if c.next_time[cand[j]] < W:
+                cand[me.nready] = cand[j]
                 me.nready += 1
     if tid == 0:
         c.sh.finished = not (T < c.sh.t_end)
@@ -363,11 +376,11 @@ cdef void _run_worker(EngineCore* c, int tid, int nt) noexcept nogil:
     cdef int stop
     me.team = nt
     stop = _plan_phase(c, me, tid, nt, 0, &W)
+    # Three barriers per round: one after exec, two in plan.
     while not stop:
         _exec_phase(c, me, W, tid, nt)
         _barrier(me)
         _drain_phase(c, me, tid, nt)
-        _barrier(me)
         stop = _plan_phase(c, me, tid, nt, 1, &W)
     me.busy_ns += (seer_clock_ns() - t_start) - (me.idle_ns - idle0)
 
