@@ -3,16 +3,30 @@
 spaces, seeding, thread-count resolution and action validation."""
 
 import numbers
+import warnings
 
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from seer_runtime import effective_n_threads
+from seer_runtime import effective_n_threads, openmp_enabled
 
 
-def resolve_num_threads(num_threads):
-    """``"auto"`` or an int >= 1 -> (count, explanation dict)."""
+def resolve_num_threads(num_threads, workload=None, params=None):
+    """``"auto"`` or an int >= 1 -> (count, explanation dict).
+
+    ``"auto"`` asks STPA (preflight + model, cached per configuration and
+    hardware) when ``workload`` is given; otherwise, and when STPA fails, it
+    is the affinity mask capped by OMP_NUM_THREADS.
+    """
     if num_threads == "auto":
+        if workload is not None and openmp_enabled():
+            try:
+                import stpa
+            except ImportError as e:
+                warnings.warn(f"STPA unavailable ({e}); num_threads='auto' uses all allowed CPUs",
+                              RuntimeWarning, stacklevel=3)
+            else:
+                return stpa.choose(workload, params or {})
         n = effective_n_threads("auto")
         return n, {"chosen": n, "method": "affinity mask capped by OMP_NUM_THREADS"}
     n = effective_n_threads(num_threads)
@@ -29,13 +43,22 @@ class SeerParallelEnv(ParallelEnv):
         if render_mode not in (None, "human", "rgb_array"):
             raise ValueError(f'render_mode must be None, "human" or "rgb_array", got {render_mode!r}')
         self.render_mode = render_mode
+        if num_threads != "auto":
+            effective_n_threads(num_threads)      # validate now, not at the first reset
         self._num_threads_setting = num_threads
-        # Validate now, not at the first reset.
-        self.num_threads, self.thread_choice = resolve_num_threads(num_threads)
+        self.num_threads = None                   # chosen at reset()
+        self.thread_choice = None
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         self._set_agents([])
         self._seed_rng = np.random.default_rng()
         self._closed = False
+
+    def _choose_threads(self, workload, params):
+        """Resolve ``num_threads`` for this configuration (STPA when "auto";
+        cached, so a later reset costs nothing)."""
+        self.num_threads, self.thread_choice = resolve_num_threads(
+            self._num_threads_setting, workload, params)
+        return self.num_threads
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]

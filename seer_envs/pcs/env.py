@@ -44,7 +44,7 @@ return NumPy arrays in ``possible_agents`` order, with no per-agent dicts.
 Version history: v0 — first release.
 """
 
-import functools
+import dataclasses
 import sys
 
 import numpy as np
@@ -134,6 +134,7 @@ class PcsEnv(SeerParallelEnv):
         self._check_options(options)
         episode_seed = self._episode_seed(seed)
         self.seed_used = episode_seed
+        self._choose_threads("pcs_env", dataclasses.asdict(self.config))
         self._model = PcsModel(self.config)
         self._engine = Engine(self._model, num_threads=self.num_threads, seed=episode_seed)
         self._engine.init(0.0)

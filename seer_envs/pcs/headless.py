@@ -2,6 +2,7 @@
 """The headless PDES run of PCS: no agents, guard 0, to an end time.  This is
 how SEER's PCS is compared with PDES engines such as ROSS."""
 
+import dataclasses
 import math
 import time
 
@@ -29,7 +30,7 @@ def run_headless(grid_width=256, grid_height=256, end_time=1000.0, num_threads="
     end_time = float(end_time)
     if math.isnan(end_time) or math.isinf(end_time) or end_time < 0:
         raise ValueError(f"end_time must be a finite number >= 0, got {end_time!r}")
-    n_threads, choice = resolve_num_threads(num_threads)
+    n_threads, choice = resolve_num_threads(num_threads, "pcs_headless", dataclasses.asdict(cfg))
     model = PcsModel(cfg)
     engine = Engine(model, num_threads=n_threads, seed=seed)
     t0 = time.perf_counter()

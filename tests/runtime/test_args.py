@@ -95,4 +95,5 @@ def test_effective_n_threads(monkeypatch):
 
 def test_auto_threads_run():
     r = phold.run(num_lps=64, end_time=5.0, num_threads="auto")
-    assert r["num_threads"] == effective_n_threads("auto")
+    assert r["num_threads"] == r["thread_choice"]["chosen"]
+    assert 1 <= r["num_threads"] <= effective_n_threads("auto")

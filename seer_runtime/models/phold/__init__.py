@@ -17,7 +17,7 @@ True
 import math
 import time
 
-from seer_runtime import Engine, effective_n_threads
+from seer_runtime import Engine, effective_n_threads, openmp_enabled
 from seer_runtime.models.phold._model import PholdModel
 
 __all__ = ["run", "PholdModel", "make"]
@@ -52,9 +52,8 @@ def _float(name, value, lo=None, hi=None, lo_open=False):
     return v
 
 
-def make(num_lps, num_threads=1, seed=0, start_events=1, remote_fraction=0.25,
-         lookahead=1.0, mean_delay=1.0, work_iters=0, **engine_kwargs):
-    """Validate the parameters and build ``(model, engine)`` without running."""
+def _validate(num_lps, start_events=1, remote_fraction=0.25, lookahead=1.0, mean_delay=1.0,
+              work_iters=0):
     _int("num_lps", num_lps, 1, 2**32 - 2)
     _int("start_events", start_events, 0, 255)
     _int("work_iters", work_iters, 0)
@@ -64,12 +63,39 @@ def make(num_lps, num_threads=1, seed=0, start_events=1, remote_fraction=0.25,
     if mean_delay < lookahead:
         raise ValueError(f"mean_delay ({mean_delay}) must be >= lookahead ({lookahead}): "
                          "the delay is lookahead + Exp(mean_delay - lookahead)")
-    model = PholdModel(num_lps, lookahead, mean_delay, remote_fraction, start_events, work_iters)
-    engine = Engine(model, num_threads=effective_n_threads(num_threads), seed=seed, **engine_kwargs)
-    return model, engine
+    return dict(num_lps=num_lps, start_events=start_events, remote_fraction=remote_fraction,
+                lookahead=lookahead, mean_delay=mean_delay, work_iters=work_iters)
 
 
-def run(num_lps=1024, end_time=100.0, num_threads=1, seed=0, **params):
+def _build(p, num_threads, seed, engine_kwargs):
+    model = PholdModel(p["num_lps"], p["lookahead"], p["mean_delay"], p["remote_fraction"],
+                       p["start_events"], p["work_iters"])
+    return model, Engine(model, num_threads=num_threads, seed=seed, **engine_kwargs)
+
+
+def make(num_lps, num_threads="auto", seed=0, start_events=1, remote_fraction=0.25,
+         lookahead=1.0, mean_delay=1.0, work_iters=0, **engine_kwargs):
+    """Validate the parameters and build ``(model, engine)`` without running."""
+    p = _validate(num_lps, start_events, remote_fraction, lookahead, mean_delay, work_iters)
+    n, _ = _resolve(num_threads, p)
+    return _build(p, n, seed, engine_kwargs)
+
+
+def _resolve(num_threads, params):
+    """(count, explanation).  "auto" asks STPA, imported lazily: the engine
+    never depends on it, only this model's convenience entry does."""
+    if num_threads == "auto" and openmp_enabled():
+        try:
+            import stpa
+        except ImportError:
+            pass
+        else:
+            return stpa.choose("phold", params)
+    n = effective_n_threads(num_threads)
+    return n, {"chosen": n, "method": "user" if num_threads != "auto" else "affinity"}
+
+
+def run(num_lps=1024, end_time=100.0, num_threads="auto", seed=0, **params):
     """Run PHOLD to ``end_time`` and report.
 
     Parameters
@@ -100,7 +126,11 @@ def run(num_lps=1024, end_time=100.0, num_threads=1, seed=0, **params):
         raise TypeError(f"unknown PHOLD parameter(s): {', '.join(sorted(unknown))}; "
                         f"known: {', '.join(sorted(DEFAULTS))}")
     end_time = _float("end_time", end_time, 0.0)
-    model, engine = make(num_lps, num_threads=num_threads, seed=seed, **params)
+    engine_kwargs = {k: params.pop(k) for k in ("max_pending_per_lp", "max_messages_per_round")
+                     if k in params}
+    p = _validate(num_lps, **params)
+    n, choice = _resolve(num_threads, p)
+    model, engine = _build(p, n, seed, engine_kwargs)
     t0 = time.perf_counter()
     engine.init(0.0)
     engine.run_until(end_time)
@@ -119,6 +149,7 @@ def run(num_lps=1024, end_time=100.0, num_threads=1, seed=0, **params):
         "num_lps": num_lps,
         "end_time": end_time,
         "seed": seed,
-        "params": {**DEFAULTS, **params},
+        "params": {k: v for k, v in p.items() if k != "num_lps"},
+        "thread_choice": choice,
     })
     return out

@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Hardware features: cores, affinity, frequency, memory, load, caches.
+
+psutil supplies most of them; without psutil the probe falls back to the
+standard library with a warning, never an error.
+"""
+
+import glob
+import os
+import warnings
+
+_CACHE_INDEX = "/sys/devices/system/cpu/cpu0/cache/index*"
+
+
+def _size_kb(text):
+    text = text.strip().upper()
+    mult = {"K": 1, "M": 1024, "G": 1024 * 1024}
+    if text and text[-1] in mult:
+        return int(float(text[:-1]) * mult[text[-1]])
+    return int(text) // 1024 if text.isdigit() else 0
+
+
+def cache_sizes_kb():
+    """{'l1d': .., 'l2': .., 'l3': ..} in KiB where the OS exposes them (Linux sysfs)."""
+    out = {"l1d": 0, "l2": 0, "l3": 0}
+    for d in glob.glob(_CACHE_INDEX):
+        try:
+            level = open(os.path.join(d, "level")).read().strip()
+            kind = open(os.path.join(d, "type")).read().strip()
+            size = _size_kb(open(os.path.join(d, "size")).read())
+        except OSError:
+            continue
+        if level == "1" and kind in ("Data", "Unified"):
+            out["l1d"] = size
+        elif level in ("2", "3"):
+            out["l" + level] = size
+    return out
+
+
+def affinity_cpus():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def omp_num_threads_cap():
+    """OMP_NUM_THREADS as a positive int (first entry of a list), or None."""
+    v = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    return int(v) if v.isdigit() and int(v) >= 1 else None
+
+
+def probe():
+    """Hardware features of this machine now (a dict of numbers)."""
+    logical = os.cpu_count() or 1
+    feats = {"logical_cores": logical, "physical_cores": logical, "affinity_cpus": affinity_cpus(),
+             "freq_mhz": 0.0, "mem_total_gb": 0.0, "mem_avail_gb": 0.0, "load_per_cpu": 0.0,
+             "psutil": 0}
+    try:
+        import psutil
+    except ImportError:
+        warnings.warn("stpa: psutil is not installed; hardware probe uses os.cpu_count() only "
+                      "(physical cores unknown: assuming logical)", RuntimeWarning, stacklevel=2)
+    else:
+        feats["psutil"] = 1
+        feats["physical_cores"] = psutil.cpu_count(logical=False) or logical
+        freq = psutil.cpu_freq()
+        feats["freq_mhz"] = float(freq.max or freq.current) if freq else 0.0
+        vm = psutil.virtual_memory()
+        feats["mem_total_gb"] = vm.total / 2**30
+        feats["mem_avail_gb"] = vm.available / 2**30
+    try:
+        feats["load_per_cpu"] = os.getloadavg()[0] / logical
+    except (AttributeError, OSError):
+        pass
+    caches = cache_sizes_kb()
+    feats.update({f"{k}_kb": v for k, v in caches.items()})
+    return feats
+
+
+def thread_caps(hw=None):
+    """The hard caps on a thread count and which of them bind: (cap, reasons)."""
+    hw = hw or probe()
+    caps = {"physical_cores": hw["physical_cores"], "affinity": hw["affinity_cpus"]}
+    omp = omp_num_threads_cap()
+    if omp is not None:
+        caps["OMP_NUM_THREADS"] = omp
+    cap = max(1, min(caps.values()))
+    return cap, {k: v for k, v in caps.items() if v == cap}

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""STPA's selection: caps, fallbacks, cache, determinism, env integration."""
+
+import sys
+import warnings
+
+import pytest
+
+import seer_runtime
+import stpa
+from stpa import model as stpa_model
+from stpa import select as stpa_select
+from stpa.probe import probe, thread_caps
+from seer_envs import pcs_v0
+
+PARAMS = {"grid_width": 8, "grid_height": 8}
+
+
+@pytest.fixture(autouse=True)
+def fresh(monkeypatch):
+    stpa.clear_cache()
+    stpa_model._loaded.clear()
+    yield
+    stpa.clear_cache()
+    stpa_model._loaded.clear()
+
+
+def test_omp_num_threads_cap_is_honoured(monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    n, choice = stpa.choose("pcs_env", PARAMS)
+    assert n == 1 and choice["cap"] == 1 and "OMP_NUM_THREADS" in choice["caps"]
+    env = pcs_v0.parallel_env(**PARAMS)             # num_threads="auto" by default
+    env.reset(seed=0)
+    assert env.unwrapped.num_threads == 1
+
+
+def test_caps_never_exceed_cores_or_affinity():
+    hw = probe()
+    cap, _ = thread_caps(hw)
+    assert 1 <= cap <= min(hw["physical_cores"], hw["affinity_cpus"])
+    n, choice = stpa.choose("phold", {"num_lps": 256, "work_iters": 3000})
+    assert 1 <= n <= cap
+    assert set(choice["predicted_speedup"]) == set(range(1, cap + 1)) or choice["method"] == "cap"
+
+
+@pytest.mark.skipif(thread_caps()[0] < 2, reason="one CPU: the cap decides, no model runs")
+def test_missing_model_falls_back_with_a_warning(monkeypatch, tmp_path):
+    monkeypatch.setenv("STPA_MODEL", str(tmp_path / "nope.txt"))
+    with pytest.warns(RuntimeWarning, match="analytic fallback"):
+        n, choice = stpa.choose("pcs_env", PARAMS)
+    assert choice["method"] == "analytic" and "nope.txt" in choice["model_warning"]
+    assert n in choice["predicted_speedup"]
+
+
+@pytest.mark.skipif(thread_caps()[0] < 2, reason="one CPU: the cap decides, no model runs")
+def test_corrupt_model_falls_back_with_a_warning(monkeypatch, tmp_path):
+    bad = tmp_path / "model.txt"
+    bad.write_text("this is not a LightGBM model\n")
+    monkeypatch.setenv("STPA_MODEL", str(bad))
+    with pytest.warns(RuntimeWarning, match="cannot load STPA model"):
+        _, choice = stpa.choose("pcs_env", PARAMS)
+    assert choice["method"] == "analytic"
+
+
+@pytest.mark.skipif(thread_caps()[0] < 2, reason="one CPU: the cap decides, no model runs")
+def test_without_lightgbm_the_fallback_is_used(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "lightgbm", None)     # import lightgbm -> ImportError
+    monkeypatch.setenv("STPA_MODEL", str(tmp_path / "m.txt"))
+    (tmp_path / "m.txt").write_text("x")
+    with pytest.warns(RuntimeWarning, match="lightgbm is not installed"):
+        _, choice = stpa.choose("phold", {"num_lps": 128})
+    assert choice["method"] == "analytic"
+
+
+def test_probe_without_psutil_warns_and_works(monkeypatch):
+    monkeypatch.setitem(sys.modules, "psutil", None)
+    with pytest.warns(RuntimeWarning, match="psutil"):
+        hw = probe()
+    assert hw["psutil"] == 0 and hw["physical_cores"] == hw["logical_cores"] >= 1
+
+
+def test_cache_avoids_a_second_preflight(monkeypatch):
+    calls = []
+    real = stpa_select.preflight
+
+    def counting(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+    monkeypatch.setattr(stpa_select, "preflight", counting)
+    n1, c1 = stpa.choose("pcs_env", PARAMS)
+    n2, c2 = stpa.choose("pcs_env", dict(PARAMS))
+    expected = 0 if c1["method"] == "cap" else 1
+    assert len(calls) == expected
+    assert (n1, c1["cached"], c2["cached"]) == (n2, False, True)
+    # a different configuration is a different entry
+    stpa.choose("pcs_env", {"grid_width": 9, "grid_height": 8})
+    assert len(calls) == 2 * expected
+
+
+def test_env_reset_uses_the_cache():
+    env = pcs_v0.parallel_env(**PARAMS)
+    env.reset(seed=0)
+    first = env.unwrapped.thread_choice
+    env.reset(seed=1)
+    assert env.unwrapped.thread_choice["cached"] is True
+    assert env.unwrapped.num_threads == first["chosen"]
+    assert {"chosen", "predicted_speedup", "features", "caps", "method"} <= set(first)
+
+
+def test_choice_is_deterministic_for_fixed_features():
+    trace = {"workload_code": 2, "n_entities": 4096, "n_agents": 4096, "events_per_unit": 20000.0,
+             "event_ns": 170.0, "event_ns_cv": 0.04, "cross_frac": 0.03, "ready_per_round": 330.0,
+             "rounds_per_unit": 60.0, "events_per_round": 340.0, "overhead_ns": 4e5, "unit_ns": 4e6}
+    hw = {"physical_cores": 4, "logical_cores": 8, "affinity_cpus": 8, "freq_mhz": 2600.0,
+          "mem_avail_gb": 16.0, "load_per_cpu": 0.1, "l2_kb": 2048, "l3_kb": 32768}
+    models = [stpa_model.AnalyticModel()]
+    m, why = stpa_model.load_default()
+    if why is None:
+        models.append(m)
+    for m in models:
+        a = stpa.choose_from_features(trace, hw, 4, m)
+        b = stpa.choose_from_features(dict(trace), dict(hw), 4, m)
+        assert a == b and 1 <= a[0] <= 4
+
+
+def test_analytic_model_orders_fine_and_coarse_work():
+    m = stpa_model.AnalyticModel()
+    fine = {"events_per_unit": 1300, "event_ns": 130, "ready_per_round": 22, "rounds_per_unit": 57,
+            "cross_frac": 0.03, "overhead_ns": 3.7e4}
+    coarse = dict(fine, event_ns=20000)
+    assert m.predict(fine, {}, [1, 2])[1] < 1.0 < m.predict(coarse, {}, [1, 2])[1]
+
+
+def test_phold_and_headless_auto():
+    r = pcs_v0.run_headless(grid_width=16, grid_height=16, end_time=60.0, seed=0)
+    assert r["num_threads"] == r["thread_choice"]["chosen"]
+    from seer_runtime.models import phold
+    r = phold.run(num_lps=64, end_time=3.0)
+    assert r["thread_choice"]["method"] in ("lightgbm", "analytic", "cap")
