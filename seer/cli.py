@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``seer`` — run SEER scenarios from config files.
+
+    seer run FILE [--json]              one configuration, with a summary
+    seer sweep FILE [--out DIR] [--ray] every point of a sweep -> CSV + PNG plots
+    seer list                           scenarios and their parameters
+    seer check FILE [FILE ...]          validate files without running them
+"""
+
+import argparse
+import json
+import sys
+
+from seer.configfile import ConfigError, load
+from stpa._progress import Progress
+
+
+def _fmt_choice(choice):
+    if not choice:
+        return "-"
+    s = f"{choice['chosen']} ({choice['method']}"
+    if choice.get("cap"):
+        s += f"; cap {choice['cap']} from {', '.join(choice.get('caps', {}))}"
+    if choice.get("predicted_speedup"):
+        s += "; predicted " + ", ".join(f"{t}T {v:.2f}x" for t, v in choice["predicted_speedup"].items())
+    if choice.get("cached"):
+        s += "; cached"
+    return s + ")"
+
+
+def cmd_run(a):
+    spec = load(a.file)
+    if spec.sweep:
+        raise ConfigError(f"{a.file}: has a [sweep] table; run it with `seer sweep {a.file}`")
+    run = spec.run
+    total = run["steps"] * len(run["seeds"]) if spec.scenario.kind == "env" else len(run["seeds"])
+    with Progress(total, f"seer run {spec.scenario.name}") as bar:
+        res = spec.scenario.run(spec.params, run, progress=bar)
+    if a.json:
+        print(json.dumps(res, indent=2, default=str))
+        return 0
+    print(f"{a.file}: {spec.scenario.name}" + (f" — {spec.description}" if spec.description else ""))
+    if spec.params:
+        print("  params      " + ", ".join(f"{k}={v}" for k, v in spec.params.items()))
+    if spec.scenario.kind == "env":
+        print(f"  steps       {res['steps']:,} over {len(run['seeds'])} seed(s), policy {run['policy']}")
+        print(f"  speed       {res['steps_per_s']:,.1f} steps/s, {res['events_per_s'] / 1e6:.2f} M events/s")
+        print(f"  reward      {res['mean_reward']:.4f} per agent per step "
+              f"(per seed: {', '.join(f'{r:.4f}' for r in res['reward_per_seed'])})")
+    else:
+        print(f"  end time    {run['end_time']:g} over {len(run['seeds'])} seed(s)")
+        print(f"  speed       {res['events']:,} events, {res['events_per_s'] / 1e6:.2f} M events/s")
+        if "blocking_probability" in res:
+            print(f"  blocking    {res['blocking_probability']:.5f}")
+        if "digest" in res:
+            print(f"  digest      {res['digest']}")
+    print(f"  threads     {_fmt_choice(res.get('thread_choice'))}")
+    print("  busy (s)    " + "  ".join(f"t{i}: {b:.3f}" for i, b in enumerate(res.get("busy_s") or [])))
+    return 0
+
+
+def cmd_sweep(a):
+    from seer.sweep import run_sweep
+    spec = load(a.file)
+    with Progress(len(spec.points()), "seer sweep") as bar:
+        rows, ran, csv_path, pngs = run_sweep(a.file, a.out, use_ray=a.ray, progress=bar,
+                                              retry_failed=a.retry_failed)
+    failed = [r for r in rows if r.get("error")]
+    print(f"{a.file}: {len(rows)} points ({ran} run now, {len(rows) - ran} already done); "
+          f"{len(failed)} failed -> {csv_path}")
+    for r in failed:
+        print(f"  failed: {r['key']}: {r['error']}")
+    for p in pngs:
+        print(f"  plot: {p}")
+    return 1 if failed else 0
+
+
+def cmd_list(a):
+    from seer.scenarios import registry
+    from seer_envs._config import describe
+    for name, s in registry().items():
+        print(f"{name}  ({s.kind}) — {s.description}")
+        for field, default, unit, doc in describe(s.config_cls):
+            unit = f" [{unit}]" if unit else ""
+            print(f"    {field:<24} {default!s:<10}{unit:<14} {doc}")
+        print("    run: " + ("steps (100), " if s.kind == "env" else "end_time (100.0), ") +
+              "seeds ([0]), num_threads (\"auto\")" +
+              (", policy (random | fixed + action | heuristic)" if s.kind == "env" else ""))
+        print()
+    return 0
+
+
+def cmd_check(a):
+    bad = 0
+    for f in a.files:
+        try:
+            spec = load(f)
+        except ConfigError as e:
+            print(f"FAIL {e}")
+            bad += 1
+        else:
+            print(f"ok   {f}: {spec.scenario.name}, {len(spec.points())} point(s)")
+    return 1 if bad else 0
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="seer", description="Run SEER scenarios from config files.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="run one configuration and print a summary")
+    r.add_argument("file")
+    r.add_argument("--json", action="store_true", help="print the full result as JSON")
+    s = sub.add_parser("sweep", help="run every point of a sweep into a CSV and PNG plots")
+    s.add_argument("file")
+    s.add_argument("--out", help="output folder (default sweeps/<file stem>)")
+    s.add_argument("--ray", action="store_true", help="run the points as Ray tasks")
+    s.add_argument("--retry-failed", action="store_true", help="rerun points recorded as failed")
+    sub.add_parser("list", help="scenarios and their parameters")
+    c = sub.add_parser("check", help="validate config files without running them")
+    c.add_argument("files", nargs="+")
+    a = p.parse_args(argv)
+    try:
+        return {"run": cmd_run, "sweep": cmd_sweep, "list": cmd_list, "check": cmd_check}[a.cmd](a)
+    except ConfigError as e:
+        print(f"seer: {e}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:          # `seer list | head`
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

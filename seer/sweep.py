@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Run a config file's points, locally or as Ray tasks, into a tidy CSV
+(one row per point); resumable; failed points are recorded and skipped."""
+
+import csv
+import json
+import os
+import traceback
+
+from seer import plots
+from seer.configfile import load
+
+# Columns whose values do not depend on timing (equal for equal runs).
+DETERMINISTIC = ("steps", "events", "mean_reward", "call_attempts", "busy_lines", "channel_blocks",
+                 "handoff_blocks", "handoffs", "blocking_probability", "digest")
+MEASURES = ("steps_per_s", "events_per_s", "wall_s", "num_threads") + DETERMINISTIC
+
+
+def point_key(point):
+    return json.dumps({"params": point["params"], "run": point["run"]}, sort_keys=True, default=str)
+
+
+def run_point(scenario_name, point):
+    """Run one point; returns a flat result row (never raises)."""
+    from seer.scenarios import registry
+    row = {"key": point_key(point), **{f"sweep.{k}": v for k, v in point["swept"].items()}}
+    try:
+        res = registry()[scenario_name].run(point["params"], point["run"])
+    except Exception as e:
+        row["error"] = f"{type(e).__name__}: {e}"
+        row["traceback"] = traceback.format_exc(limit=3)
+        return row
+    for k in MEASURES:
+        if k in res:
+            row[k] = res[k]
+    row["error"] = ""
+    return row
+
+
+def read_done(csv_path):
+    if not os.path.exists(csv_path):
+        return {}
+    with open(csv_path, newline="") as f:
+        return {r["key"]: r for r in csv.DictReader(f)}
+
+
+def write_rows(csv_path, rows):
+    cols = ["key"]
+    for r in rows:
+        for k in r:
+            if k not in cols and k != "traceback":
+                cols.append(k)
+    tmp = csv_path + ".tmp"
+    with open(tmp, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+    os.replace(tmp, csv_path)     # a crash never leaves a half-written results file
+
+
+def run_sweep(path, out_dir=None, use_ray=False, progress=None, retry_failed=False):
+    """Run every point of ``path`` not yet in ``out_dir/results.csv``.
+
+    Returns ``(rows in point order, number of points run now, csv path,
+    png paths)``.
+    """
+    spec = load(path)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    out_dir = out_dir or os.path.join("sweeps", stem)
+    os.makedirs(out_dir, exist_ok=True)
+    csv_path = os.path.join(out_dir, "results.csv")
+    done = read_done(csv_path)
+    points = spec.points()
+    todo = [p for p in points if point_key(p) not in done
+            or (retry_failed and done[point_key(p)].get("error"))]
+    results = dict(done)
+    if progress:
+        progress.total = max(1, len(todo))
+    if use_ray and todo:
+        for key, row in _run_on_ray(spec.scenario.name, todo, progress):
+            results[key] = row
+            write_rows(csv_path, [results[k] for k in _order(points, results)])
+    else:
+        for p in todo:
+            row = run_point(spec.scenario.name, p)
+            results[row["key"]] = row
+            write_rows(csv_path, [results[k] for k in _order(points, results)])
+            if progress:
+                progress.update(1, note=row.get("error", "")[:30])
+    rows = [results[k] for k in _order(points, results)]
+    pngs = plots.sweep_plots(rows, list(spec.sweep), out_dir, title=stem) if spec.sweep else []
+    return rows, len(todo), csv_path, pngs
+
+
+def _order(points, results):
+    return [point_key(p) for p in points if point_key(p) in results]
+
+
+def _run_on_ray(scenario_name, todo, progress):
+    try:
+        import ray
+    except ImportError:
+        raise SystemExit('seer sweep --ray needs Ray: pip install -e ".[ray]"') from None
+    if not ray.is_initialized():
+        ray.init(ignore_reinit_error=True, log_to_driver=False, include_dashboard=False)
+    task = ray.remote(run_point)
+    pending = {task.remote(scenario_name, p): p for p in todo}
+    while pending:
+        ready, _ = ray.wait(list(pending), num_returns=1)
+        for ref in ready:
+            pending.pop(ref)
+            row = ray.get(ref)
+            if progress:
+                progress.update(1, note=row.get("error", "")[:30])
+            yield row["key"], row

@@ -1,0 +1,172 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The `seer` command line: config files, runs, sweeps, errors, Ray."""
+
+import csv
+import glob
+import os
+import subprocess
+import sys
+
+import pytest
+
+from seer import sweep as seer_sweep
+from seer.cli import main
+from seer.configfile import ConfigError, load
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FILES = sorted(glob.glob(os.path.join(ROOT, "scenarios", "*.toml")))
+
+
+def write(tmp_path, text, name="cfg.toml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+@pytest.mark.parametrize("path", FILES, ids=[os.path.basename(f) for f in FILES])
+def test_every_ready_file_passes_check(path, capsys):
+    assert main(["check", path]) == 0
+    assert capsys.readouterr().out.startswith("ok")
+
+
+def test_there_are_ready_files_for_each_kind():
+    names = {os.path.basename(f) for f in FILES}
+    assert {"pcs_small.toml", "pcs_large.toml", "pcs_vs_pdes.toml", "sweep_pcs_granularity.toml"} <= names
+
+
+@pytest.mark.parametrize("name", ["pcs_small.toml", "phold_standard.toml"])
+def test_seer_run_small_files(name, capsys):
+    assert main(["run", os.path.join(ROOT, "scenarios", name)]) == 0
+    out = capsys.readouterr().out
+    assert "threads" in out and "busy" in out
+    assert ("steps/s" in out) if name.startswith("pcs") else ("events/s" in out)
+
+
+def test_seer_run_json(tmp_path, capsys):
+    f = write(tmp_path, 'scenario = "pcs_v0"\n[params]\ngrid_width = 4\ngrid_height = 4\n'
+                        '[run]\nsteps = 10\nseeds = [3, 4]\npolicy = "heuristic"\nnum_threads = 2\n')
+    assert main(["run", f, "--json"]) == 0
+    import json
+    res = json.loads(capsys.readouterr().out)
+    assert res["steps"] == 20 and res["num_threads"] == 2 and len(res["reward_per_seed"]) == 2
+
+
+def test_console_script_is_installed():
+    r = subprocess.run([sys.executable, "-m", "seer.cli", "list"], capture_output=True, text=True)
+    assert r.returncode == 0 and "pcs_v0" in r.stdout and "[cells]" in r.stdout
+
+
+SWEEP = '''
+scenario = "pcs_v0"
+[params]
+grid_width = 5
+grid_height = 4
+[run]
+steps = 15
+seeds = [0, 1]
+policy = "fixed"
+action = 3
+[sweep]
+channels_per_cell = [2, 10]
+power_control_iters = [0, 40]
+'''
+
+
+def test_sweep_writes_rows_and_plots_and_records_failures(tmp_path):
+    f = write(tmp_path, SWEEP)
+    out = tmp_path / "out"
+    rc = main(["sweep", f, "--out", str(out)])
+    assert rc == 1                                   # two points fail, the sweep goes on
+    rows = list(csv.DictReader(open(out / "results.csv")))
+    assert len(rows) == 4
+    failed = [r for r in rows if r["error"]]
+    assert len(failed) == 2 and all(r["sweep.channels_per_cell"] == "2" for r in failed)
+    assert all("Discrete(2)" in r["error"] for r in failed)
+    good = [r for r in rows if not r["error"]]
+    assert {r["sweep.power_control_iters"] for r in good} == {"0", "40"}
+    assert all(int(r["steps"]) == 30 and float(r["steps_per_s"]) > 0 for r in good)
+    assert (out / "steps_per_s.png").exists() and (out / "mean_reward.png").exists()
+    assert (out / "steps_per_s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_resumed_sweep_does_not_rerun_finished_points(tmp_path, monkeypatch):
+    f = write(tmp_path, SWEEP.replace("[2, 10]", "[10]"))
+    out = str(tmp_path / "out")
+    rows, ran, _, _ = seer_sweep.run_sweep(f, out)
+    assert ran == 2 and len(rows) == 2
+    calls = []
+    monkeypatch.setattr(seer_sweep, "run_point", lambda *a: calls.append(a))
+    rows2, ran2, _, _ = seer_sweep.run_sweep(f, out)
+    assert ran2 == 0 and calls == []
+    assert [r["key"] for r in rows2] == [r["key"] for r in rows]
+    assert [str(r["events"]) for r in rows2] == [str(r["events"]) for r in rows]
+    # growing the sweep runs only the new point
+    f2 = write(tmp_path, SWEEP.replace("[2, 10]", "[10]").replace("[0, 40]", "[0, 40, 80]"))
+    monkeypatch.undo()
+    rows3, ran3, _, _ = seer_sweep.run_sweep(f2, out)
+    assert ran3 == 1 and len(rows3) == 3
+
+
+@pytest.mark.parametrize("text, match", [
+    ('scenario = "pcs_v0"\ncolour = 3\n', r"top level: unknown key 'colour'"),
+    ('[params]\ngrid_width = 4\n', "missing `scenario"),
+    ('scenario = "pcs_v9"\n', "unknown scenario 'pcs_v9'"),
+    ('scenario = "pcs_v0"\n[params]\ngrid_widht = 4\n', r"\[params\]: unknown PCSConfig parameter 'grid_widht' \(did you mean 'grid_width'\?\)"),
+    ('scenario = "pcs_v0"\n[params]\ngrid_width = "four"\n', r"\[params\]: PCSConfig.grid_width must be an integer"),
+    ('scenario = "pcs_v0"\n[params]\nchannels_per_cell = 0\n', r"PCSConfig.channels_per_cell must be >= 1, got 0"),
+    ('scenario = "pcs_v0"\n[run]\nstep = 3\n', r"\[run\]: unknown key 'step'"),
+    ('scenario = "pcs_v0"\n[run]\nsteps = -3\n', r"\[run\] steps: expected an integer >= 1"),
+    ('scenario = "pcs_v0"\n[run]\nend_time = 10.0\n', r"use steps"),
+    ('scenario = "phold"\n[run]\nsteps = 10\n', r"use end_time"),
+    ('scenario = "pcs_v0"\n[run]\nnum_threads = 0\n', r"num_threads: expected \"auto\" or an int >= 1"),
+    ('scenario = "pcs_v0"\n[run]\npolicy = "greedy"\n', r"policy: expected one of random, fixed, heuristic"),
+    ('scenario = "pcs_v0"\n[run]\npolicy = "fixed"\n', "needs an action"),
+    ('scenario = "pcs_v0"\n[run]\nseeds = [-1]\n', r"seeds: expected an int >= 0"),
+    ('scenario = "pcs_v0"\n[sweep]\n', r"\[sweep\]: the sweep has no keys"),
+    ('scenario = "pcs_v0"\n[sweep]\ngrid_width = []\n', r"\[sweep\] grid_width: expected a non-empty list"),
+    ('scenario = "pcs_v0"\n[sweep]\ngrid_width = 4\n', r"\[sweep\] grid_width: expected a non-empty list"),
+    ('scenario = "pcs_v0"\n[sweep]\nwidth = [4]\n', r"\[sweep\] width: unknown key"),
+    ('scenario = "pcs_v0"\n[sweep]\ngrid_width = [4, 0]\n', r"\[sweep\] grid_width = 0: PCSConfig.grid_width must be >= 1"),
+    ('scenario = "pcs_v0"\n[sweep]\nmode = "zip"\ngrid_width = [4, 5]\ngrid_height = [4]\n', "equal length"),
+    ('scenario = "pcs_v0"\n[sweep]\nmode = "random"\ngrid_width = [4]\n', r"mode: expected \"product\" or \"zip\""),
+    ('scenario = "pcs_v0"\nparams = 3\n', "expected a table"),
+    ('scenario = "pcs_v0"\n[params\n', "not valid TOML"),
+])
+def test_bad_configs_name_file_and_key(tmp_path, text, match):
+    f = write(tmp_path, text)
+    with pytest.raises(ConfigError, match=match) as info:
+        load(f)
+    assert str(info.value).startswith(f)
+
+
+def test_missing_file_and_cli_exit_code(tmp_path, capsys):
+    missing = str(tmp_path / "nope.toml")
+    with pytest.raises(ConfigError, match="no such file"):
+        load(missing)
+    assert main(["run", missing]) == 2
+    assert "nope.toml: no such file" in capsys.readouterr().err
+    assert main(["check", missing]) == 1
+
+
+def test_run_refuses_a_sweep_file(tmp_path, capsys):
+    f = write(tmp_path, SWEEP)
+    assert main(["run", f]) == 2
+    assert "seer sweep" in capsys.readouterr().err
+
+
+def test_zip_mode_pairs_values(tmp_path):
+    f = write(tmp_path, 'scenario = "pcs_v0"\n[sweep]\nmode = "zip"\ngrid_width = [4, 6]\ngrid_height = [5, 7]\n')
+    pts = load(f).points()
+    assert [(p["params"]["grid_width"], p["params"]["grid_height"]) for p in pts] == [(4, 5), (6, 7)]
+
+
+def test_ray_sweep_gives_the_same_rows_as_a_local_run(tmp_path):
+    pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[ray]')")
+    f = write(tmp_path, SWEEP.replace("[2, 10]", "[6, 10]"))
+    local, _, _, _ = seer_sweep.run_sweep(f, str(tmp_path / "local"))
+    remote, ran, _, _ = seer_sweep.run_sweep(f, str(tmp_path / "ray"), use_ray=True)
+    assert ran == 4 and len(remote) == len(local) == 4
+    for a, b in zip(local, remote):
+        assert a["key"] == b["key"] and not a["error"] and not b["error"]
+        for col in ("steps", "events", "mean_reward"):
+            assert str(a[col]) == str(b[col]), col
