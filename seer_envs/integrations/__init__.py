@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Adapters to RL libraries (imported on demand; each needs its extra)."""
