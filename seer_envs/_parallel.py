@@ -128,23 +128,23 @@ class SeerParallelEnv(ParallelEnv):
     @staticmethod
     def _check_box_array(actions, n_agents, shape, low, high, names):
         """Validate an array of Box actions, one row per agent in ``names``
-        order; returns it as float64."""
+        order (real dtype, finite, within ``[low, high]``); returns it as an
+        array (not copied when already one)."""
         a = np.asarray(actions)
         if a.shape != (n_agents,) + tuple(shape):
             raise ValueError(f"actions must have shape {(n_agents,) + tuple(shape)}, got {a.shape}")
         if a.dtype.kind not in "fiu":
             raise ValueError(f"actions must be a real-valued (float) array, got dtype {a.dtype}")
-        a = a.astype(np.float64)
-        rows = a.reshape(n_agents, -1)
+        # One pass in the common case: NaN fails both comparisons.
+        if ((a >= low) & (a <= high)).all():
+            return a
+        rows = a.reshape(n_agents, -1).astype(np.float64)
         bad = np.flatnonzero(~np.isfinite(rows).all(axis=1))
         if bad.size:
             i = int(bad[0])
             raise ValueError(f"action for agent {names[i]!r} is not finite (NaN or inf): {rows[i].tolist()}")
-        bad = np.flatnonzero(((rows < low) | (rows > high)).any(axis=1))
-        if bad.size:
-            i = int(bad[0])
-            raise ValueError(f"action for agent {names[i]!r} must be in [{low}, {high}], got {rows[i].tolist()}")
-        return a
+        i = int(np.flatnonzero(((rows < low) | (rows > high)).any(axis=1))[0])
+        raise ValueError(f"action for agent {names[i]!r} must be in [{low}, {high}], got {rows[i].tolist()}")
 
     def _set_agents(self, agents):
         self.agents = agents

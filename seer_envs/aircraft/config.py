@@ -114,6 +114,13 @@ class AircraftConfig:
         return h, 0.5 * h, h / 6.0, self.wind_sigma * math.sqrt(2.0 / (self.wind_tau * h))
 
     @property
+    def launch_grid(self):
+        """``(columns, cell width, cell height)`` of the launch grid."""
+        cols = math.isqrt(self.num_uavs - 1) + 1
+        rows = (self.num_uavs + cols - 1) // cols
+        return cols, self.arena_size / cols, self.arena_size / rows
+
+    @property
     def grid_side(self):
         """Cells per side of the boundary snapshot's uniform grid.  Cells are
         at least max(comm_range, sensor_range, collision_radius) wide (with

@@ -59,7 +59,11 @@ the UAV's belief, and the belief is sent (``comm_latency`` later) to the
 ``max_messages`` nearest UAVs within ``comm_range``, who keep it if it is
 fresher than theirs.  Other UAVs and targets are seen as they were at the
 start of the step (the boundary snapshot); a UAV's own position is live.
-Targets move at ``target_speed`` between uniformly drawn waypoints.
+Targets move at ``target_speed`` between uniformly drawn waypoints.  UAVs
+launch at rest with full energy from a jittered grid in id order (UAV ``i``
+at a uniform point of cell ``(i mod c, i div c)``, ``c = ceil(sqrt(num_uavs))``),
+so the swarm starts evenly spread and nearby ids are nearby in space;
+targets start at uniform points.
 
 Parameters (all keyword; see :class:`~seer_envs.aircraft.config.AircraftConfig`
 for units and bounds): ``num_uavs`` (64), ``num_targets`` (``max(1,
@@ -237,7 +241,7 @@ class AircraftEnv(SeerParallelEnv):
     def _step(self, a):
         cfg, m = self.config, self._model
         if cfg.continuous_actions:
-            np.multiply(a, cfg.max_accel, out=m.actions)
+            np.multiply(a, cfg.max_accel, out=m.actions, dtype=np.float64)
         else:
             np.take(self._table, a, axis=0, out=m.actions)
         t0 = self._cycle * cfg.dt

@@ -40,6 +40,16 @@ Energy: ``dE/dt = -(idle_power + thrust_power * (|u| + drag |v|^2))`` with
 positive, so energy never increases.  It is clamped at 0; a UAV at 0 stops
 (velocity 0), its events do nothing further and its agent terminates.
 
+Launch: UAV i starts at rest at a uniform point of cell (i mod c, i div c)
+of a jittered c x r launch grid over the arena (c = ceil(sqrt(U)), r =
+ceil(U / c)), with full energy.  The swarm starts evenly spread, with no
+pile-ups, and neighbouring ids are neighbours in space.  The second point is
+also a performance choice: the runtime gives each thread a contiguous range
+of LPs, so most MSGs then stay inside one thread's range (at 4096 UAVs the
+2-thread speedup was 1.82x with an i.i.d. uniform launch and 1.96x with
+this one, and it held at step 400 under random actions).  Targets start at
+i.i.d. uniform points.
+
 Random draws, per UAV stream: on_init 2 (position); each DYNAMICS substep 2
 (gust).  Per target stream: on_init 4 (position, first waypoint); a
 TARGET_MOVE that reaches its waypoint 2 (the next one).  The pure-Python
@@ -104,6 +114,9 @@ ctypedef struct AircraftState:
     double thrust_power         # (units/s per m/s^2)
     double battery              # initial energy (units)
     double tgt_step             # target_speed * control_period (m)
+    int64_t launch_cols         # launch grid: columns
+    double launch_w             # launch grid: cell width, height (m)
+    double launch_h
     # --- UAV live state (per UAV; written only by that UAV's handlers) ---
     double* px                  # position (m)
     double* py
@@ -404,8 +417,8 @@ cdef int on_init(void* model, Ctx* ctx) noexcept nogil:
     cdef int64_t lp = ctx.lp, t
     cdef Event* ev
     if lp < s.n_uav:
-        s.px[lp] = s.arena * seer_uniform(ctx)
-        s.py[lp] = s.arena * seer_uniform(ctx)
+        s.px[lp] = (<double>(lp % s.launch_cols) + seer_uniform(ctx)) * s.launch_w
+        s.py[lp] = (<double>(lp // s.launch_cols) + seer_uniform(ctx)) * s.launch_h
         ev = seer_emit(ctx, ctx.now, ctx.lp, SENSE)
     else:
         t = lp - s.n_uav
@@ -511,6 +524,7 @@ cdef class AircraftModel(Scenario):
         s.battery = cfg.battery_capacity
         s.tgt_step = cfg.target_speed * cfg.control_period
         s.grid = cfg.grid_side
+        s.launch_cols, s.launch_w, s.launch_h = cfg.launch_grid
         s.inv_cell = s.grid / cfg.arena_size
         s.snap_time = 0.0
 

@@ -63,8 +63,9 @@ class AircraftReference:
         self.tx, self.ty, self.tvx, self.tvy, self.twx, self.twy = ([0.0] * nt for _ in range(6))
         for e in range(nu + nt):
             if e < nu:
-                self.px[e] = self.L * self.rng[e].uniform()
-                self.py[e] = self.L * self.rng[e].uniform()
+                cols, w, h = cfg.launch_grid
+                self.px[e] = (float(e % cols) + self.rng[e].uniform()) * w
+                self.py[e] = (float(e // cols) + self.rng[e].uniform()) * h
                 self._emit(e, 0.0, 0.0, e, SENSE, (0,))
             else:
                 t = e - nu

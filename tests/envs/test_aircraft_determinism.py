@@ -107,8 +107,8 @@ REF_PARAMS = [
     dict(num_uavs=8),
     dict(num_uavs=16, continuous_actions=False, dynamics_substeps=3),
     dict(num_uavs=12, battery_capacity=40.0, control_period=0.3, sense_period=0.2, arena_size=400.0),
-    dict(num_uavs=10, arena_size=300.0, collision_radius=30.0, max_messages=2, comm_latency=0.3,
-         sensor_range=200.0, num_targets=3, drag=0.1, wind_sigma=3.0),
+    dict(num_uavs=10, arena_size=600.0, collision_radius=60.0, max_messages=2, comm_latency=0.3,
+         sensor_range=120.0, comm_range=400.0, num_targets=3, drag=0.1, wind_sigma=3.0),
     dict(num_uavs=5, num_targets=0, max_messages=0, arena_size=150.0, max_accel=30.0),
 ]
 
