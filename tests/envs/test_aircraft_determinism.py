@@ -20,15 +20,16 @@ def _rollout(steps, seed, num_threads, action_seed=0, **params):
     env = aircraft_v0.parallel_env(num_threads=num_threads, **params)
     rng = np.random.default_rng(action_seed)
     obs, rews, terms = [env.reset_arrays(seed=seed)], [], []
+    infos = [env._infos(env.possible_agents)]
     for _ in range(steps):
         o, r, te, tr = env.step_arrays(_actions(env, rng))
         obs.append(o)
         rews.append(r)
         terms.append(te)
+        infos.append(env._infos(env.possible_agents))
         if not env.agents:
             break
     m = env.model
-    infos = env._infos(env.possible_agents)
     state = (m.counters.copy(), m.energy.copy(), m.px.copy(), m.vy.copy(), m.wx.copy(),
              m.bel_t.copy(), m.bel_id.copy(), m.tx.copy())
     return (np.stack(obs), np.stack(rews), np.stack(terms), infos, state,
