@@ -69,9 +69,15 @@ def test_human_render_prints_a_text_map(capsys):
     env = aircraft_v0.parallel_env(render_mode="human", **SMALL)
     env.reset(seed=0)
     assert env.render() is None
-    out = capsys.readouterr().out
-    assert "Aircraft t=0" in out and "T" in out and "o" in out
-    assert len(out.splitlines()) == 33
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert header.startswith("Aircraft t=0 s") and "alive 6/6" in header
+    assert len(rows) == 32 and all(len(r) == 64 for r in rows)
+    text = "".join(rows)
+    assert text.count("T") == 1 and 1 <= text.count("o") <= 6    # UAVs at rest: no heading yet
+    env.step({a: np.array([1.0, 0.0], np.float32) for a in env.agents})
+    env.render()
+    text = "".join(capsys.readouterr().out.splitlines()[1:])
+    assert ">" in text and "o" not in text
 
 
 def test_registry_and_make():
