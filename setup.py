@@ -85,6 +85,7 @@ MODULES = [
     "seer_runtime.models.phold._model",
     "seer_runtime.models._faulty",
     "seer_envs.pcs.handlers",
+    "seer_envs.aircraft.handlers",
 ]
 
 extensions = [

@@ -3,13 +3,14 @@
 
 >>> import seer_envs
 >>> sorted(seer_envs.registry())
-['pcs_v0']
+['aircraft_v0', 'pcs_v0']
 >>> env = seer_envs.make("pcs_v0", grid_width=4, grid_height=4)
 """
 
 import importlib
 
 _REGISTRY = {
+    "aircraft_v0": ("seer_envs.aircraft_v0", "Aircraft: UAV swarm control (compute-heavy events)"),
     "pcs_v0": ("seer_envs.pcs_v0", "PCS: cellular channel management (communication-heavy events)"),
 }
 

@@ -108,6 +108,67 @@ class SeerParallelEnv(ParallelEnv):
                              + (f" and {len(missing) - 1} more" if len(missing) > 1 else ""))
         return out
 
+    def _check_box_actions(self, actions, shape, low, high, out):
+        """Validate a dict of Box actions (real arrays of ``shape`` within
+        ``[low, high]``, finite) for the live agents into ``out`` (rows in
+        ``possible_agents`` order)."""
+        if not self.agents:
+            raise RuntimeError("the episode has ended (all agents are done); call reset() first")
+        if not isinstance(actions, dict):
+            raise ValueError(f"actions must be a dict agent -> action, got {type(actions).__name__}")
+        live = self._live
+        for agent, act in actions.items():
+            if agent not in live:
+                kind = "finished" if agent in self._index else "unknown"
+                raise ValueError(f"action for {kind} agent {agent!r}")
+            out[self._index[agent]] = self._check_box_value(agent, act, shape, low, high)
+        if len(actions) != len(live):
+            missing = [a for a in self.agents if a not in actions]
+            raise ValueError(f"missing action for agent {missing[0]!r}"
+                             + (f" and {len(missing) - 1} more" if len(missing) > 1 else ""))
+        return out
+
+    @staticmethod
+    def _check_box_value(agent, act, shape, low, high):
+        if not isinstance(act, (np.ndarray, list, tuple)):
+            raise ValueError(f"action for agent {agent!r} must be an array of shape {shape}, got {act!r}")
+        try:
+            a = np.asarray(act)
+        except ValueError:
+            raise ValueError(f"action for agent {agent!r} must be an array of shape {shape}, "
+                             f"got {act!r}") from None
+        if a.dtype.kind not in "fiu":
+            raise ValueError(f"action for agent {agent!r} must be real numbers, got dtype {a.dtype}")
+        if a.shape != shape:
+            raise ValueError(f"action for agent {agent!r} must have shape {shape}, got {a.shape}")
+        a = a.astype(np.float64)
+        if not np.isfinite(a).all():
+            raise ValueError(f"action for agent {agent!r} is not finite (NaN or inf): {act!r}")
+        if (a < low).any() or (a > high).any():
+            raise ValueError(f"action for agent {agent!r} must be in [{low}, {high}], got {a.tolist()}")
+        return a
+
+    @staticmethod
+    def _check_box_array(actions, n_agents, shape, low, high, names):
+        """Validate an array of Box actions, one row per agent in ``names``
+        order (real dtype, finite, within ``[low, high]``); returns it as an
+        array (not copied when already one)."""
+        a = np.asarray(actions)
+        if a.shape != (n_agents,) + tuple(shape):
+            raise ValueError(f"actions must have shape {(n_agents,) + tuple(shape)}, got {a.shape}")
+        if a.dtype.kind not in "fiu":
+            raise ValueError(f"actions must be a real-valued (float) array, got dtype {a.dtype}")
+        # One pass in the common case: NaN fails both comparisons.
+        if ((a >= low) & (a <= high)).all():
+            return a
+        rows = a.reshape(n_agents, -1).astype(np.float64)
+        bad = np.flatnonzero(~np.isfinite(rows).all(axis=1))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(f"action for agent {names[i]!r} is not finite (NaN or inf): {rows[i].tolist()}")
+        i = int(np.flatnonzero(((rows < low) | (rows > high)).any(axis=1))[0])
+        raise ValueError(f"action for agent {names[i]!r} must be in [{low}, {high}], got {rows[i].tolist()}")
+
     def _set_agents(self, agents):
         self.agents = agents
         self._live = set(agents)

@@ -9,18 +9,12 @@
 #   Growth doubles the array (amortised, never per event) up to a cap; over
 #   the cap the push fails with SEER_E_QUEUE_FULL and nothing is written.
 #
-# Inbox -- one per LP, a multi-producer single-consumer intrusive stack.
-#   Producers: any number, lock-free (a CAS loop; one producer always wins).
-#   Consumer: one at a time, wait-free: it takes the whole stack with one
-#   atomic exchange, then reverses it to push order.
-#   Ordering: the taken batch is in linearisation order of the pushes, so
-#   each producer's pushes come out in the order it made them (per-producer
-#   FIFO; linearisable as a bag).  ABA: push only compares the head and has
-#   already written node.next, so a recycled head value is harmless; there is
-#   no single-node pop (the operation that suffers ABA in a Treiber stack).
-#   Nodes are owned by the producer's MessageArena and are recycled only
-#   after every consumer has copied them out (after the drain barrier).
-#   Full: never; memory bounds live in the arena.
+# Inbox -- one per LP, a multi-producer single-consumer intrusive stack
+#   (src/inbox.h): lock-free producers, wait-free consumer, per-producer
+#   FIFO, ABA-immune (no single-node pop).  Nodes are owned by the
+#   producer's MessageArena and are recycled only after every consumer has
+#   copied them out (after the drain barrier).  Full: never; memory bounds
+#   live in the arena.
 #
 # MessageArena -- one per worker thread, a bump allocator of InboxNodes in
 #   fixed-size slabs (pointers stay valid while it grows).  Reset as a whole
@@ -126,9 +120,18 @@ cdef inline void heap_free(LocalHeap* h) noexcept nogil:
 
 
 # --- Inbox ------------------------------------------------------------------
+# The algorithm lives in src/inbox.h (shared with the ThreadSanitizer
+# harness); its contract is at the top of that file.
+
+cdef extern from "src/inbox.h" nogil:
+    ctypedef struct seer_link:
+        seer_link* next
+    int64_t seer_inbox_push(void** head, seer_link* node, int* was_empty)
+    seer_link* seer_inbox_take_lifo(void** head)
+    seer_link* seer_inbox_take_fifo(void** head)
 
 ctypedef struct InboxNode:
-    InboxNode* next             # stack link, written by the producer before publishing
+    InboxNode* next             # stack link (the seer_link, must stay first)
     uint64_t producer           # free for the caller (the stress test tags nodes)
     Event ev
 
@@ -137,37 +140,21 @@ ctypedef struct InboxNode:
 # *was_empty is set when the push made the inbox non-empty, which makes the
 # caller the one producer responsible for announcing the inbox to the drainer.
 cdef inline int64_t inbox_push(void** head, InboxNode* node, bint* was_empty) noexcept nogil:
-    cdef void* old = seer_load_ptr_relaxed(head)
-    cdef int64_t retries = 0
-    while True:
-        node.next = <InboxNode*>old
-        # release: publishes node.next and node.ev; pairs with the acquire
-        # exchange in inbox_take_all.
-        if seer_cas_ptr_release(head, &old, <void*>node):
-            break
-        retries += 1
-    was_empty[0] = old == NULL
+    cdef int empty = 0
+    cdef int64_t retries = seer_inbox_push(head, <seer_link*>node, &empty)
+    was_empty[0] = empty != 0
     return retries
 
 
 # Take everything pushed so far, oldest first (per-producer FIFO).
 cdef inline InboxNode* inbox_take_all(void** head) noexcept nogil:
-    # acquire: pairs with the release CAS of every push it takes.
-    cdef InboxNode* node = <InboxNode*>seer_xchg_ptr_acquire(head, NULL)
-    cdef InboxNode* rev = NULL
-    cdef InboxNode* nxt
-    while node != NULL:
-        nxt = node.next
-        node.next = rev
-        rev = node
-        node = nxt
-    return rev
+    return <InboxNode*>seer_inbox_take_fifo(head)
 
 
 # Take everything pushed so far, newest first (no reversal; for consumers
 # that re-sort anyway, like the local heap).
 cdef inline InboxNode* inbox_take_all_lifo(void** head) noexcept nogil:
-    return <InboxNode*>seer_xchg_ptr_acquire(head, NULL)
+    return <InboxNode*>seer_inbox_take_lifo(head)
 
 
 # --- MessageArena -------------------------------------------------------------

@@ -1,0 +1,704 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Aircraft handlers on the SEER runtime (nogil), their state, and the step
+boundary (snapshot, grid, observations, rewards).
+
+LPs ``0 .. U-1`` are UAVs, ``U .. U+T-1`` ground targets.  The only
+cross-entity event is MSG, sent ``comm_latency`` ahead: that is the
+lookahead.  Handlers read other entities only through the boundary snapshot
+(``snap_*`` arrays and the grid), which is written between runs only.
+
+Event kinds (all write only the state of the LP handling them):
+
+ACTION       (UAV, injected at k*dt) copy the commanded acceleration from
+             the action array; start this step's DYNAMICS chain at now.
+DYNAMICS     (UAV) interval j of the step, ``[start + j*cp, start +
+             (j+1)*cp]`` (the last one ends at the step end): RK4 over
+             ``dynamics_substeps`` substeps of position, velocity, wind gust
+             and energy; then clip the speed, reflect at the walls, and stop
+             the UAV if its energy is used up.  Schedules interval j+1.
+SENSE        (UAV, every sense_period from t=0) from the snapshot grid and
+             the UAV's own live position: count UAVs closer than
+             collision_radius, take the nearest target within sensor_range
+             into the belief, and send the belief to the max_messages
+             nearest UAVs within comm_range (ties by id).
+MSG          (UAV) fuse a neighbour's estimate if it is fresher.
+TARGET_MOVE  (target, every control_period from t=0) random-waypoint move.
+
+Why ACTION starts the DYNAMICS chain instead of a free-running chain: an
+injected event sorts after every LP-emitted event at the same time, so a
+free-running DYNAMICS at k*dt would integrate the first control interval of
+step k with step k-1's command.
+
+Wind gust: the OU equation ``dw = -w/tau dt + sigma sqrt(2/tau) dW`` is
+integrated by the same RK4 as the rest of the state, with the white noise
+held constant over each substep: two standard normals (Box-Muller from two
+uniform draws of the UAV's own stream) per substep, forcing
+``sigma * sqrt(2 / (tau h)) * n`` (``AircraftConfig.integration``).
+
+Energy: ``dE/dt = -(idle_power + thrust_power * (|u| + drag |v|^2))`` with
+``u`` the commanded acceleration after clipping to max_accel: never
+positive, so energy never increases.  It is clamped at 0; a UAV at 0 stops
+(velocity 0), its events do nothing further and its agent terminates.
+
+Launch: UAV i starts at rest at a uniform point of cell (i mod c, i div c)
+of a jittered c x r launch grid over the arena (c = ceil(sqrt(U)), r =
+ceil(U / c)), with full energy.  The swarm starts evenly spread, with no
+pile-ups, and neighbouring ids are neighbours in space.  The second point is
+also a performance choice: the runtime gives each thread a contiguous range
+of LPs, so most MSGs then stay inside one thread's range (at 4096 UAVs the
+2-thread speedup was 1.82x with an i.i.d. uniform launch and 1.96x with
+this one, and it held at step 400 under random actions).  Targets start at
+i.i.d. uniform points.
+
+Random draws, per UAV stream: on_init 2 (position); each DYNAMICS substep 2
+(gust).  Per target stream: on_init 4 (position, first waypoint); a
+TARGET_MOVE that reaches its waypoint 2 (the next one).  The pure-Python
+reference (``seer_envs.aircraft.reference``) makes the same draws in the
+same order and the same floating-point operations in the same order.
+"""
+
+from cython.parallel cimport prange
+from libc.math cimport sqrt, cos, sin
+from libc.stdint cimport int32_t, int64_t, uint8_t
+
+from seer_runtime.contract cimport *
+from seer_runtime.loop cimport Scenario
+
+cdef enum:
+    ACTION = 0
+    DYNAMICS = 1
+    SENSE = 2
+    MSG = 3
+    TARGET_MOVE = 4
+
+cdef enum:
+    OBS_SIZE = 25
+    N_NEIGHBOURS = 4            # UAVs in the observation
+    TOPK_CAP = 64               # >= AircraftConfig.max_messages and N_NEIGHBOURS
+    N_COUNTERS = 6
+
+ACTION_KIND = ACTION
+OBS_SIZE_PY = OBS_SIZE
+EVENT_KINDS = {"ACTION": ACTION, "DYNAMICS": DYNAMICS, "SENSE": SENSE, "MSG": MSG,
+               "TARGET_MOVE": TARGET_MOVE}
+# Per-UAV cumulative counters, in this column order.
+COUNTERS = ("collisions", "messages_received", "messages_sent", "detections",
+            "belief_updates", "dynamics_events")
+
+ctypedef struct AircraftState:
+    # --- parameters (read-only) ---
+    int64_t n_uav               # UAVs (LPs 0 .. n_uav-1)
+    int64_t n_tgt               # targets (LPs n_uav ..)
+    double arena               # arena side (m)
+    double dt                   # env step (s)
+    double cp                   # control_period (s)
+    int64_t n_ctrl              # DYNAMICS intervals per step
+    int64_t substeps            # RK4 substeps per DYNAMICS
+    double h[2]                 # substep (s): full interval, last interval
+    double hh[2]                # h / 2
+    double h6[2]                # h / 6
+    double gust[2]              # gust forcing scale (m/s^3 per unit normal)
+    double sense_period         # (s)
+    double sensor_r2            # sensor_range^2 (m^2)
+    double comm_r2              # comm_range^2 (m^2)
+    double comm_range           # (m)
+    double coll_r2              # collision_radius^2 (m^2)
+    int64_t max_msgs            # MSGs per SENSE
+    double latency              # comm_latency = lookahead (s)
+    double vmax                 # max_speed (m/s)
+    double vmax2                # max_speed^2
+    double amax                 # max_accel (m/s^2)
+    double drag                 # (1/m)
+    double inv_tau              # 1 / wind_tau (1/s)
+    double idle_power           # (units/s)
+    double thrust_power         # (units/s per m/s^2)
+    double battery              # initial energy (units)
+    double tgt_step             # target_speed * control_period (m)
+    int64_t launch_cols         # launch grid: columns
+    double launch_w             # launch grid: cell width, height (m)
+    double launch_h
+    # --- UAV live state (per UAV; written only by that UAV's handlers) ---
+    double* px                  # position (m)
+    double* py
+    double* vx                  # velocity (m/s)
+    double* vy
+    double* wx                  # wind gust acceleration (m/s^2)
+    double* wy
+    double* energy              # remaining energy (units)
+    double* cmd                 # commanded acceleration, 2 per UAV (m/s^2), before clipping
+    double* step_start          # time of the last ACTION (s)
+    uint8_t* alive              # 0 once the energy is used up
+    double* bel_x               # belief: freshest known target position (m)
+    double* bel_y
+    double* bel_t               # its time (s); < 0: no belief
+    int64_t* bel_id             # its target index (0-based among targets); -1: none
+    int64_t* counters           # n_uav x N_COUNTERS, cumulative, order of COUNTERS
+    const double* actions       # 2 per UAV: this step's command (env-owned, read-only in runs)
+    # --- target live state (per target) ---
+    double* tx                  # position (m)
+    double* ty
+    double* tvx                 # velocity over the last move (m/s)
+    double* tvy
+    double* twx                 # waypoint (m)
+    double* twy
+    # --- boundary snapshot (read-only during runs) ---
+    double snap_time            # time of the snapshot (s)
+    double* sx                  # per entity (UAVs then targets): position, velocity
+    double* sy
+    double* svx
+    double* svy
+    uint8_t* salive             # per UAV
+    int64_t grid                # cells per side
+    double inv_cell             # grid / arena (1/m)
+    int64_t* cell               # per entity: cell index, -1 for a stopped UAV
+    int64_t* ucell_start        # grid^2 + 1: UAV ids of cell c at ucell_ids[start[c]:start[c+1]]
+    int64_t* ucell_ids
+    int64_t* tcell_start        # the same for targets (target indices)
+    int64_t* tcell_ids
+    int64_t* cursor             # grid^2 scratch of the counting sort
+
+
+# --- helpers ---------------------------------------------------------------
+
+cdef inline int64_t _axis_cell(const AircraftState* s, double v) noexcept nogil:
+    cdef int64_t c = <int64_t>(v * s.inv_cell)
+    if c < 0:
+        return 0
+    if c >= s.grid:
+        return s.grid - 1
+    return c
+
+
+# Insert (d2, id) into the sorted top-k (ascending by (d2, id)); returns the new size.
+cdef inline int64_t _topk_insert(double* kd, int64_t* kid, int64_t size, int64_t k,
+                                 double d2, int64_t idx) noexcept nogil:
+    cdef int64_t p
+    if k <= 0:
+        return size
+    if size == k and (d2 > kd[k - 1] or (d2 == kd[k - 1] and idx > kid[k - 1])):
+        return size
+    p = size if size < k else k - 1
+    while p > 0 and (kd[p - 1] > d2 or (kd[p - 1] == d2 and kid[p - 1] > idx)):
+        kd[p] = kd[p - 1]
+        kid[p] = kid[p - 1]
+        p -= 1
+    kd[p] = d2
+    kid[p] = idx
+    return size + 1 if size < k else size
+
+
+# UAVs (alive in the snapshot, other than `me`) around (x, y): the k nearest
+# within comm_range into (kd, kid), and the count closer than
+# collision_radius.  Returns the number of nearest found.
+cdef int64_t _near_uavs(const AircraftState* s, int64_t me, double x, double y, int64_t k,
+                        double* kd, int64_t* kid, int64_t* ncoll) noexcept nogil:
+    cdef int64_t cx = _axis_cell(s, x), cy = _axis_cell(s, y)
+    cdef int64_t gx, gy, c, j, o, size = 0, coll = 0
+    cdef double dx, dy, d2
+    for gy in range(cy - 1 if cy > 0 else 0, (cy + 2) if cy + 2 <= s.grid else s.grid):
+        for gx in range(cx - 1 if cx > 0 else 0, (cx + 2) if cx + 2 <= s.grid else s.grid):
+            c = gy * s.grid + gx
+            for j in range(s.ucell_start[c], s.ucell_start[c + 1]):
+                o = s.ucell_ids[j]
+                if o == me:
+                    continue
+                dx = s.sx[o] - x
+                dy = s.sy[o] - y
+                d2 = dx * dx + dy * dy
+                if d2 < s.coll_r2:
+                    coll += 1
+                if d2 <= s.comm_r2:
+                    size = _topk_insert(kd, kid, size, k, d2, o)
+    ncoll[0] = coll
+    return size
+
+
+# Targets within sensor_range of (x, y) in the snapshot: their count, and
+# the nearest (by (d2, index)) in best[0] (-1 when none).
+cdef int64_t _near_targets(const AircraftState* s, double x, double y, int64_t* best) noexcept nogil:
+    cdef int64_t cx = _axis_cell(s, x), cy = _axis_cell(s, y)
+    cdef int64_t gx, gy, c, j, t, e, count = 0, b = -1
+    cdef double dx, dy, d2, bd = 0.0
+    for gy in range(cy - 1 if cy > 0 else 0, (cy + 2) if cy + 2 <= s.grid else s.grid):
+        for gx in range(cx - 1 if cx > 0 else 0, (cx + 2) if cx + 2 <= s.grid else s.grid):
+            c = gy * s.grid + gx
+            for j in range(s.tcell_start[c], s.tcell_start[c + 1]):
+                t = s.tcell_ids[j]
+                e = s.n_uav + t
+                dx = s.sx[e] - x
+                dy = s.sy[e] - y
+                d2 = dx * dx + dy * dy
+                if d2 <= s.sensor_r2:
+                    count += 1
+                    if b < 0 or d2 < bd or (d2 == bd and t < b):
+                        b = t
+                        bd = d2
+    best[0] = b
+    return count
+
+
+# --- DYNAMICS --------------------------------------------------------------
+
+# Time derivative of (x, y, vx, vy, wx, wy, E) into d[0..6].
+cdef inline void _deriv(const AircraftState* s, double vx, double vy, double wx, double wy,
+                        double ux, double uy, double umag, double fx, double fy,
+                        double* d) noexcept nogil:
+    cdef double sp2 = vx * vx + vy * vy
+    cdef double sp = sqrt(sp2)
+    d[0] = vx
+    d[1] = vy
+    d[2] = ux + wx - s.drag * sp * vx
+    d[3] = uy + wy - s.drag * sp * vy
+    d[4] = fx - wx * s.inv_tau
+    d[5] = fy - wy * s.inv_tau
+    d[6] = -(s.idle_power + s.thrust_power * (umag + s.drag * sp2))
+
+
+cdef inline void _reflect(double* p, double* v, double L) noexcept nogil:
+    if p[0] < 0.0:
+        p[0] = -p[0]
+        v[0] = -v[0]
+    elif p[0] > L:
+        p[0] = 2.0 * L - p[0]
+        v[0] = -v[0]
+    if p[0] < 0.0:
+        p[0] = 0.0
+    elif p[0] > L:
+        p[0] = L
+
+
+cdef int _on_dynamics(AircraftState* s, Ctx* ctx, int64_t i, int64_t j) noexcept nogil:
+    cdef int last = 1 if j == s.n_ctrl - 1 else 0
+    cdef double h = s.h[last], hh = s.hh[last], h6 = s.h6[last], gust = s.gust[last]
+    cdef double x = s.px[i], y = s.py[i], vx = s.vx[i], vy = s.vy[i]
+    cdef double wx = s.wx[i], wy = s.wy[i], en = s.energy[i]
+    cdef double ux = s.cmd[2 * i], uy = s.cmd[2 * i + 1]
+    cdef double umag = sqrt(ux * ux + uy * uy)
+    cdef double k1[7]
+    cdef double k2[7]
+    cdef double k3[7]
+    cdef double k4[7]
+    cdef double e, r, th, fx, fy, sp2, f
+    cdef int64_t n
+    cdef Event* ev
+    if umag > s.amax:
+        f = s.amax / umag
+        ux = ux * f
+        uy = uy * f
+        umag = s.amax
+    s.counters[i * N_COUNTERS + 5] += 1
+    for n in range(s.substeps):
+        # Gust noise for this substep (Box-Muller), held constant over it.
+        e = seer_exponential(ctx, 1.0)
+        r = sqrt(2.0 * e)
+        th = 6.283185307179586 * seer_uniform(ctx)     # 2 pi (math.tau)
+        fx = gust * (r * cos(th))
+        fy = gust * (r * sin(th))
+        _deriv(s, vx, vy, wx, wy, ux, uy, umag, fx, fy, k1)
+        _deriv(s, vx + hh * k1[2], vy + hh * k1[3], wx + hh * k1[4], wy + hh * k1[5],
+               ux, uy, umag, fx, fy, k2)
+        _deriv(s, vx + hh * k2[2], vy + hh * k2[3], wx + hh * k2[4], wy + hh * k2[5],
+               ux, uy, umag, fx, fy, k3)
+        _deriv(s, vx + h * k3[2], vy + h * k3[3], wx + h * k3[4], wy + h * k3[5],
+               ux, uy, umag, fx, fy, k4)
+        x = x + h6 * (k1[0] + 2.0 * k2[0] + 2.0 * k3[0] + k4[0])
+        y = y + h6 * (k1[1] + 2.0 * k2[1] + 2.0 * k3[1] + k4[1])
+        vx = vx + h6 * (k1[2] + 2.0 * k2[2] + 2.0 * k3[2] + k4[2])
+        vy = vy + h6 * (k1[3] + 2.0 * k2[3] + 2.0 * k3[3] + k4[3])
+        wx = wx + h6 * (k1[4] + 2.0 * k2[4] + 2.0 * k3[4] + k4[4])
+        wy = wy + h6 * (k1[5] + 2.0 * k2[5] + 2.0 * k3[5] + k4[5])
+        en = en + h6 * (k1[6] + 2.0 * k2[6] + 2.0 * k3[6] + k4[6])
+        sp2 = vx * vx + vy * vy
+        if sp2 > s.vmax2:
+            f = s.vmax / sqrt(sp2)
+            vx = vx * f
+            vy = vy * f
+        _reflect(&x, &vx, s.arena)
+        _reflect(&y, &vy, s.arena)
+        if en <= 0.0:
+            en = 0.0
+            vx = 0.0
+            vy = 0.0
+            s.alive[i] = 0
+            break
+    s.px[i] = x
+    s.py[i] = y
+    s.vx[i] = vx
+    s.vy[i] = vy
+    s.wx[i] = wx
+    s.wy[i] = wy
+    s.energy[i] = en
+    if s.alive[i] and j + 1 < s.n_ctrl:
+        ev = seer_emit(ctx, s.step_start[i] + <double>(j + 1) * s.cp, ctx.lp, DYNAMICS)
+        if ev == NULL:
+            return SEER_E_OUTBOX_FULL
+        ev.data.i[0] = j + 1
+    return SEER_OK
+
+
+# --- SENSE and MSG ---------------------------------------------------------
+
+cdef int _on_sense(AircraftState* s, Ctx* ctx, int64_t i, int64_t j) noexcept nogil:
+    cdef double x = s.px[i], y = s.py[i]
+    cdef double kd[TOPK_CAP]
+    cdef int64_t kid[TOPK_CAP]
+    cdef int64_t* cnt = &s.counters[i * N_COUNTERS]
+    cdef int64_t best, ncoll, nn, m
+    cdef Event* ev
+    _near_targets(s, x, y, &best)
+    if best >= 0:
+        cnt[3] += 1
+        if s.snap_time >= s.bel_t[i]:
+            s.bel_x[i] = s.sx[s.n_uav + best]
+            s.bel_y[i] = s.sy[s.n_uav + best]
+            s.bel_t[i] = s.snap_time
+            s.bel_id[i] = best
+    nn = _near_uavs(s, i, x, y, s.max_msgs if s.bel_id[i] >= 0 else 0, kd, kid, &ncoll)
+    cnt[0] += ncoll
+    for m in range(nn):
+        ev = seer_emit(ctx, ctx.now + s.latency, <lp_id_t>kid[m], MSG)
+        if ev == NULL:
+            return SEER_E_OUTBOX_FULL
+        ev.data.f[0] = s.bel_x[i]
+        ev.data.f[1] = s.bel_y[i]
+        ev.data.f[2] = s.bel_t[i]
+        ev.data.i[3] = s.bel_id[i]
+    cnt[2] += nn
+    ev = seer_emit(ctx, <double>(j + 1) * s.sense_period, ctx.lp, SENSE)
+    if ev == NULL:
+        return SEER_E_OUTBOX_FULL
+    ev.data.i[0] = j + 1
+    return SEER_OK
+
+
+cdef inline void _on_msg(AircraftState* s, int64_t i, const Event* ev) noexcept nogil:
+    cdef int64_t* cnt = &s.counters[i * N_COUNTERS]
+    cnt[1] += 1
+    if ev.data.f[2] > s.bel_t[i]:
+        s.bel_x[i] = ev.data.f[0]
+        s.bel_y[i] = ev.data.f[1]
+        s.bel_t[i] = ev.data.f[2]
+        s.bel_id[i] = ev.data.i[3]
+        cnt[4] += 1
+
+
+# --- targets ---------------------------------------------------------------
+
+cdef int _on_target_move(AircraftState* s, Ctx* ctx, int64_t t, int64_t j) noexcept nogil:
+    cdef double x = s.tx[t], y = s.ty[t]
+    cdef double dx = s.twx[t] - x, dy = s.twy[t] - y
+    cdef double dist = sqrt(dx * dx + dy * dy)
+    cdef double nx, ny, f
+    cdef Event* ev
+    if dist <= s.tgt_step:
+        nx = s.twx[t]
+        ny = s.twy[t]
+        s.twx[t] = s.arena * seer_uniform(ctx)
+        s.twy[t] = s.arena * seer_uniform(ctx)
+    else:
+        f = s.tgt_step / dist
+        nx = x + dx * f
+        ny = y + dy * f
+    s.tvx[t] = (nx - x) / s.cp
+    s.tvy[t] = (ny - y) / s.cp
+    s.tx[t] = nx
+    s.ty[t] = ny
+    ev = seer_emit(ctx, <double>(j + 1) * s.cp, ctx.lp, TARGET_MOVE)
+    if ev == NULL:
+        return SEER_E_OUTBOX_FULL
+    ev.data.i[0] = j + 1
+    return SEER_OK
+
+
+# --- hooks -------------------------------------------------------------------
+
+cdef int on_init(void* model, Ctx* ctx) noexcept nogil:
+    cdef AircraftState* s = <AircraftState*>model
+    cdef int64_t lp = ctx.lp, t
+    cdef Event* ev
+    if lp < s.n_uav:
+        s.px[lp] = (<double>(lp % s.launch_cols) + seer_uniform(ctx)) * s.launch_w
+        s.py[lp] = (<double>(lp // s.launch_cols) + seer_uniform(ctx)) * s.launch_h
+        ev = seer_emit(ctx, ctx.now, ctx.lp, SENSE)
+    else:
+        t = lp - s.n_uav
+        s.tx[t] = s.arena * seer_uniform(ctx)
+        s.ty[t] = s.arena * seer_uniform(ctx)
+        s.twx[t] = s.arena * seer_uniform(ctx)
+        s.twy[t] = s.arena * seer_uniform(ctx)
+        ev = seer_emit(ctx, ctx.now, ctx.lp, TARGET_MOVE)
+    if ev == NULL:
+        return SEER_E_OUTBOX_FULL
+    ev.data.i[0] = 0
+    return SEER_OK
+
+
+cdef int on_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
+    cdef AircraftState* s = <AircraftState*>model
+    cdef int64_t i = ctx.lp
+    cdef Event* out
+    if i >= s.n_uav:
+        if ev.kind == TARGET_MOVE:
+            return _on_target_move(s, ctx, i - s.n_uav, ev.data.i[0])
+        return SEER_E_MODEL
+    if not s.alive[i]:
+        # A stopped UAV: its remaining events do nothing and schedule nothing.
+        return SEER_OK
+    if ev.kind == DYNAMICS:
+        return _on_dynamics(s, ctx, i, ev.data.i[0])
+    elif ev.kind == SENSE:
+        return _on_sense(s, ctx, i, ev.data.i[0])
+    elif ev.kind == MSG:
+        _on_msg(s, i, ev)
+        return SEER_OK
+    elif ev.kind == ACTION:
+        s.cmd[2 * i] = s.actions[2 * i]
+        s.cmd[2 * i + 1] = s.actions[2 * i + 1]
+        s.step_start[i] = ctx.now
+        out = seer_emit(ctx, ctx.now, ctx.lp, DYNAMICS)
+        if out == NULL:
+            return SEER_E_OUTBOX_FULL
+        out.data.i[0] = 0
+        return SEER_OK
+    return SEER_E_MODEL
+
+
+cdef class AircraftModel(Scenario):
+    """Aircraft state (struct of arrays) and hooks.
+
+    NumPy views of the state: UAVs ``px, py, vx, vy, wx, wy, energy, alive,
+    bel_x, bel_y, bel_t, bel_id, counters`` (n_uav x 6, columns
+    ``COUNTERS``), targets ``tx, ty, tvx, tvy, twx, twy``; the boundary
+    snapshot ``sx, sy, svx, svy, salive``; ``actions`` is the (n_uav, 2)
+    float64 array of commanded accelerations the env writes before a step.
+    The boundary's per-step bookkeeping lives here too: ``prev_energy``,
+    ``prev_counters``, ``in_range`` (targets within sensor_range at the last
+    boundary).
+    """
+
+    cdef AircraftState s
+    cdef readonly object cfg
+    cdef readonly object px, py, vx, vy, wx, wy, energy, cmd, step_start, alive
+    cdef readonly object bel_x, bel_y, bel_t, bel_id, counters, actions
+    cdef readonly object tx, ty, tvx, tvy, twx, twy
+    cdef readonly object sx, sy, svx, svy, salive, cell, ucell_start, ucell_ids
+    cdef readonly object tcell_start, tcell_ids, cursor
+    cdef readonly object prev_energy, prev_counters, in_range
+
+    def __cinit__(self, *args, **kwargs):
+        self.lptype.on_init = on_init
+        self.lptype.on_event = on_event
+        self.model = &self.s
+
+    def __init__(self, cfg):
+        import numpy as np
+        nu, nt = cfg.num_uavs, cfg.num_targets
+        ne = nu + nt
+        cdef AircraftState* s = &self.s
+        cdef int last
+        Scenario.__init__(self, ne, cfg.comm_latency)
+        self.cfg = cfg
+        s.n_uav = nu
+        s.n_tgt = nt
+        s.arena = cfg.arena_size
+        s.dt = cfg.dt
+        s.cp = cfg.control_period
+        s.n_ctrl = cfg.control_intervals
+        s.substeps = cfg.dynamics_substeps
+        for last in range(2):
+            s.h[last], s.hh[last], s.h6[last], s.gust[last] = cfg.integration(bool(last))
+        s.sense_period = cfg.sense_period
+        s.sensor_r2 = cfg.sensor_range * cfg.sensor_range
+        s.comm_r2 = cfg.comm_range * cfg.comm_range
+        s.comm_range = cfg.comm_range
+        s.coll_r2 = cfg.collision_radius * cfg.collision_radius
+        s.max_msgs = cfg.max_messages
+        s.latency = cfg.comm_latency
+        s.vmax = cfg.max_speed
+        s.vmax2 = cfg.max_speed * cfg.max_speed
+        s.amax = cfg.max_accel
+        s.drag = cfg.drag
+        s.inv_tau = 1.0 / cfg.wind_tau
+        s.idle_power = cfg.idle_power
+        s.thrust_power = cfg.thrust_power
+        s.battery = cfg.battery_capacity
+        s.tgt_step = cfg.target_speed * cfg.control_period
+        s.grid = cfg.grid_side
+        s.launch_cols, s.launch_w, s.launch_h = cfg.launch_grid
+        s.inv_cell = s.grid / cfg.arena_size
+        s.snap_time = 0.0
+
+        def f64(n, fill=0.0):
+            return np.full(n, fill, np.float64)
+
+        self.px, self.py, self.vx, self.vy, self.wx, self.wy = (f64(nu) for _ in range(6))
+        self.energy = f64(nu, cfg.battery_capacity)
+        self.cmd = f64(2 * nu)
+        self.step_start = f64(nu)
+        self.alive = np.ones(nu, np.uint8)
+        self.bel_x, self.bel_y = f64(nu), f64(nu)
+        self.bel_t = f64(nu, -1.0)
+        self.bel_id = np.full(nu, -1, np.int64)
+        self.counters = np.zeros((nu, N_COUNTERS), np.int64)
+        self.actions = np.zeros((nu, 2), np.float64)
+        tn = max(nt, 1)     # keep the pointers valid when there are no targets
+        self.tx, self.ty, self.tvx, self.tvy, self.twx, self.twy = (f64(tn) for _ in range(6))
+        self.sx, self.sy, self.svx, self.svy = (f64(ne) for _ in range(4))
+        self.salive = np.ones(nu, np.uint8)
+        g2 = s.grid * s.grid
+        self.cell = np.zeros(ne, np.int64)
+        self.ucell_start = np.zeros(g2 + 1, np.int64)
+        self.ucell_ids = np.zeros(nu, np.int64)
+        self.tcell_start = np.zeros(g2 + 1, np.int64)
+        self.tcell_ids = np.zeros(tn, np.int64)
+        self.cursor = np.zeros(g2, np.int64)
+        self.prev_energy = f64(nu, cfg.battery_capacity)
+        self.prev_counters = np.zeros((nu, N_COUNTERS), np.int64)
+        self.in_range = np.zeros(nu, np.int32)
+        self._bind()
+
+    cdef _bind(self):
+        cdef double[::1] px = self.px, py = self.py, vx = self.vx, vy = self.vy
+        cdef double[::1] wx = self.wx, wy = self.wy, en = self.energy, cmd = self.cmd
+        cdef double[::1] st = self.step_start, bx = self.bel_x, by = self.bel_y, bt = self.bel_t
+        cdef uint8_t[::1] al = self.alive, sal = self.salive
+        cdef int64_t[::1] bid = self.bel_id, cell = self.cell, us = self.ucell_start
+        cdef int64_t[::1] ui = self.ucell_ids, ts = self.tcell_start, ti = self.tcell_ids
+        cdef int64_t[::1] cur = self.cursor
+        cdef int64_t[:, ::1] cn = self.counters
+        cdef double[:, ::1] act = self.actions
+        cdef double[::1] tx = self.tx, ty = self.ty, tvx = self.tvx, tvy = self.tvy
+        cdef double[::1] twx = self.twx, twy = self.twy
+        cdef double[::1] sx = self.sx, sy = self.sy, svx = self.svx, svy = self.svy
+        cdef AircraftState* s = &self.s
+        s.px, s.py, s.vx, s.vy = &px[0], &py[0], &vx[0], &vy[0]
+        s.wx, s.wy, s.energy, s.cmd = &wx[0], &wy[0], &en[0], &cmd[0]
+        s.step_start, s.alive = &st[0], &al[0]
+        s.bel_x, s.bel_y, s.bel_t, s.bel_id = &bx[0], &by[0], &bt[0], &bid[0]
+        s.counters = &cn[0, 0]
+        s.actions = &act[0, 0]
+        s.tx, s.ty, s.tvx, s.tvy, s.twx, s.twy = &tx[0], &ty[0], &tvx[0], &tvy[0], &twx[0], &twy[0]
+        s.sx, s.sy, s.svx, s.svy, s.salive = &sx[0], &sy[0], &svx[0], &svy[0], &sal[0]
+        s.cell, s.ucell_start, s.ucell_ids = &cell[0], &us[0], &ui[0]
+        s.tcell_start, s.tcell_ids, s.cursor = &ts[0], &ti[0], &cur[0]
+
+    @property
+    def grid(self):
+        return self.s.grid
+
+    @property
+    def snap_time(self):
+        return self.s.snap_time
+
+
+# --- step boundary -------------------------------------------------------------
+
+# Copy entity e's public state into the snapshot and compute its grid cell.
+cdef inline void _snap_entity(AircraftState* s, int64_t e) noexcept nogil:
+    cdef int64_t t
+    if e < s.n_uav:
+        s.sx[e] = s.px[e]
+        s.sy[e] = s.py[e]
+        s.svx[e] = s.vx[e]
+        s.svy[e] = s.vy[e]
+        s.salive[e] = s.alive[e]
+    else:
+        t = e - s.n_uav
+        s.sx[e] = s.tx[t]
+        s.sy[e] = s.ty[t]
+        s.svx[e] = s.tvx[t]
+        s.svy[e] = s.tvy[t]
+    if e < s.n_uav and not s.alive[e]:
+        s.cell[e] = -1
+    else:
+        s.cell[e] = _axis_cell(s, s.sy[e]) * s.grid + _axis_cell(s, s.sx[e])
+
+
+# Counting sort of entities [lo, hi) into cells, in id order: deterministic.
+cdef void _bucket(AircraftState* s, int64_t lo, int64_t hi, int64_t* start,
+                  int64_t* ids) noexcept nogil:
+    cdef int64_t g2 = s.grid * s.grid, c, e
+    for c in range(g2 + 1):
+        start[c] = 0
+    for e in range(lo, hi):
+        if s.cell[e] >= 0:
+            start[s.cell[e] + 1] += 1
+    for c in range(g2):
+        start[c + 1] += start[c]
+        s.cursor[c] = start[c]
+    for e in range(lo, hi):
+        c = s.cell[e]
+        if c >= 0:
+            ids[s.cursor[c]] = e - lo
+            s.cursor[c] += 1
+
+
+# Observation row, reward and bookkeeping of UAV i at the boundary.  Writes
+# only row i of every output and UAV i's prev_* entries.
+cdef inline void _boundary_uav(AircraftState* s, int64_t i, double now, float* row,
+                               float* reward, uint8_t* term, int64_t* prev_cnt,
+                               double* prev_en, int32_t* in_range) noexcept nogil:
+    cdef double kd[N_NEIGHBOURS]
+    cdef int64_t kid[N_NEIGHBOURS]
+    cdef const int64_t* cnt = &s.counters[i * N_COUNTERS]
+    cdef double x = s.sx[i], y = s.sy[i], vx = s.svx[i], vy = s.svy[i]
+    cdef double r = 0.0, used
+    cdef int64_t nn, m, o, best, ncoll, ntg = 0, dcoll, dmsg
+    cdef int k
+    row[0] = <float>(x / s.arena)
+    row[1] = <float>(y / s.arena)
+    row[2] = <float>(vx / s.vmax)
+    row[3] = <float>(vy / s.vmax)
+    row[4] = <float>(s.energy[i] / s.battery)
+    for k in range(5, OBS_SIZE):
+        row[k] = 0.0
+    if s.salive[i]:
+        nn = _near_uavs(s, i, x, y, N_NEIGHBOURS, kd, kid, &ncoll)
+        for m in range(nn):
+            o = kid[m]
+            row[5 + 4 * m] = <float>((s.sx[o] - x) / s.comm_range)
+            row[6 + 4 * m] = <float>((s.sy[o] - y) / s.comm_range)
+            row[7 + 4 * m] = <float>((s.svx[o] - vx) / s.vmax)
+            row[8 + 4 * m] = <float>((s.svy[o] - vy) / s.vmax)
+        ntg = _near_targets(s, x, y, &best)
+    if s.bel_id[i] >= 0:
+        row[21] = <float>((s.bel_x[i] - x) / s.arena)
+        row[22] = <float>((s.bel_y[i] - y) / s.arena)
+        row[23] = <float>((now - s.bel_t[i]) / s.dt)
+    else:
+        row[23] = -1.0
+    dmsg = cnt[1] - prev_cnt[1]
+    dcoll = cnt[0] - prev_cnt[0]
+    row[24] = <float>dmsg
+    used = prev_en[0] - s.energy[i]
+    reward[0] = <float>(<double>ntg - 10.0 * <double>dcoll - 0.1 * used)
+    term[0] = 0 if s.salive[i] else 1
+    in_range[0] = <int32_t>ntg
+    prev_en[0] = s.energy[i]
+    for k in range(N_COUNTERS):
+        prev_cnt[k] = cnt[k]
+
+
+def boundary(AircraftModel m, double now, float[:, ::1] obs, float[::1] rewards,
+             uint8_t[::1] terminated, int num_threads):
+    """Step boundary at time ``now``: take the snapshot of every entity and
+    its grid (per-entity copy and cell index in parallel; the bucket fill is
+    a counting sort in id order), then observations, rewards and
+    terminations in parallel over UAVs.  Nothing is reduced across UAVs, so
+    the result does not depend on the thread count."""
+    cdef AircraftState* s = &m.s
+    cdef int64_t e, i, ne = s.n_uav + s.n_tgt, nu = s.n_uav
+    cdef int64_t[:, ::1] prev_cnt = m.prev_counters
+    cdef double[::1] prev_en = m.prev_energy
+    cdef int32_t[::1] in_range = m.in_range
+    if obs.shape[0] != nu or obs.shape[1] != OBS_SIZE or rewards.shape[0] != nu or terminated.shape[0] != nu:
+        raise ValueError("boundary: output arrays have the wrong shape")
+    with nogil:
+        s.snap_time = now
+        for e in prange(ne, num_threads=num_threads, schedule="static"):
+            _snap_entity(s, e)
+        _bucket(s, 0, nu, s.ucell_start, s.ucell_ids)
+        _bucket(s, nu, ne, s.tcell_start, s.tcell_ids)
+        for i in prange(nu, num_threads=num_threads, schedule="static"):
+            _boundary_uav(s, i, now, &obs[i, 0], &rewards[i], &terminated[i], &prev_cnt[i, 0],
+                          &prev_en[i], &in_range[i])

@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Serial-equivalence fuzzer: random scenario parameters, seeds and thread
+counts 1-8; every run must equal the one-thread run bit for bit.
+
+The normal suite runs a fast subset; ``pytest -m slow tests/reliability``
+runs SEER_FUZZ_CASES (default 1000) cases per scenario.
+"""
+
+import os
+import random
+
+import numpy as np
+import pytest
+
+import seer_envs
+from seer_runtime.models import phold
+from seer_envs import pcs_v0
+
+FAST = 12
+SLOW = int(os.environ.get("SEER_FUZZ_CASES", "1000"))
+
+
+def phold_case(rng):
+    la = rng.choice([1.0, 0.5, 0.1, 0.02])
+    p = dict(num_lps=rng.randint(1, 3000), seed=rng.randrange(2**64),
+             start_events=rng.randint(0, 4), remote_fraction=rng.random(),
+             lookahead=la, mean_delay=la + rng.choice([0.0, rng.random() * 3]),
+             work_iters=rng.choice([0, 0, 3, 40]))
+    p["end_time"] = la * rng.randint(5, 60)
+    return p
+
+
+def check_phold(rng):
+    p = phold_case(rng)
+    t = rng.randint(2, 8)
+    a, b = phold.run(num_threads=1, **p), phold.run(num_threads=t, **p)
+    assert (a["digest"], a["events"]) == (b["digest"], b["events"]), (p, t)
+
+
+def pcs_params(rng):
+    return dict(grid_width=rng.randint(1, 24), grid_height=rng.randint(1, 24),
+                portables_per_cell=rng.randint(0, 30), channels_per_cell=rng.randint(1, 12),
+                call_interarrival_mean=rng.choice([60.0, 200.0, 360.0]),
+                call_duration_mean=rng.choice([30.0, 180.0]),
+                move_interval_mean=rng.choice([20.0, 300.0, 4500.0, float("inf")]),
+                handoff_latency=rng.choice([0.25, 1.0, 7.0]),
+                power_control_iters=rng.choice([0, 0, 5, 60]),
+                dt=rng.choice([15.0, 60.0]))
+
+
+def env_trace(name, params, threads, seed, steps, action_seed):
+    env = seer_envs.make(name, num_threads=threads, **params)
+    obs = [env.reset_arrays(seed=seed)]
+    rng = np.random.default_rng(action_seed)
+    space = env.action_space(env.possible_agents[0])
+    n = len(env.possible_agents)
+    for _ in range(steps):
+        if not env.agents:
+            break
+        if hasattr(space, "n"):
+            act = rng.integers(0, space.n, n)
+        else:
+            act = rng.uniform(-1, 1, (n,) + space.shape).astype(np.float32)
+        o, r, te, tr = env.step_arrays(act)
+        obs += [o, r, te, tr]
+    obs.append(env.engine.state_digest())
+    return obs
+
+
+def check_pcs(rng):
+    p = pcs_params(rng)
+    t, seed = rng.randint(2, 8), rng.randrange(2**32)
+    steps = rng.randint(1, 12)
+    a = env_trace("pcs_v0", p, 1, seed, steps, seed)
+    b = env_trace("pcs_v0", p, t, seed, steps, seed)
+    assert len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b)), (p, t)
+
+
+def check_pcs_headless(rng):
+    p = pcs_params(rng)
+    p.pop("dt")
+    t, seed = rng.randint(2, 8), rng.randrange(2**32)
+    end = rng.choice([30.0, 120.0])
+    keys = ("events", "call_attempts", "channel_blocks", "handoff_blocks", "handoffs", "state_digest")
+    a = pcs_v0.run_headless(end_time=end, num_threads=1, seed=seed, **p)
+    b = pcs_v0.run_headless(end_time=end, num_threads=t, seed=seed, **p)
+    assert [a[k] for k in keys] == [b[k] for k in keys], (p, t)
+
+
+def aircraft_params(rng):
+    return dict(num_uavs=rng.choice([1, 2, 5, 17, 64, 150]), dynamics_substeps=rng.choice([1, 2, 8]),
+                continuous_actions=rng.random() < 0.5, max_cycles=rng.choice([5, 50]))
+
+
+def check_aircraft(rng):
+    if "aircraft_v0" not in seer_envs.registry():
+        pytest.fail("aircraft_v0 is not registered")
+    p = aircraft_params(rng)
+    t, seed = rng.randint(2, 8), rng.randrange(2**32)
+    steps = rng.randint(1, 10)
+    a = env_trace("aircraft_v0", p, 1, seed, steps, seed)
+    b = env_trace("aircraft_v0", p, t, seed, steps, seed)
+    assert len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b)), (p, t)
+
+
+CHECKS = {"phold": check_phold, "pcs_env": check_pcs, "pcs_headless": check_pcs_headless,
+          "aircraft_env": check_aircraft}
+
+
+@pytest.mark.parametrize("name", list(CHECKS))
+@pytest.mark.parametrize("case", range(FAST))
+def test_fuzz_fast(name, case):
+    CHECKS[name](random.Random(f"{name}-{case}"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(CHECKS))
+def test_fuzz_slow(name):
+    for case in range(SLOW):
+        CHECKS[name](random.Random(f"slow-{name}-{case}"))
