@@ -25,6 +25,8 @@ import statistics
 import subprocess
 import sys
 
+import numpy as np
+
 from stpa import features
 from stpa.cli import load_dataset, xy
 from stpa.model import AnalyticModel, LgbmModel, load_default
@@ -58,9 +60,9 @@ class RowModel:
         self.name, self.reg = name, reg
 
     def speedups(self, group):
-        rows = [[float(r[c]) for c in features.COLUMNS] for r in group]
+        rows = np.asarray([[float(r[c]) for c in features.COLUMNS] for r in group])
         preds = self.reg.predict(rows)
-        return {int(r["threads"]): (1.0 if int(r["threads"]) == 1 else math.exp(p))
+        return {int(float(r["threads"])): (1.0 if int(float(r["threads"])) == 1 else math.exp(p))
                 for r, p in zip(group, preds)}
 
 
@@ -86,13 +88,13 @@ def main():
         print(f"(no shipped model: {why}; fitting LightGBM on the training rows)")
         fitted = LgbmModel.fit(X, y)
         predictors.append(("STPA (LightGBM)", lambda g: RowModel("", fitted.booster).speedups(g)))
-    predictors.append(("always all cores", lambda g: {int(r["threads"]): float(int(r["threads"])) for r in g}))
-    predictors.append(("always one", lambda g: {int(r["threads"]): (1.0 if int(r["threads"]) == 1 else 0.0) for r in g}))
+    predictors.append(("always all cores", lambda g: {int(float(r["threads"])): float(int(float(r["threads"]))) for r in g}))
+    predictors.append(("always one", lambda g: {int(float(r["threads"])): (1.0 if int(float(r["threads"])) == 1 else 0.0) for r in g}))
     analytic = AnalyticModel()
 
     def analytic_speedups(g):
         trace = {k: float(g[0][k]) for k in TRACE_KEYS}
-        ts = [int(r["threads"]) for r in g]
+        ts = [int(float(r["threads"])) for r in g]
         return dict(zip(ts, analytic.predict(trace, {}, ts)))
     predictors.append(("analytic model", analytic_speedups))
     try:
@@ -117,7 +119,7 @@ def main():
     for name, fn in predictors:
         maes, regrets, hits = [], [], 0
         for g in held.values():
-            thr = {int(r["threads"]): float(r["throughput"]) for r in g}
+            thr = {int(float(r["threads"])): float(r["throughput"]) for r in g}
             best = max(thr, key=thr.get)
             chosen = pick(fn(g))
             maes.append(abs(chosen - best))

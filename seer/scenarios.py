@@ -113,7 +113,7 @@ def _aircraft_heuristic(env, obs):
     n = obs.shape[0]
     if layout is None or "target_rel" not in layout:
         return (np.zeros((n, 2), np.float32) if env.config.continuous_actions else np.zeros(n, np.int64))
-    rel = obs[:, layout["target_rel"]]
+    rel = obs[:, layout["target_rel"]] * (obs[:, [layout["target_age"]]] >= 0)
     norm = np.linalg.norm(rel, axis=1, keepdims=True)
     cmd = np.where(norm > 0, rel / np.maximum(norm, 1e-9), 0.0).astype(np.float32)
     if env.config.continuous_actions:

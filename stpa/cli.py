@@ -33,6 +33,9 @@ def measure_throughput(workload, params, threads, seed, units):
 
 def collect_config(workload, params, candidates, repeats=3, min_seconds=0.12, seed=1):
     """Trace features and interleaved throughput at each thread count."""
+    # The first call pays one-time imports that a user's reset() never does
+    # (their env module is loaded); time the second, as reset() would see it.
+    preflight(workload, params, seed=seed + 7)
     trace = preflight(workload, params, seed=seed)
     unit_s = max(trace["unit_ns"] * 1e-9, 1e-6)
     units = int(min(300, max(3, math.ceil(min_seconds / unit_s))))
@@ -90,8 +93,8 @@ def load_dataset(path, split=None):
 
 
 def xy(rows):
-    X = [[float(r[c]) for c in features.COLUMNS] for r in rows if int(r["threads"]) > 1]
-    y = [math.log(max(1e-3, float(r["speedup"]))) for r in rows if int(r["threads"]) > 1]
+    X = [[float(r[c]) for c in features.COLUMNS] for r in rows if int(float(r["threads"])) > 1]
+    y = [math.log(max(1e-3, float(r["speedup"]))) for r in rows if int(float(r["threads"])) > 1]
     return X, y
 
 
@@ -105,7 +108,7 @@ def cmd_train(a):
     for fold in range(k):
         test_ids = set(groups[fold::k])
         tr = [r for r in rows if r["config_id"] not in test_ids]
-        te = [r for r in rows if r["config_id"] in test_ids and int(r["threads"]) > 1]
+        te = [r for r in rows if r["config_id"] in test_ids and int(float(r["threads"])) > 1]
         m = LgbmModel.fit(*xy(tr))
         pred = m.predict_rows([[float(r[c]) for c in features.COLUMNS] for r in te])
         errs += [abs(p - float(r["speedup"])) for p, r in zip(pred, te)]

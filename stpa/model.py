@@ -66,7 +66,9 @@ class LgbmModel:
                   "min_data_in_leaf": 3, "feature_fraction": 0.9, "bagging_fraction": 0.9,
                   "bagging_freq": 1, "lambda_l2": 1.0, "verbose": -1, "seed": seed,
                   "deterministic": True, "num_threads": 1}
-        ds = lgb.Dataset(X, label=y, feature_name=features.COLUMNS, free_raw_data=False)
+        import numpy as np
+        ds = lgb.Dataset(np.asarray(X, dtype=np.float64), label=np.asarray(y, dtype=np.float64),
+                         feature_name=features.COLUMNS, free_raw_data=False)
         return cls(lgb.train(params, ds, num_boost_round=300))
 
     @classmethod
@@ -81,7 +83,8 @@ class LgbmModel:
         self.booster.save_model(path)
 
     def predict_rows(self, rows):
-        return [math.exp(v) for v in self.booster.predict(rows, num_threads=1)]
+        import numpy as np
+        return [math.exp(v) for v in self.booster.predict(np.asarray(rows, dtype=np.float64), num_threads=1)]
 
     def predict(self, trace, hw, candidates):
         rows = [features.row(trace, hw, t) for t in candidates]

@@ -8,7 +8,7 @@ import time
 from stpa import workloads
 
 WARM_UNITS = 1
-UNITS = 4
+UNITS = 3
 
 
 def preflight(workload, params, seed=0, units=UNITS):

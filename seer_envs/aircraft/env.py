@@ -123,6 +123,11 @@ def observation_bounds():
 class AircraftEnv(SeerParallelEnv):
     """The Aircraft ParallelEnv.  Build it with ``seer_envs.aircraft_v0.parallel_env(**kwargs)``."""
 
+    #: Where each part of the observation lives (indices into the 25 entries).
+    obs_layout = {"position": slice(0, 2), "velocity": slice(2, 4), "energy": 4,
+                  "neighbours": slice(5, 21), "target_rel": slice(21, 23), "target_age": 23,
+                  "messages": 24}
+
     metadata = {"render_modes": ["human", "rgb_array"], "name": "aircraft_v0",
                 "is_parallelizable": True, "render_fps": 4}
 

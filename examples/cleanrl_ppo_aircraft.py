@@ -1,0 +1,182 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""CleanRL-style PPO with parameter sharing on the Aircraft env, single file.
+
+    pip install torch==2.13.0 && pip install -e ".[train]"
+    python examples/cleanrl_ppo_aircraft.py [--updates 50] [--num-uavs 64]
+
+One Gaussian actor and one critic (MLPs, 2 x 64) shared by every UAV, on
+SEER's array fast path: a (UAVs, 25) observation array in, a (UAVs, 2)
+commanded-acceleration array out, no per-agent dicts.  Finished UAVs'
+rows are masked out of the loss.  At the end it evaluates the learned
+policy (its mean action), a random policy, zero acceleration and the
+steer-to-target heuristic on held-out seeds.
+"""
+
+import argparse
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.distributions import Normal
+
+from seer_envs import aircraft_v0
+
+
+def layer(i, o, std=np.sqrt(2)):
+    lin = nn.Linear(i, o)
+    nn.init.orthogonal_(lin.weight, std)
+    nn.init.constant_(lin.bias, 0.0)
+    return lin
+
+
+class Agent(nn.Module):
+    def __init__(self, obs_dim, act_dim):
+        super().__init__()
+        self.critic = nn.Sequential(layer(obs_dim, 64), nn.Tanh(), layer(64, 64), nn.Tanh(), layer(64, 1, 1.0))
+        self.mean = nn.Sequential(layer(obs_dim, 64), nn.Tanh(), layer(64, 64), nn.Tanh(),
+                                  layer(64, act_dim, 0.01))
+        self.log_std = nn.Parameter(torch.full((act_dim,), -0.5))
+
+    def act(self, x, action=None):
+        dist = Normal(self.mean(x), self.log_std.exp())
+        if action is None:
+            action = dist.sample()
+        return action, dist.log_prob(action).sum(-1), dist.entropy().sum(-1), self.critic(x).squeeze(-1)
+
+
+def heuristic(env, obs):
+    lay = env.obs_layout
+    rel = obs[:, lay["target_rel"]] * (obs[:, [lay["target_age"]]] >= 0)
+    norm = np.linalg.norm(rel, axis=1, keepdims=True)
+    return np.where(norm > 0, rel / np.maximum(norm, 1e-9), 0.0).astype(np.float32)
+
+
+def evaluate(policy, env_kw, seeds, threads):
+    rets = []
+    for s in seeds:
+        env = aircraft_v0.parallel_env(num_threads=threads, **env_kw)
+        obs = env.reset_arrays(seed=s)
+        rng = np.random.default_rng(s)
+        ret = 0.0
+        while env.agents:
+            obs, rew, term, trunc = env.step_arrays(np.clip(policy(env, obs, rng), -1, 1).astype(np.float32))
+            ret += float(rew.mean(dtype=np.float64))
+        rets.append(ret)
+    return float(np.mean(rets)), float(np.std(rets))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--updates", type=int, default=50)
+    p.add_argument("--num-envs", type=int, default=2)
+    p.add_argument("--num-uavs", type=int, default=64)
+    p.add_argument("--episode", type=int, default=100, help="max_cycles (steps per episode)")
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--minibatches", type=int, default=4)
+    p.add_argument("--gamma", type=float, default=0.99)
+    p.add_argument("--gae-lambda", type=float, default=0.95)
+    p.add_argument("--clip", type=float, default=0.2)
+    p.add_argument("--ent-coef", type=float, default=0.0)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--num-threads", default="auto")
+    p.add_argument("--torch-threads", type=int, default=1)
+    p.add_argument("--eval-seeds", type=int, default=4)
+    a = p.parse_args()
+    threads = a.num_threads if a.num_threads == "auto" else int(a.num_threads)
+    torch.manual_seed(a.seed)
+    torch.set_num_threads(a.torch_threads)
+    env_kw = dict(num_uavs=a.num_uavs, max_cycles=a.episode, continuous_actions=True)
+    envs = [aircraft_v0.parallel_env(num_threads=threads, **env_kw) for _ in range(a.num_envs)]
+    n, T = a.num_uavs, a.episode
+    N = a.num_envs * n
+    obs_dim = envs[0].observation_space(envs[0].possible_agents[0]).shape[0]
+    agent = Agent(obs_dim, 2)
+    opt = torch.optim.Adam(agent.parameters(), lr=a.lr, eps=1e-5)
+    t0 = time.perf_counter()
+    for update in range(a.updates):
+        opt.param_groups[0]["lr"] = (1.0 - update / a.updates) * a.lr
+        obs_b = torch.zeros(T, N, obs_dim)
+        act_b = torch.zeros(T, N, 2)
+        logp_b = torch.zeros(T, N)
+        rew_b = torch.zeros(T, N)
+        val_b = torch.zeros(T, N)
+        alive_b = torch.zeros(T, N)      # the agent acted at t
+        done_b = torch.zeros(T, N)       # its episode ended after t
+        obs = np.concatenate([e.reset_arrays(seed=a.seed * 100_000 + update * a.num_envs + i)
+                              for i, e in enumerate(envs)])
+        alive = np.ones(N, bool)
+        for t in range(T):
+            x = torch.from_numpy(obs)
+            with torch.no_grad():
+                act, logp, _, val = agent.act(x)
+            obs_b[t], act_b[t], logp_b[t], val_b[t] = x, act, logp, val
+            alive_b[t] = torch.from_numpy(alive.astype(np.float32))
+            acts = act.clamp(-1, 1).numpy()
+            outs = []
+            for i, e in enumerate(envs):
+                if e.agents:
+                    outs.append(e.step_arrays(acts[i * n:(i + 1) * n]))
+                else:
+                    outs.append((obs[i * n:(i + 1) * n], np.zeros(n, np.float32), np.ones(n, bool), np.ones(n, bool)))
+            obs = np.concatenate([o[0] for o in outs])
+            rew_b[t] = torch.from_numpy(np.concatenate([o[1] for o in outs])) * alive_b[t]
+            ended = np.concatenate([o[2] | o[3] for o in outs])
+            done_b[t] = torch.from_numpy((ended & alive).astype(np.float32))
+            alive &= ~ended
+            if not alive.any():
+                T_used = t + 1
+                break
+        else:
+            T_used = T
+        adv = torch.zeros(T_used, N)
+        last = torch.zeros(N)
+        for t in reversed(range(T_used)):
+            nxt = val_b[t + 1] if t + 1 < T_used else torch.zeros(N)
+            nonterm = 1.0 - done_b[t]
+            delta = rew_b[t] + a.gamma * nxt * nonterm - val_b[t]
+            last = delta + a.gamma * a.gae_lambda * nonterm * last
+            adv[t] = last
+        ret = adv + val_b[:T_used]
+        mask = alive_b[:T_used].reshape(-1) > 0
+        b_obs = obs_b[:T_used].reshape(-1, obs_dim)[mask]
+        b_act = act_b[:T_used].reshape(-1, 2)[mask]
+        b_logp, b_adv, b_ret = (logp_b[:T_used].reshape(-1)[mask], adv.reshape(-1)[mask], ret.reshape(-1)[mask])
+        idx = np.arange(b_obs.shape[0])
+        mb = max(1, len(idx) // a.minibatches)
+        for _ in range(a.epochs):
+            np.random.default_rng(update).shuffle(idx)
+            for s in range(0, len(idx), mb):
+                j = torch.from_numpy(idx[s:s + mb])
+                _, logp, ent, val = agent.act(b_obs[j], b_act[j])
+                ratio = (logp - b_logp[j]).exp()
+                adv_j = (b_adv[j] - b_adv[j].mean()) / (b_adv[j].std() + 1e-8)
+                pg = torch.max(-adv_j * ratio, -adv_j * ratio.clamp(1 - a.clip, 1 + a.clip)).mean()
+                loss = pg + 0.5 * ((val - b_ret[j]) ** 2).mean() - a.ent_coef * ent.mean()
+                opt.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
+                opt.step()
+        print(f"update {update + 1:3d}/{a.updates}: episode return per UAV "
+              f"{rew_b.sum(0).mean().item():8.2f}  ({time.perf_counter() - t0:5.1f} s)")
+
+    seeds = list(range(10_000, 10_000 + a.eval_seeds))
+
+    def learned(env, obs, rng):
+        with torch.no_grad():
+            return agent.mean(torch.from_numpy(obs)).numpy()
+    results = {
+        "learned (mean action)": evaluate(learned, env_kw, seeds, threads),
+        "random": evaluate(lambda e, o, rng: rng.uniform(-1, 1, (o.shape[0], 2)), env_kw, seeds, threads),
+        "zero acceleration": evaluate(lambda e, o, rng: np.zeros((o.shape[0], 2)), env_kw, seeds, threads),
+        "steer to target": evaluate(lambda e, o, rng: heuristic(e, o), env_kw, seeds, threads),
+    }
+    print(f"\nheld-out evaluation, {len(seeds)} seeds, episode return per UAV (higher is better):")
+    for name, (m, s) in results.items():
+        print(f"  {name:<22} {m:9.2f} +- {s:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
