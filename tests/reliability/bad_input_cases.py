@@ -92,21 +92,21 @@ for name in SMALL:
     # --- actions through the array API
     n = 6 if discrete else 4
 
-    def arr_case(what, make, match, name=name):
+    def arr_case(what, make, match, name=name, n=n):
         def run():
             env = _env(name)
             env.reset_arrays(seed=0)
-            env.step_arrays(make())
+            env.step_arrays(make(n))
         CASES.append((name, "actions (array)", what, run, ValueError, match))
     if discrete:
-        arr_case("wrong length", lambda: np.zeros(n + 1, np.int64), "shape")
-        arr_case("float dtype", lambda: np.zeros(n, np.float64), "integer")
-        arr_case("out of range", lambda: np.full(n, 42), "cell_0_0")
+        arr_case("wrong length", lambda n: np.zeros(n + 1, np.int64), "shape")
+        arr_case("float dtype", lambda n: np.zeros(n, np.float64), "integer")
+        arr_case("out of range", lambda n: np.full(n, 42), "cell_0_0")
     else:
-        arr_case("wrong shape", lambda: np.zeros((n, 3), np.float32), "shape")
-        arr_case("NaN row", lambda: np.array([[0, 0]] * (n - 1) + [[math.nan, 0]], np.float32), "uav_3.*not finite")
-        arr_case("out of range", lambda: np.full((n, 2), 3.0, np.float32), "uav_0.*must be in")
-        arr_case("strings", lambda: np.array([["a", "b"]] * n), "real")
+        arr_case("wrong shape", lambda n: np.zeros((n, 3), np.float32), "shape")
+        arr_case("NaN row", lambda n: np.array([[0, 0]] * (n - 1) + [[math.nan, 0]], np.float32), "uav_3.*not finite")
+        arr_case("out of range", lambda n: np.full((n, 2), 3.0, np.float32), "uav_0.*must be in")
+        arr_case("strings", lambda n: np.array([["a", "b"]] * n), "real")
     # --- configs
     bad_cfg = ([("grid_width", 0), ("grid_width", 2.5), ("channels_per_cell", "ten"), ("handoff_latency", 0.0),
                 ("call_duration_mean", math.nan), ("max_cycles", -3)] if discrete else
@@ -135,8 +135,8 @@ for name in SMALL:
     CASES.append((name, "lifecycle", "step after the episode ended",
                   lambda name=name: _finished(name).step({}), RuntimeError, "episode has ended"))
     CASES.append((name, "lifecycle", "action for a finished agent (array path after end)",
-                  lambda name=name: _finished(name).step_arrays(np.zeros(n, np.int64) if discrete
-                                                                else np.zeros((n, 2), np.float32)),
+                  lambda name=name, n=n, discrete=discrete: _finished(name).step_arrays(
+                      np.zeros(n, np.int64) if discrete else np.zeros((n, 2), np.float32)),
                   RuntimeError, "episode has ended"))
     CASES.append((name, "lifecycle", "reset after close",
                   lambda name=name: (lambda e: (e.close(), e.close(), e.reset(seed=0)))(_started(name)),
