@@ -20,7 +20,6 @@ import os
 import platform
 import statistics
 import sys
-import time
 
 import seer_runtime
 from seer_runtime.models import phold

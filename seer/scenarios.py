@@ -57,7 +57,6 @@ class EnvScenario(Scenario):
             rew_sum, agent_steps, k = 0.0, 0, 0
             while k < steps and env.agents:
                 obs, rew, term, trunc = env.step_arrays(policy(obs))
-                live = ~(term | trunc)
                 rew_sum += float(rew.sum(dtype=np.float64))
                 agent_steps += int(rew.size)
                 k += 1

@@ -2,6 +2,7 @@
 """Glue shared by SEER's PettingZoo ParallelEnvs: agent bookkeeping, cached
 spaces, seeding, thread-count resolution and action validation."""
 
+import dataclasses
 import numbers
 import warnings
 
@@ -84,15 +85,7 @@ class SeerParallelEnv(ParallelEnv):
 
     def _check_discrete_actions(self, actions, n_actions, out):
         """Validate a dict of Discrete actions for the live agents into ``out``."""
-        if not self.agents:
-            raise RuntimeError("the episode has ended (all agents are done); call reset() first")
-        if not isinstance(actions, dict):
-            raise ValueError(f"actions must be a dict agent -> action, got {type(actions).__name__}")
-        live = self._live
-        for agent, act in actions.items():
-            if agent not in live:
-                kind = "finished" if agent in self._index else "unknown"
-                raise ValueError(f"action for {kind} agent {agent!r}")
+        for agent, act in self._live_actions(actions):
             if isinstance(act, np.ndarray):
                 if act.size != 1:
                     raise ValueError(f"action for agent {agent!r} must be a scalar, got shape {act.shape}")
@@ -102,30 +95,31 @@ class SeerParallelEnv(ParallelEnv):
             if not 0 <= act < n_actions:
                 raise ValueError(f"action for agent {agent!r} must be in [0, {n_actions - 1}], got {act!r}")
             out[self._index[agent]] = act
-        if len(actions) != len(live):
-            missing = [a for a in self.agents if a not in actions]
-            raise ValueError(f"missing action for agent {missing[0]!r}"
-                             + (f" and {len(missing) - 1} more" if len(missing) > 1 else ""))
         return out
 
-    def _check_box_actions(self, actions, shape, low, high, out):
-        """Validate a dict of Box actions (real arrays of ``shape`` within
-        ``[low, high]``, finite) for the live agents into ``out`` (rows in
-        ``possible_agents`` order)."""
+    def _live_actions(self, actions):
+        """(agent, action) pairs of a dict that has exactly the live agents."""
         if not self.agents:
             raise RuntimeError("the episode has ended (all agents are done); call reset() first")
         if not isinstance(actions, dict):
             raise ValueError(f"actions must be a dict agent -> action, got {type(actions).__name__}")
         live = self._live
-        for agent, act in actions.items():
+        for agent in actions:
             if agent not in live:
                 kind = "finished" if agent in self._index else "unknown"
                 raise ValueError(f"action for {kind} agent {agent!r}")
-            out[self._index[agent]] = self._check_box_value(agent, act, shape, low, high)
         if len(actions) != len(live):
             missing = [a for a in self.agents if a not in actions]
             raise ValueError(f"missing action for agent {missing[0]!r}"
                              + (f" and {len(missing) - 1} more" if len(missing) > 1 else ""))
+        return actions.items()
+
+    def _check_box_actions(self, actions, shape, low, high, out):
+        """Validate a dict of Box actions (real arrays of ``shape`` within
+        ``[low, high]``, finite) for the live agents into ``out`` (rows in
+        ``possible_agents`` order)."""
+        for agent, act in self._live_actions(actions):
+            out[self._index[agent]] = self._check_box_value(agent, act, shape, low, high)
         return out
 
     @staticmethod
@@ -186,5 +180,52 @@ class SeerParallelEnv(ParallelEnv):
             raise ValueError(f"action for agent {names[i]!r} must be in [0, {n_actions - 1}], got {a[i]}")
         return a
 
+    # --- lifecycle shared by the envs ------------------------------------------
+
+    _model = None
+    _engine = None
+
+    def _new_episode(self, seed, options, workload, model_cls):
+        """Seed, choose threads, build the model and engine, run on_init;
+        subclasses then compute the first boundary."""
+        from seer_runtime import Engine
+        self._check_open()
+        self._check_options(options)
+        self.seed_used = self._episode_seed(seed)
+        self._choose_threads(workload, dataclasses.asdict(self.config))
+        self._model = model_cls(self.config)
+        self._engine = Engine(self._model, num_threads=self.num_threads, seed=self.seed_used)
+        self._engine.init(0.0)
+        self._cycle = 0
+        self._set_agents(self.possible_agents[:])
+
+    def render(self):
+        """``"rgb_array"``: an H x W x 3 uint8 image; ``"human"``: a text map
+        printed to stdout (returns None); None: nothing."""
+        if self.render_mode is None:
+            return None
+        self._check_started()
+        if self.render_mode == "rgb_array":
+            return self._image()
+        self._print_map()
+        return None
+
+    @property
+    def engine(self):
+        """The runtime engine of the current episode (statistics, pending events)."""
+        return self._engine
+
+    @property
+    def model(self):
+        """The scenario state of the current episode (NumPy views of its arrays)."""
+        return self._model
+
+    def _check_started(self):
+        self._check_open()
+        if self._model is None:
+            raise RuntimeError("call reset() first")
+
     def close(self):
+        self._model = None
+        self._engine = None
         self._closed = True

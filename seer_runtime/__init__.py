@@ -21,7 +21,7 @@ from seer_runtime._errors import ContractViolation
 from seer_runtime.loop import (Engine, Scenario, check_num_threads,
                                omp_max_threads, openmp_enabled)
 
-__all__ = ["Engine", "Scenario", "ContractViolation", "openmp_enabled",
+__all__ = ["Engine", "Scenario", "ContractViolation", "openmp_enabled", "omp_max_threads",
            "effective_n_threads", "available_cpus"]
 
 

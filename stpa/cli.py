@@ -10,7 +10,6 @@ import argparse
 import csv
 import json
 import math
-import os
 import statistics
 import sys
 import time

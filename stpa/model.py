@@ -103,7 +103,7 @@ def load_default(path=None):
         return _loaded[path]
     try:
         if not os.path.exists(path):
-            raise FileNotFoundError(f"no such file (run `stpa collect` and `stpa train`)")
+            raise FileNotFoundError("no such file (run `stpa collect` and `stpa train`)")
         result = (LgbmModel.load(path), None)
     except ImportError:
         result = (AnalyticModel(), "lightgbm is not installed")

@@ -89,7 +89,6 @@ rows are checked but ignored).
 Version history: v0 — first release.
 """
 
-import dataclasses
 import sys
 
 import numpy as np
@@ -100,7 +99,6 @@ from seer_envs._parallel import SeerParallelEnv
 from seer_envs.aircraft.config import AircraftConfig
 from seer_envs.aircraft.handlers import ACTION_KIND, COUNTERS, AircraftModel, boundary
 from seer_envs.aircraft.handlers import OBS_SIZE_PY as OBS_SIZE
-from seer_runtime import Engine
 
 N_DISCRETE = 9
 RENDER_SIZE = 384
@@ -194,36 +192,11 @@ class AircraftEnv(SeerParallelEnv):
         t = np.stack([m.sx[nu:] / L, m.sy[nu:] / L, m.svx[nu:] / v, m.svy[nu:] / v], axis=1)
         return np.concatenate([u.reshape(-1), t.reshape(-1)]).astype(np.float32)
 
-    def render(self):
-        """``"rgb_array"``: an H x W x 3 uint8 top-down image; ``"human"``:
-        a text map printed to stdout (returns None)."""
-        if self.render_mode is None:
-            return None
-        self._check_started()
-        if self.render_mode == "rgb_array":
-            return self._image()
-        self._print_map()
-        return None
-
-    def close(self):
-        self._model = None
-        self._engine = None
-        super().close()
-
     # --- array fast path ---------------------------------------------------
 
     def reset_arrays(self, seed=None, options=None):
         """Like :meth:`reset` but returns the (num_uavs, 25) float32 observation array."""
-        self._check_open()
-        self._check_options(options)
-        episode_seed = self._episode_seed(seed)
-        self.seed_used = episode_seed
-        self._choose_threads("aircraft_env", dataclasses.asdict(self.config))
-        self._model = AircraftModel(self.config)
-        self._engine = Engine(self._model, num_threads=self.num_threads, seed=episode_seed)
-        self._engine.init(0.0)
-        self._cycle = 0
-        self._set_agents(self.possible_agents[:])
+        self._new_episode(seed, options, "aircraft_env", AircraftModel)
         boundary(self._model, 0.0, self._obs, self._rew, self._term, self.num_threads)
         return self._obs.copy()
 
@@ -277,22 +250,6 @@ class AircraftEnv(SeerParallelEnv):
                     "targets_in_range": int(m.in_range.sum()), "steps": self._cycle,
                     "events": self._engine.stats()["events"]})
         return out
-
-    @property
-    def engine(self):
-        """The runtime engine of the current episode (statistics, pending events)."""
-        return self._engine
-
-    @property
-    def model(self):
-        return self._model
-
-    # --- helpers -----------------------------------------------------------
-
-    def _check_started(self):
-        self._check_open()
-        if self._model is None:
-            raise RuntimeError("call reset() first")
 
     def _obs_dict(self, obs, agents):
         idx = self._index

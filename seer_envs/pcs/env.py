@@ -44,7 +44,6 @@ return NumPy arrays in ``possible_agents`` order, with no per-agent dicts.
 Version history: v0 — first release.
 """
 
-import dataclasses
 import sys
 
 import numpy as np
@@ -55,7 +54,6 @@ from seer_envs._parallel import SeerParallelEnv
 from seer_envs.pcs.config import PCSConfig
 from seer_envs.pcs.handlers import ACTION_KIND, COUNTERS, PcsModel, boundary
 from seer_envs.pcs.handlers import OBS_SIZE_PY as OBS_SIZE
-from seer_runtime import Engine
 
 
 class PcsEnv(SeerParallelEnv):
@@ -83,8 +81,6 @@ class PcsEnv(SeerParallelEnv):
         self._prev = np.zeros((n, len(COUNTERS)), np.int64)
         self._delta = np.zeros((n, len(COUNTERS)), np.int64)
         self._actions = np.zeros(n, np.int32)
-        self._model = None
-        self._engine = None
         self._cycle = 0
 
     # --- PettingZoo API ------------------------------------------------------
@@ -111,36 +107,12 @@ class PcsEnv(SeerParallelEnv):
         self._check_started()
         return self._obs.reshape(-1).copy()
 
-    def render(self):
-        if self.render_mode is None:
-            return None
-        self._check_started()
-        img = self._heatmap()
-        if self.render_mode == "rgb_array":
-            return img
-        self._print_map()
-        return None
-
-    def close(self):
-        self._model = None
-        self._engine = None
-        super().close()
-
     # --- array fast path ---------------------------------------------------
 
     def reset_arrays(self, seed=None, options=None):
         """Like :meth:`reset` but returns the (cells, 11) float32 observation array."""
-        self._check_open()
-        self._check_options(options)
-        episode_seed = self._episode_seed(seed)
-        self.seed_used = episode_seed
-        self._choose_threads("pcs_env", dataclasses.asdict(self.config))
-        self._model = PcsModel(self.config)
-        self._engine = Engine(self._model, num_threads=self.num_threads, seed=episode_seed)
-        self._engine.init(0.0)
+        self._new_episode(seed, options, "pcs_env", PcsModel)
         self._prev[:] = 0
-        self._cycle = 0
-        self._set_agents(self.possible_agents[:])
         boundary(self._model, self._obs, self._rew, self._prev, self._delta,
                  self.config.handoff_penalty, self.num_threads)
         return self._obs.copy()
@@ -176,22 +148,6 @@ class PcsEnv(SeerParallelEnv):
         self._check_started()
         return summarize(self._model.counters, self._engine)
 
-    @property
-    def engine(self):
-        """The runtime engine of the current episode (statistics, pending events)."""
-        return self._engine
-
-    @property
-    def model(self):
-        return self._model
-
-    # --- helpers -----------------------------------------------------------
-
-    def _check_started(self):
-        self._check_open()
-        if self._model is None:
-            raise RuntimeError("call reset() first")
-
     def _obs_dict(self, obs):
         idx = self._index
         return {a: obs[idx[a]] for a in self.agents}
@@ -201,7 +157,7 @@ class PcsEnv(SeerParallelEnv):
         idx = self._index
         return {a: dict(zip(COUNTERS, counters[idx[a]])) for a in agents}
 
-    def _heatmap(self):
+    def _image(self):
         cfg = self.config
         busy = 1.0 - self._model.free_channels.reshape(cfg.grid_height, cfg.grid_width) / cfg.channels_per_cell
         v = np.clip(busy, 0.0, 1.0)

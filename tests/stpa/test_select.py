@@ -2,11 +2,9 @@
 """STPA's selection: caps, fallbacks, cache, determinism, env integration."""
 
 import sys
-import warnings
 
 import pytest
 
-import seer_runtime
 import stpa
 from stpa import model as stpa_model
 from stpa import select as stpa_select

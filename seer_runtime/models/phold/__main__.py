@@ -39,7 +39,7 @@ def main(argv=None):
     print(f"  events      {r['events']:,}  ({r['remote_events']:,} remote)")
     print(f"  wall        {r['wall_s']:.3f} s   {r['events_per_s'] / 1e6:.2f} M events/s")
     print(f"  rounds      {r['rounds']:,}   {r['events_per_round']:.1f} events/round")
-    print(f"  busy/idle   " + "  ".join(f"t{i}: {b:.3f}/{i_:.3f} s" for i, (b, i_) in
+    print("  busy/idle   " + "  ".join(f"t{i}: {b:.3f}/{i_:.3f} s" for i, (b, i_) in
                                         enumerate(zip(r['busy_s'], r['idle_s']))))
     print(f"  inbox       {r['inbox_pushes']:,} pushes, {r['cas_retries']:,} CAS retries")
     print(f"  digest      {r['digest']}")
