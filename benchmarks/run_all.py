@@ -302,7 +302,8 @@ def compare(q, reps, outdir):
 # --- the report --------------------------------------------------------------------------
 
 def fmt(v, nz=False):
-    return f"{v:,.1f}" + (" (noisy)" if nz else "")
+    text = f"{v:,.0f}" if v >= 1000 else f"{v:.3g}"
+    return text + (" (noisy)" if nz else "")
 
 
 def main():

@@ -31,15 +31,16 @@ def test_every_ready_file_passes_check(path, capsys):
 
 def test_there_are_ready_files_for_each_kind():
     names = {os.path.basename(f) for f in FILES}
-    assert {"pcs_small.toml", "pcs_large.toml", "pcs_vs_pdes.toml", "sweep_pcs_granularity.toml"} <= names
+    assert {"pcs_small.toml", "pcs_large.toml", "aircraft_small.toml", "aircraft_large.toml", "pcs_vs_pdes.toml",
+            "sweep_pcs_granularity.toml", "sweep_aircraft_scale.toml"} <= names
 
 
-@pytest.mark.parametrize("name", ["pcs_small.toml", "phold_standard.toml"])
+@pytest.mark.parametrize("name", ["pcs_small.toml", "aircraft_small.toml", "phold_standard.toml"])
 def test_seer_run_small_files(name, capsys):
     assert main(["run", os.path.join(ROOT, "scenarios", name)]) == 0
     out = capsys.readouterr().out
     assert "threads" in out and "busy" in out
-    assert ("steps/s" in out) if name.startswith("pcs") else ("events/s" in out)
+    assert ("steps/s" in out) if not name.startswith("phold") else ("events/s" in out)
 
 
 def test_seer_run_json(tmp_path, capsys):
