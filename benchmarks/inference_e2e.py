@@ -13,6 +13,8 @@ Aircraft with 1024 UAVs.  Also reports which OpenMP runtimes are loaded.
 """
 
 import argparse
+import os
+import re
 import statistics
 import sys
 import time
@@ -71,8 +73,9 @@ def openmp_runtimes():
     libs = set()
     try:
         for line in open("/proc/self/maps"):
-            if "omp" in line and ".so" in line:
-                libs.add(line.split()[-1])
+            path = line.split()[-1]
+            if re.match(r"lib(g|i)?omp[-.]", os.path.basename(path)):
+                libs.add(path)
     except OSError:
         pass
     return sorted(libs)

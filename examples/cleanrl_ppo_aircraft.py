@@ -46,10 +46,9 @@ class Agent(nn.Module):
 
 
 def heuristic(env, obs):
-    lay = env.obs_layout
-    rel = obs[:, lay["target_rel"]] * (obs[:, [lay["target_age"]]] >= 0)
-    norm = np.linalg.norm(rel, axis=1, keepdims=True)
-    return np.where(norm > 0, rel / np.maximum(norm, 1e-9), 0.0).astype(np.float32)
+    """Steer to the known target, keep apart, damp the velocity (see seer.scenarios)."""
+    from seer.scenarios import aircraft_heuristic_command
+    return aircraft_heuristic_command(env, obs)
 
 
 def evaluate(policy, env_kw, seeds, threads):
@@ -170,7 +169,7 @@ def main():
         "learned (mean action)": evaluate(learned, env_kw, seeds, threads),
         "random": evaluate(lambda e, o, rng: rng.uniform(-1, 1, (o.shape[0], 2)), env_kw, seeds, threads),
         "zero acceleration": evaluate(lambda e, o, rng: np.zeros((o.shape[0], 2)), env_kw, seeds, threads),
-        "steer to target": evaluate(lambda e, o, rng: heuristic(e, o), env_kw, seeds, threads),
+        "steer + separate": evaluate(lambda e, o, rng: heuristic(e, o), env_kw, seeds, threads),
     }
     print(f"\nheld-out evaluation, {len(seeds)} seeds, episode return per UAV (higher is better):")
     for name, (m, s) in results.items():
