@@ -34,6 +34,14 @@ def resolve_num_threads(num_threads, workload=None, params=None):
     return n, {"chosen": n, "method": "user"}
 
 
+# Contention fallback for num_threads="auto": healthy runs here spend at most
+# ~0.2 of their thread time waiting at barriers; when another process takes
+# a core, a preempted worker makes the others wait and the share jumps to
+# 0.4-0.6 while 2 threads run slower than 1 (docs/stpa.md).
+ADAPT_IDLE_SHARE = 0.3
+ADAPT_WINDOW = 5
+
+
 class SeerParallelEnv(ParallelEnv):
     """Base of SEER envs: subclasses set ``possible_agents`` and the spaces,
     and implement ``_reset_arrays`` / ``_step_arrays``."""
@@ -198,6 +206,35 @@ class SeerParallelEnv(ParallelEnv):
         self._engine.init(0.0)
         self._cycle = 0
         self._set_agents(self.possible_agents[:])
+        self._idle_shares = []
+        self._last_times = self._thread_times()
+
+    def _thread_times(self):
+        return self._engine.thread_times()
+
+    def _after_step(self):
+        """With ``num_threads="auto"``, halve the team when the workers have
+        spent most of the last steps waiting at barriers (another process is
+        taking cores).  Safe at any step: results do not depend on the thread
+        count.  STPA's choice comes back at the next reset()."""
+        if self._num_threads_setting != "auto" or self._engine.num_threads == 1:
+            return
+        busy, idle = self._thread_times()
+        db, di = busy - self._last_times[0], idle - self._last_times[1]
+        self._last_times = (busy, idle)
+        self._idle_shares.append(di / (db + di) if db + di > 0 else 0.0)
+        recent = self._idle_shares[-ADAPT_WINDOW:]
+        if len(recent) == ADAPT_WINDOW and sorted(recent)[ADAPT_WINDOW // 2] > ADAPT_IDLE_SHARE:
+            old = self._engine.num_threads
+            new = max(1, old // 2)
+            self._engine.num_threads = new
+            self.num_threads = new
+            adapted = list(self.thread_choice.get("adapted", []))
+            adapted.append({"step": self._cycle, "from": old, "to": new,
+                            "idle_share": sorted(recent)[ADAPT_WINDOW // 2]})
+            self.thread_choice = dict(self.thread_choice, chosen=new, adapted=adapted)
+            self._idle_shares = []
+            self._last_times = self._thread_times()
 
     def render(self):
         """``"rgb_array"``: an H x W x 3 uint8 image; ``"human"``: a text map

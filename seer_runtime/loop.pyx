@@ -790,6 +790,16 @@ cdef class Engine:
             "threads": threads,
         }
 
+    def thread_times(self):
+        """(busy seconds, idle seconds) summed over the current team; cheap
+        enough to call every step."""
+        cdef int64_t busy = 0, idle = 0
+        cdef int t
+        for t in range(self.core.max_threads):
+            busy += self.core.ts[t].busy_ns
+            idle += self.core.ts[t].idle_ns
+        return busy * 1e-9, idle * 1e-9
+
     def reset_stats(self):
         """Zero the statistics (not the simulation state)."""
         cdef int t

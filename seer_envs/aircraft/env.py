@@ -236,6 +236,7 @@ class AircraftEnv(SeerParallelEnv):
             self._set_agents([])
         elif self._term.any():
             self._set_agents([ag for ag in self.agents if not term[self._index[ag]]])
+        self._after_step()
         return self._obs.copy(), self._rew.copy(), term, trunc
 
     # --- extras ------------------------------------------------------------

@@ -137,6 +137,7 @@ class PcsEnv(SeerParallelEnv):
         trunc = np.full(n, self._cycle >= self.max_cycles)
         if trunc[0]:
             self._set_agents([])
+        self._after_step()
         return self._obs.copy(), self._rew.copy(), np.zeros(n, bool), trunc
 
     # --- extras ------------------------------------------------------------
