@@ -1,33 +1,87 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """SEER's environments: PettingZoo ParallelEnvs on the SEER runtime.
 
+Every scenario registers one :class:`seer_runtime.ScenarioSpec` from its own
+package (``seer_envs/<name>/spec.py``, found at the first
+:func:`registry` call); this module only reads the registry.
+
 >>> import seer_envs
->>> sorted(seer_envs.registry())
+>>> sorted(seer_envs.envs())
 ['aircraft_v0', 'pcs_v0']
 >>> env = seer_envs.make("pcs_v0", grid_width=4, grid_height=4)
 """
 
-import importlib
+import numpy as np
 
-_REGISTRY = {
-    "aircraft_v0": ("seer_envs.aircraft_v0", "Aircraft: UAV swarm control (compute-heavy events)"),
-    "pcs_v0": ("seer_envs.pcs_v0", "PCS: cellular channel management (communication-heavy events)"),
-}
+from seer_runtime import Run, resolve_threads
+from seer_runtime import spec as _spec
+
+_spec.add_search_package("seer_envs")
+
+__all__ = ["registry", "envs", "get", "make", "env_run", "stpa_chooser", "resolve_num_threads"]
 
 
 def registry():
-    """Registered env ids -> one-line descriptions."""
-    return {k: v[1] for k, v in _REGISTRY.items()}
+    """id -> :class:`seer_runtime.ScenarioSpec` for every scenario (envs and
+    headless models such as PHOLD), sorted by id."""
+    return _spec.registry()
 
 
-def module(env_id):
-    """The PettingZoo-style module of a registered env id."""
-    if env_id not in _REGISTRY:
-        raise ValueError(f"unknown env {env_id!r}; registered: {', '.join(sorted(_REGISTRY))}")
-    return importlib.import_module(_REGISTRY[env_id][0])
+def envs():
+    """id -> spec of the scenarios that have a PettingZoo env."""
+    return {k: s for k, s in registry().items() if s.env is not None}
+
+
+def get(scenario_id):
+    """The spec of a registered id (ValueError naming the known ids)."""
+    return _spec.get(scenario_id)
 
 
 def make(env_id, aec=False, **kwargs):
     """Build a registered env: the ParallelEnv, or the AEC form with ``aec=True``."""
-    mod = module(env_id)
-    return mod.env(**kwargs) if aec else mod.parallel_env(**kwargs)
+    env = get(env_id).make_env(**kwargs)
+    if aec:
+        from pettingzoo.utils.conversions import parallel_to_aec
+        return parallel_to_aec(env)
+    return env
+
+
+def env_run(spec, params, num_threads, seed):
+    """A :class:`seer_runtime.Run` of an env: each unit is one
+    ``step_arrays`` with zero actions (the no-op of the scenarios here);
+    a finished episode is reset with the next seed.  ``max_cycles`` is
+    lifted so a preflight or a benchmark does not stop at truncation."""
+    params = dict(params)
+    if "max_cycles" in params:
+        params["max_cycles"] = 10**9
+    env = spec.make_env(num_threads=num_threads, **params)
+    env.reset_arrays(seed=seed)
+    space = env.action_space(env.possible_agents[0])
+    n = len(env.possible_agents)
+    acts = np.zeros((n,) + tuple(space.shape or ()), space.dtype)
+
+    def step():
+        if not env.agents:
+            env.reset_arrays(seed=seed + 1)
+        env.step_arrays(acts)
+    return Run(step, lambda: env.engine, env.engine.num_lps, n, owner=env)
+
+
+def stpa_chooser(spec, params, headless=None, seed=0):
+    """A ``choose()`` for :func:`seer_runtime.resolve_threads`: asks STPA
+    (preflight + model, cached per configuration and hardware) for ``params``
+    of ``spec`` in the env form (or ``headless``)."""
+    cfg = spec.build_config(params)
+
+    def choose():
+        import stpa      # ImportError -> resolve_threads falls back to the hard caps
+        return stpa.choose(spec.stpa_key(cfg, headless), spec.opener(cfg, headless), seed=seed)
+    return choose
+
+
+def resolve_num_threads(num_threads, spec=None, params=None, headless=None):
+    """``(count, explanation)`` for ``num_threads`` of a scenario
+    configuration: :func:`seer_runtime.resolve_threads`, with STPA for
+    ``"auto"`` when ``spec`` is given."""
+    choose = None if spec is None else stpa_chooser(spec, params, headless)
+    return resolve_threads(num_threads, choose)

@@ -2,36 +2,12 @@
 """Glue shared by SEER's PettingZoo ParallelEnvs: agent bookkeeping, cached
 spaces, seeding, thread-count resolution and action validation."""
 
-import dataclasses
 import numbers
-import warnings
 
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from seer_runtime import effective_n_threads, openmp_enabled
-
-
-def resolve_num_threads(num_threads, workload=None, params=None):
-    """``"auto"`` or an int >= 1 -> (count, explanation dict).
-
-    ``"auto"`` asks STPA (preflight + model, cached per configuration and
-    hardware) when ``workload`` is given; otherwise, and when STPA fails, it
-    is the affinity mask capped by OMP_NUM_THREADS.
-    """
-    if num_threads == "auto":
-        if workload is not None and openmp_enabled():
-            try:
-                import stpa
-            except ImportError as e:
-                warnings.warn(f"STPA unavailable ({e}); num_threads='auto' uses all allowed CPUs",
-                              RuntimeWarning, stacklevel=3)
-            else:
-                return stpa.choose(workload, params or {})
-        n = effective_n_threads("auto")
-        return n, {"chosen": n, "method": "affinity mask capped by OMP_NUM_THREADS"}
-    n = effective_n_threads(num_threads)
-    return n, {"chosen": n, "method": "user"}
+from seer_runtime._threads import check_num_threads
 
 
 # Contention fallback for num_threads="auto": healthy runs here spend at most
@@ -52,8 +28,7 @@ class SeerParallelEnv(ParallelEnv):
         if render_mode not in (None, "human", "rgb_array"):
             raise ValueError(f'render_mode must be None, "human" or "rgb_array", got {render_mode!r}')
         self.render_mode = render_mode
-        if num_threads != "auto":
-            effective_n_threads(num_threads)      # validate now, not at the first reset
+        check_num_threads(num_threads)            # validate now, not at the first reset
         self._num_threads_setting = num_threads
         self.num_threads = None                   # chosen at reset()
         self.thread_choice = None
@@ -62,11 +37,12 @@ class SeerParallelEnv(ParallelEnv):
         self._seed_rng = np.random.default_rng()
         self._closed = False
 
-    def _choose_threads(self, workload, params):
+    def _choose_threads(self, scenario_id):
         """Resolve ``num_threads`` for this configuration (STPA when "auto";
         cached, so a later reset costs nothing)."""
+        from seer_envs import get, resolve_num_threads
         self.num_threads, self.thread_choice = resolve_num_threads(
-            self._num_threads_setting, workload, params)
+            self._num_threads_setting, get(scenario_id), self.config)
         return self.num_threads
 
     def observation_space(self, agent):
@@ -193,14 +169,14 @@ class SeerParallelEnv(ParallelEnv):
     _model = None
     _engine = None
 
-    def _new_episode(self, seed, options, workload, model_cls):
+    def _new_episode(self, seed, options, scenario_id, model_cls):
         """Seed, choose threads, build the model and engine, run on_init;
         subclasses then compute the first boundary."""
         from seer_runtime import Engine
         self._check_open()
         self._check_options(options)
         self.seed_used = self._episode_seed(seed)
-        self._choose_threads(workload, dataclasses.asdict(self.config))
+        self._choose_threads(scenario_id)
         self._model = model_cls(self.config)
         self._engine = Engine(self._model, num_threads=self.num_threads, seed=self.seed_used)
         self._engine.init(0.0)

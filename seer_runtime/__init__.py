@@ -11,45 +11,18 @@ ContractViolation
     Raised when a model breaks the event-locality contract.
 openmp_enabled()
     Whether this build has OpenMP.
-effective_n_threads(num_threads)
-    Resolve ``"auto"`` or an int to the thread count a run will use.
+resolve_threads(num_threads, choose=None, cap=None)
+    The one resolver of a ``num_threads`` setting (``"auto"`` or an int).
+ScenarioSpec, Run, register, registry
+    Scenario specs and their registry (``seer_runtime.spec``).
 """
-
-import os
 
 from seer_runtime._errors import ContractViolation
 from seer_runtime.loop import (Engine, Scenario, check_num_threads,
                                omp_max_threads, openmp_enabled)
+from seer_runtime._threads import available_cpus, resolve_threads, thread_caps
+from seer_runtime.spec import Run, ScenarioSpec, register, registry
 
 __all__ = ["Engine", "Scenario", "ContractViolation", "openmp_enabled", "omp_max_threads",
-           "effective_n_threads", "available_cpus"]
-
-
-def available_cpus():
-    """CPUs this process may run on: the affinity mask where the OS has one,
-    else ``os.cpu_count()``."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
-def effective_n_threads(num_threads="auto"):
-    """Resolve a ``num_threads`` setting to a count.
-
-    An int >= 1 is returned as given.  ``"auto"`` (before STPA chooses per
-    configuration) is the CPUs in the affinity mask, capped by
-    ``OMP_NUM_THREADS`` when that is set to a positive int; 1 in a build
-    without OpenMP.
-    """
-    if num_threads == "auto":
-        if not openmp_enabled():
-            return 1
-        n = available_cpus()
-        env = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
-        if env.isdigit() and int(env) >= 1:
-            n = min(n, int(env))
-        return max(1, n)
-    if isinstance(num_threads, str):
-        raise ValueError(f'num_threads must be "auto" or an int >= 1, got {num_threads!r}')
-    return check_num_threads(num_threads)
+           "resolve_threads", "thread_caps", "available_cpus", "check_num_threads",
+           "ScenarioSpec", "Run", "register", "registry"]

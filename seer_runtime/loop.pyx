@@ -443,9 +443,11 @@ cdef class Engine:
     ----------
     scenario : Scenario
         The model (its hooks, state, number of LPs and lookahead).
-    num_threads : int
-        Worker threads (>= 1).  Every count gives bit-identical results;
-        1 is the serial reference.  Changeable between runs.
+    num_threads : int or "auto"
+        Worker threads (>= 1), or ``"auto"``: the hard caps (affinity mask,
+        OMP_NUM_THREADS; see :func:`seer_runtime.resolve_threads`).  Every
+        count gives bit-identical results; 1 is the serial reference.
+        Changeable between runs.
     seed : int
         Run seed (0 <= seed < 2**64); LP ``i``'s random stream is keyed by
         ``(seed, i)`` only.
@@ -462,7 +464,8 @@ cdef class Engine:
                   max_messages_per_round=DEF_MAX_MESSAGES_PER_ROUND):
         cdef lp_id_t i
         cdef EngineCore* c = &self.core
-        check_num_threads(num_threads)
+        from seer_runtime._threads import resolve_threads
+        num_threads = resolve_threads(num_threads)[0]
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
             raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
         for name, v in (("max_pending_per_lp", max_pending_per_lp),

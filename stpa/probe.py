@@ -9,6 +9,9 @@ import glob
 import os
 import warnings
 
+from seer_runtime._threads import available_cpus, omp_num_threads_cap  # noqa: F401 (re-export)
+from seer_runtime._threads import thread_caps as _runtime_caps
+
 _CACHE_INDEX = "/sys/devices/system/cpu/cpu0/cache/index*"
 
 
@@ -38,16 +41,7 @@ def cache_sizes_kb():
 
 
 def affinity_cpus():
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
-def omp_num_threads_cap():
-    """OMP_NUM_THREADS as a positive int (first entry of a list), or None."""
-    v = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
-    return int(v) if v.isdigit() and int(v) >= 1 else None
+    return available_cpus()
 
 
 def probe():
@@ -79,11 +73,8 @@ def probe():
 
 
 def thread_caps(hw=None):
-    """The hard caps on a thread count and which of them bind: (cap, reasons)."""
+    """The hard caps on a thread count and which of them bind: (cap, reasons).
+
+    :func:`seer_runtime.thread_caps` with the probed physical cores."""
     hw = hw or probe()
-    caps = {"physical_cores": hw["physical_cores"], "affinity": hw["affinity_cpus"]}
-    omp = omp_num_threads_cap()
-    if omp is not None:
-        caps["OMP_NUM_THREADS"] = omp
-    cap = max(1, min(caps.values()))
-    return cap, {k: v for k, v in caps.items() if v == cap}
+    return _runtime_caps(physical_cores=hw["physical_cores"], affinity=hw["affinity_cpus"])

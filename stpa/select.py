@@ -8,7 +8,6 @@ import os
 from stpa import model as _model
 from stpa.preflight import preflight
 from stpa.probe import omp_num_threads_cap, probe, thread_caps
-from stpa import workloads
 
 # Prefer fewer threads unless more are predicted this much faster.
 MARGIN = 1.03
@@ -27,24 +26,28 @@ def choose_from_features(trace, hw, cap, model):
     return best, dict(zip(candidates, preds))
 
 
-def cache_key(workload, params, hw):
-    return json.dumps([workload, params, hw["physical_cores"], hw["logical_cores"],
+def cache_key(key, hw):
+    return json.dumps([key, hw["physical_cores"], hw["logical_cores"],
                        hw["affinity_cpus"], omp_num_threads_cap(),
                        os.environ.get("STPA_MODEL")], sort_keys=True, default=str)
 
 
-def choose(workload, params, seed=0, model_path=None):
-    """Thread count for ``params`` of ``workload`` on this machine.
+def choose(key, open_run, seed=0, model_path=None):
+    """Thread count for one configuration on this machine.
+
+    ``key`` is a JSON-able identity of the configuration (e.g. ``[scenario
+    id, form, full parameters]``), the cache key; ``open_run(num_threads,
+    seed)`` opens it as a :class:`seer_runtime.Run` for the preflight.
+    STPA knows no scenario: the caller (an env, a headless runner, the
+    ``seer`` CLI) hands it both.
 
     Returns ``(num_threads, choice)`` where ``choice`` explains it: chosen,
     cap and the caps that bind, method (``"lightgbm"``, ``"analytic"`` or
     ``"cap"``), predicted speedups, trace and hardware features, preflight
     seconds, and ``cached``.
     """
-    w = workloads.get(workload)
-    full = w.normalize(params)
     hw = probe()
-    key = cache_key(workload, full, hw)
+    key = cache_key(key, hw)
     if key in _CACHE:
         n, choice = _CACHE[key]
         return n, dict(choice, cached=True)
@@ -54,7 +57,7 @@ def choose(workload, params, seed=0, model_path=None):
                         "predicted_speedup": {1: 1.0}, "features": {}, "hardware": hw,
                         "preflight_s": 0.0, "model_warning": None}
     else:
-        trace = preflight(w, full, seed=seed)
+        trace = preflight(open_run, seed=seed)
         m, why = _model.load_default(model_path)
         n, preds = choose_from_features(trace, hw, cap, m)
         choice = {"chosen": n, "cap": cap, "caps": binding, "method": m.name,

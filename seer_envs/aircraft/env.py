@@ -196,7 +196,7 @@ class AircraftEnv(SeerParallelEnv):
 
     def reset_arrays(self, seed=None, options=None):
         """Like :meth:`reset` but returns the (num_uavs, 25) float32 observation array."""
-        self._new_episode(seed, options, "aircraft_env", AircraftModel)
+        self._new_episode(seed, options, "aircraft_v0", AircraftModel)
         boundary(self._model, 0.0, self._obs, self._rew, self._term, self.num_threads)
         return self._obs.copy()
 

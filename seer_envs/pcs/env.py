@@ -111,7 +111,7 @@ class PcsEnv(SeerParallelEnv):
 
     def reset_arrays(self, seed=None, options=None):
         """Like :meth:`reset` but returns the (cells, 11) float32 observation array."""
-        self._new_episode(seed, options, "pcs_env", PcsModel)
+        self._new_episode(seed, options, "pcs_v0", PcsModel)
         self._prev[:] = 0
         boundary(self._model, self._obs, self._rew, self._prev, self._delta,
                  self.config.handoff_penalty, self.num_threads)

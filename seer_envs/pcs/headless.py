@@ -2,12 +2,11 @@
 """The headless PDES run of PCS: no agents, guard 0, to an end time.  This is
 how SEER's PCS is compared with PDES engines such as ROSS."""
 
-import dataclasses
 import math
 import time
 
-from seer_envs._config import build
-from seer_envs._parallel import resolve_num_threads
+from seer_runtime.config import build
+from seer_runtime._threads import resolve_threads
 from seer_envs.pcs.config import PCSConfig
 from seer_envs.pcs.env import summarize
 from seer_envs.pcs.handlers import PcsModel
@@ -15,7 +14,7 @@ from seer_runtime import Engine
 
 
 def run_headless(grid_width=256, grid_height=256, end_time=1000.0, num_threads="auto", seed=0,
-                 **params):
+                 choose=None, **params):
     """Run the PCS model to ``end_time`` minutes with no agents (guard 0).
 
     ``params`` are any :class:`PCSConfig` fields (``dt``, ``max_cycles`` and
@@ -30,7 +29,10 @@ def run_headless(grid_width=256, grid_height=256, end_time=1000.0, num_threads="
     end_time = float(end_time)
     if math.isnan(end_time) or math.isinf(end_time) or end_time < 0:
         raise ValueError(f"end_time must be a finite number >= 0, got {end_time!r}")
-    n_threads, choice = resolve_num_threads(num_threads, "pcs_headless", dataclasses.asdict(cfg))
+    if choose is None:       # "auto" asks STPA about this headless configuration
+        from seer_envs import get, stpa_chooser
+        choose = stpa_chooser(get("pcs_v0"), cfg, headless=True)
+    n_threads, choice = resolve_threads(num_threads, choose)
     model = PcsModel(cfg)
     engine = Engine(model, num_threads=n_threads, seed=seed)
     t0 = time.perf_counter()

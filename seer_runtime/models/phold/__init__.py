@@ -14,88 +14,50 @@ the event granularity.
 True
 """
 
+import dataclasses
 import math
 import time
 
-from seer_runtime import Engine, effective_n_threads, openmp_enabled
+from seer_runtime import Engine
+from seer_runtime._threads import resolve_threads
+from seer_runtime.config import build
 from seer_runtime.models.phold._model import PholdModel
+from seer_runtime.models.phold.config import PholdConfig
 
-__all__ = ["run", "PholdModel", "make"]
+__all__ = ["run", "PholdModel", "PholdConfig", "make"]
 
-DEFAULTS = {
-    "start_events": 1,
-    "remote_fraction": 0.25,
-    "lookahead": 1.0,
-    "mean_delay": 1.0,
-    "work_iters": 0,
-}
+ENGINE_KEYS = ("max_pending_per_lp", "max_messages_per_round")
 
 
-def _int(name, value, lo, hi=None):
-    if isinstance(value, bool) or not isinstance(value, int) or value < lo or (hi is not None and value > hi):
-        bound = f"in [{lo}, {hi}]" if hi is not None else f">= {lo}"
-        raise ValueError(f"{name} must be an int {bound}, got {value!r}")
-    return value
+def _config(params):
+    unknown = set(params) - {f.name for f in dataclasses.fields(PholdConfig)}
+    if unknown:
+        raise TypeError(f"unknown PHOLD parameter(s): {', '.join(sorted(unknown))}; "
+                        f"known: {', '.join(f.name for f in dataclasses.fields(PholdConfig))}")
+    return build(PholdConfig, params)
 
 
-def _float(name, value, lo=None, hi=None, lo_open=False):
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if isinstance(value, bool) or math.isnan(v) or math.isinf(v):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    if lo is not None and (v < lo or (lo_open and v == lo)):
-        raise ValueError(f"{name} must be {'>' if lo_open else '>='} {lo}, got {value!r}")
-    if hi is not None and v > hi:
-        raise ValueError(f"{name} must be <= {hi}, got {value!r}")
-    return v
+def model_from_config(cfg):
+    """A :class:`PholdModel` of a :class:`PholdConfig`."""
+    return PholdModel(cfg.num_lps, cfg.lookahead, cfg.mean_delay, cfg.remote_fraction,
+                      cfg.start_events, cfg.work_iters)
 
 
-def _validate(num_lps, start_events=1, remote_fraction=0.25, lookahead=1.0, mean_delay=1.0,
-              work_iters=0):
-    _int("num_lps", num_lps, 1, 2**32 - 2)
-    _int("start_events", start_events, 0, 255)
-    _int("work_iters", work_iters, 0)
-    remote_fraction = _float("remote_fraction", remote_fraction, 0.0, 1.0)
-    lookahead = _float("lookahead", lookahead, 0.0, lo_open=True)
-    mean_delay = _float("mean_delay", mean_delay)
-    if mean_delay < lookahead:
-        raise ValueError(f"mean_delay ({mean_delay}) must be >= lookahead ({lookahead}): "
-                         "the delay is lookahead + Exp(mean_delay - lookahead)")
-    return dict(num_lps=num_lps, start_events=start_events, remote_fraction=remote_fraction,
-                lookahead=lookahead, mean_delay=mean_delay, work_iters=work_iters)
+def make(num_lps=PholdConfig.num_lps, num_threads="auto", seed=0, choose=None, **params):
+    """Validate the parameters and build ``(model, engine)`` without running.
+
+    ``params`` are :class:`PholdConfig` fields and the engine caps
+    ``max_pending_per_lp`` and ``max_messages_per_round``; ``choose`` is
+    passed to :func:`seer_runtime.resolve_threads` for ``"auto"``."""
+    engine_kwargs = {k: params.pop(k) for k in ENGINE_KEYS if k in params}
+    cfg = _config(dict(params, num_lps=num_lps))
+    n, _ = resolve_threads(num_threads, choose)
+    model = model_from_config(cfg)
+    return model, Engine(model, num_threads=n, seed=seed, **engine_kwargs)
 
 
-def _build(p, num_threads, seed, engine_kwargs):
-    model = PholdModel(p["num_lps"], p["lookahead"], p["mean_delay"], p["remote_fraction"],
-                       p["start_events"], p["work_iters"])
-    return model, Engine(model, num_threads=num_threads, seed=seed, **engine_kwargs)
-
-
-def make(num_lps, num_threads="auto", seed=0, start_events=1, remote_fraction=0.25,
-         lookahead=1.0, mean_delay=1.0, work_iters=0, **engine_kwargs):
-    """Validate the parameters and build ``(model, engine)`` without running."""
-    p = _validate(num_lps, start_events, remote_fraction, lookahead, mean_delay, work_iters)
-    n, _ = _resolve(num_threads, p)
-    return _build(p, n, seed, engine_kwargs)
-
-
-def _resolve(num_threads, params):
-    """(count, explanation).  "auto" asks STPA, imported lazily: the engine
-    never depends on it, only this model's convenience entry does."""
-    if num_threads == "auto" and openmp_enabled():
-        try:
-            import stpa
-        except ImportError:
-            pass
-        else:
-            return stpa.choose("phold", params)
-    n = effective_n_threads(num_threads)
-    return n, {"chosen": n, "method": "user" if num_threads != "auto" else "affinity"}
-
-
-def run(num_lps=1024, end_time=100.0, num_threads="auto", seed=0, **params):
+def run(num_lps=PholdConfig.num_lps, end_time=100.0, num_threads="auto", seed=0, choose=None,
+        **params):
     """Run PHOLD to ``end_time`` and report.
 
     Parameters
@@ -105,12 +67,13 @@ def run(num_lps=1024, end_time=100.0, num_threads="auto", seed=0, **params):
     end_time : float
         Events with ``time < end_time`` run.
     num_threads : int or "auto"
-        Worker threads; results do not depend on it.
+        Worker threads; results do not depend on it.  ``"auto"`` calls
+        ``choose()`` when given (the ``seer`` CLI passes one that asks
+        STPA), else the hard caps (see :func:`seer_runtime.resolve_threads`).
     seed : int
         Run seed.
     **params
-        ``start_events`` (1), ``remote_fraction`` (0.25), ``lookahead``
-        (1.0), ``mean_delay`` (1.0), ``work_iters`` (0), and the engine caps
+        :class:`PholdConfig` fields, and the engine caps
         ``max_pending_per_lp`` and ``max_messages_per_round``.
 
     Returns
@@ -121,16 +84,12 @@ def run(num_lps=1024, end_time=100.0, num_threads="auto", seed=0, **params):
         the runtime statistics (see :meth:`Engine.stats`), and the
         parameters.
     """
-    unknown = set(params) - set(DEFAULTS) - {"max_pending_per_lp", "max_messages_per_round"}
-    if unknown:
-        raise TypeError(f"unknown PHOLD parameter(s): {', '.join(sorted(unknown))}; "
-                        f"known: {', '.join(sorted(DEFAULTS))}")
-    end_time = _float("end_time", end_time, 0.0)
-    engine_kwargs = {k: params.pop(k) for k in ("max_pending_per_lp", "max_messages_per_round")
-                     if k in params}
-    p = _validate(num_lps, **params)
-    n, choice = _resolve(num_threads, p)
-    model, engine = _build(p, n, seed, engine_kwargs)
+    end_time = _float_arg("end_time", end_time)
+    engine_kwargs = {k: params.pop(k) for k in ENGINE_KEYS if k in params}
+    cfg = _config(dict(params, num_lps=num_lps))
+    n, choice = resolve_threads(num_threads, choose)
+    model = model_from_config(cfg)
+    engine = Engine(model, num_threads=n, seed=seed, **engine_kwargs)
     t0 = time.perf_counter()
     engine.init(0.0)
     engine.run_until(end_time)
@@ -149,7 +108,17 @@ def run(num_lps=1024, end_time=100.0, num_threads="auto", seed=0, **params):
         "num_lps": num_lps,
         "end_time": end_time,
         "seed": seed,
-        "params": {k: v for k, v in p.items() if k != "num_lps"},
+        "params": {k: v for k, v in dataclasses.asdict(cfg).items() if k != "num_lps"},
         "thread_choice": choice,
     })
     return out
+
+
+def _float_arg(name, value):
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number >= 0, got {value!r}") from None
+    if isinstance(value, bool) or math.isnan(v) or math.isinf(v) or v < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return v

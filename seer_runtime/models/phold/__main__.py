@@ -2,10 +2,11 @@
 """Command line: ``python -m seer_runtime.models.phold [--num-lps N] ...``."""
 
 import argparse
+import dataclasses
 import json
 
 from seer_runtime import openmp_enabled
-from seer_runtime.models.phold import run
+from seer_runtime.models.phold import PholdConfig, run
 
 
 def _threads(text):
@@ -15,20 +16,17 @@ def _threads(text):
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m seer_runtime.models.phold",
                                 description="Run PHOLD on the SEER runtime and print a summary.")
-    p.add_argument("--num-lps", type=int, default=16384)
+    for f in dataclasses.fields(PholdConfig):        # the parameters, declared once
+        p.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default,
+                       help=f"{f.metadata['doc']} (default {f.default})")
     p.add_argument("--end-time", type=float, default=100.0)
     p.add_argument("--num-threads", type=_threads, default="auto", help='an int >= 1 or "auto"')
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--remote-fraction", type=float, default=0.25)
-    p.add_argument("--lookahead", type=float, default=1.0)
-    p.add_argument("--mean-delay", type=float, default=1.0)
-    p.add_argument("--work-iters", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print the full result as JSON")
     a = p.parse_args(argv)
+    params = {f.name: getattr(a, f.name) for f in dataclasses.fields(PholdConfig)}
     try:
-        r = run(num_lps=a.num_lps, end_time=a.end_time, num_threads=a.num_threads, seed=a.seed,
-                remote_fraction=a.remote_fraction, lookahead=a.lookahead,
-                mean_delay=a.mean_delay, work_iters=a.work_iters)
+        r = run(end_time=a.end_time, num_threads=a.num_threads, seed=a.seed, **params)
     except ValueError as e:
         p.error(str(e))
     if a.json:

@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Aircraft's entry in the scenario registry."""
+
+from seer_envs import env_run
+from seer_envs.aircraft.config import AircraftConfig
+from seer_envs.aircraft.env import AircraftEnv
+from seer_envs.aircraft.handlers import AircraftModel
+from seer_envs.aircraft.heuristic import heuristic
+from seer_runtime.spec import ScenarioSpec, register
+
+SPEC = register(ScenarioSpec(
+    id="aircraft_v0",
+    description="Aircraft: UAV swarm control (compute-heavy events)",
+    config=AircraftConfig,
+    model=AircraftModel,
+    env=AircraftEnv,
+    heuristic=heuristic,
+    test_params={"num_uavs": 6, "num_targets": 3, "max_cycles": 6},
+    env_run=env_run,
+    workload_codes={"env": 3},
+))

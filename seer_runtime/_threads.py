@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The one place a ``num_threads`` setting becomes a count.
+
+Everything that takes ``num_threads`` (Engine, the envs, the headless
+runners, PHOLD, STPA's caps, the RLlib integration) resolves it here, so the
+fallbacks and the bounds are the same everywhere.  The runtime imports
+nothing above it: a caller that wants STPA for ``"auto"`` passes a
+``choose`` callable.
+"""
+
+import os
+import warnings
+
+_warned = set()     # (count, cpus) already warned about; one warning per process
+
+
+def available_cpus():
+    """CPUs this process may run on: the affinity mask where the OS has one,
+    else ``os.cpu_count()``."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _usable_cpu_ids():
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except AttributeError:
+        return list(range(os.cpu_count() or 1))
+
+
+def omp_num_threads_cap():
+    """OMP_NUM_THREADS as a positive int (first entry of a list), or None."""
+    v = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    return int(v) if v.isdigit() and int(v) >= 1 else None
+
+
+def thread_caps(physical_cores=None, affinity=None, extra=None):
+    """The hard caps on a thread count and which of them bind: ``(cap, reasons)``.
+
+    The caps are the affinity mask, ``OMP_NUM_THREADS`` when set, the
+    physical cores when known (STPA's probe passes them), and ``extra``
+    ({name: count}, e.g. an RLlib runner's CPUs).  1 without OpenMP.
+    """
+    from seer_runtime.loop import openmp_enabled
+    caps = {"affinity": available_cpus() if affinity is None else int(affinity)}
+    if physical_cores is not None:
+        caps["physical_cores"] = int(physical_cores)
+    omp = omp_num_threads_cap()
+    if omp is not None:
+        caps["OMP_NUM_THREADS"] = omp
+    for k, v in (extra or {}).items():
+        if v is not None:
+            caps[k] = int(v)
+    if not openmp_enabled():
+        caps["no_openmp"] = 1
+    cap = max(1, min(caps.values()))
+    return cap, {k: v for k, v in caps.items() if v == cap}
+
+
+def check_num_threads(num_threads):
+    """Validate a ``num_threads`` setting: ``"auto"`` or an int in [1, MAX_THREADS]."""
+    from seer_runtime.loop import check_num_threads as _check
+    if isinstance(num_threads, str):
+        if num_threads != "auto":
+            raise ValueError(f'num_threads must be "auto" or an int >= 1, got {num_threads!r}')
+        return num_threads
+    return _check(num_threads)
+
+
+def warn_if_oversubscribed(n):
+    """Warn once (RuntimeWarning) when an explicit count exceeds the usable
+    cores: threads then share cores and every window barrier waits for a
+    preempted one."""
+    cpus = available_cpus()
+    if n <= cpus or (n, cpus) in _warned:
+        return
+    _warned.add((n, cpus))
+    ids = _usable_cpu_ids()
+    shown = ", ".join(map(str, ids[:16])) + (", ..." if len(ids) > 16 else "")
+    warnings.warn(f"num_threads={n} exceeds the {cpus} usable CPU(s) of this process "
+                  f"(affinity mask: {shown}); threads will share cores and run slower, "
+                  f"not faster (results are unchanged)", RuntimeWarning, stacklevel=3)
+
+
+def resolve_threads(num_threads="auto", choose=None, cap=None):
+    """Resolve a ``num_threads`` setting: ``(count, explanation dict)``.
+
+    An int >= 1 is used as given (clipped to ``cap`` when given; warns once
+    when it exceeds the usable CPUs).  ``"auto"`` calls ``choose()`` when
+    given (it returns the same pair; the envs pass one that asks STPA), and
+    otherwise, or when ``choose`` raises ImportError, uses the hard caps:
+    the affinity mask capped by OMP_NUM_THREADS (and ``cap``); 1 without
+    OpenMP.  A bad setting raises ValueError naming the bound.
+    """
+    check_num_threads(num_threads)
+    if num_threads == "auto":
+        from seer_runtime.loop import openmp_enabled
+        if choose is not None and openmp_enabled():
+            try:
+                return choose()
+            except ImportError as e:
+                warnings.warn(f"STPA unavailable ({e}); num_threads='auto' uses the hard caps",
+                              RuntimeWarning, stacklevel=2)
+        n, reasons = thread_caps(extra={"cap": cap})
+        return n, {"chosen": n, "cap": n, "caps": reasons,
+                   "method": "affinity mask capped by OMP_NUM_THREADS"}
+    n = num_threads
+    if cap is not None and n > cap:
+        return max(1, int(cap)), {"chosen": max(1, int(cap)), "method": "user, capped",
+                                  "requested": n, "cap": int(cap)}
+    warn_if_oversubscribed(n)
+    return n, {"chosen": n, "method": "user"}

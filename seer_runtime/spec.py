@@ -1,0 +1,241 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Scenario specs: one frozen description per scenario, one registry.
+
+A scenario package declares a :class:`ScenarioSpec` in its own ``spec.py``
+and calls :func:`register`; everything else (``seer_envs.make``, the
+``seer`` and ``stpa`` CLIs, the RLlib integration, the generic tests) reads
+the registry, so a new scenario touches only its own folder.
+
+Discovery: :func:`registry` imports the ``spec`` module of every package
+under ``seer_runtime.models`` (PHOLD), of every package ``seer_envs`` adds
+with :func:`add_search_package`, and every module named by an entry point
+in the ``seer.scenarios`` group (out-of-tree scenarios).  A scenario whose
+spec fails to import with ImportError (an extension not built) is skipped.
+
+A :class:`Run` is one opened configuration advanced one *unit* at a time
+(an env step, or a slice of simulated time for a headless run); STPA's
+preflight, ``stpa collect`` and the benchmarks measure runs, so they time
+what a user runs.
+"""
+
+import dataclasses
+import importlib
+import os
+import pkgutil
+from typing import Any, Callable, Mapping, Optional
+
+from seer_runtime.config import build
+
+_SPECS = {}
+_SEARCH = ["seer_runtime.models"]
+_searched = set()
+
+
+class Run:
+    """An opened configuration: ``advance(n)`` runs n units; ``engine`` is
+    the current Engine (an env may rebuild it at reset); ``n_entities``,
+    ``n_agents``; ``workload_code`` (an STPA feature); ``units`` run so far."""
+
+    def __init__(self, step, engine, n_entities, n_agents, workload_code=0, owner=None):
+        self._step = step
+        self._engine = engine          # an Engine, or a callable returning the current one
+        self.n_entities = int(n_entities)
+        self.n_agents = int(n_agents)
+        self.workload_code = workload_code
+        self.owner = owner             # the env, for a run of an env
+        self.units = 0
+
+    @property
+    def engine(self):
+        return self._engine() if callable(self._engine) else self._engine
+
+    def advance(self, n=1):
+        for _ in range(n):
+            self._step()
+            self.units += 1
+
+
+def headless_run(model, num_threads, seed, unit_time, workload_code=0):
+    """A :class:`Run` of ``model`` with no agents: each unit runs
+    ``unit_time`` more simulated time."""
+    from seer_runtime.loop import Engine
+    engine = Engine(model, num_threads=num_threads, seed=seed)
+    engine.init(0.0)
+    state = {"t": 0.0}
+
+    def step():
+        state["t"] += unit_time
+        engine.run_until(state["t"])
+    return Run(step, engine, engine.num_lps, 0, workload_code)
+
+
+@dataclasses.dataclass(frozen=True)
+class ScenarioSpec:
+    """Everything the layers above need to know about one scenario.
+
+    id : str
+        The one name used everywhere (``"pcs_v0"``, ``"phold"``).
+    description : str
+        One line for ``seer list``.
+    config : type
+        Frozen dataclass with defaults and validation (fields declared with
+        :func:`seer_runtime.config.param`).
+    model : type
+        The :class:`seer_runtime.Scenario` subclass.
+    env : type or None
+        The PettingZoo ParallelEnv class (keyword arguments: config fields,
+        ``num_threads``, ``render_mode``); None for a headless-only model.
+    headless : callable or None
+        ``headless(end_time=, num_threads=, seed=, choose=None, **params) -> dict``
+        runs to an end time with no agents (``events``, ``wall_s``,
+        ``num_threads``, ``thread_choice``, ``busy_s``, counters).
+    heuristic : callable or None
+        ``heuristic(env, obs_array) -> actions array``: a hand-written policy.
+    test_params : mapping
+        Small parameters for the generic tests (fast, all code paths).
+    new_model : callable or None
+        ``new_model(config) -> model``; default ``model(config)``.
+    unit_time : callable or None
+        ``unit_time(config) -> float``: simulated time of one headless unit;
+        default ``config.dt`` where it has one, else 1.0.
+    env_run : callable or None
+        ``env_run(spec, config_dict, num_threads, seed) -> Run`` for the env
+        form (``seer_envs`` sets a generic one: zero actions, re-reset when
+        the episode ends).
+    workload_codes : mapping
+        STPA's ``workload_code`` feature per form (``"env"``, ``"headless"``).
+    """
+
+    id: str
+    description: str
+    config: type
+    model: type
+    env: Optional[type] = None
+    headless: Optional[Callable] = None
+    heuristic: Optional[Callable] = None
+    test_params: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    new_model: Optional[Callable] = None
+    unit_time: Optional[Callable] = None
+    env_run: Optional[Callable] = None
+    workload_codes: Mapping[str, int] = dataclasses.field(default_factory=dict)
+
+    @property
+    def kind(self):
+        """``"env"`` when the scenario has agents, else ``"headless"``."""
+        return "env" if self.env is not None else "headless"
+
+    def build_config(self, params=None):
+        """A validated config instance; unknown keys raise ValueError naming them."""
+        if isinstance(params, self.config):
+            return params
+        return build(self.config, dict(params or {}))
+
+    def normalize(self, params=None):
+        """Full parameter dict (defaults filled, validated)."""
+        return dataclasses.asdict(self.build_config(params))
+
+    def make_model(self, params=None):
+        cfg = self.build_config(params)
+        return (self.new_model or self.model)(cfg)
+
+    def make_env(self, **kwargs):
+        """The env with ``kwargs`` (config fields, ``num_threads``, ``render_mode``)."""
+        if self.env is None:
+            raise ValueError(f"{self.id} is a headless model: it has no env")
+        return self.env(**kwargs)
+
+    def stpa_key(self, params=None, headless=None):
+        """JSON-able identity of a configuration, for STPA's cache."""
+        return [self.id, self._form(headless), self.normalize(params)]
+
+    def _form(self, headless):
+        if headless is None:
+            headless = self.env is None
+        if not headless and self.env is None:
+            raise ValueError(f"{self.id} is a headless model: it has no env form")
+        return "headless" if headless else "env"
+
+    def open_run(self, params, num_threads, seed, headless=None):
+        """Open ``params`` as a :class:`Run` at ``num_threads`` threads.
+
+        ``headless`` picks the form: None is the env when there is one."""
+        form = self._form(headless)
+        cfg = self.build_config(params)
+        code = self.workload_codes.get(form, 0)
+        if form == "env":
+            if self.env_run is None:
+                raise ValueError(f"{self.id}: no env_run set (register it from seer_envs)")
+            run = self.env_run(self, dataclasses.asdict(cfg), num_threads, seed)
+            run.workload_code = code
+            return run
+        ut = self.unit_time(cfg) if self.unit_time else float(getattr(cfg, "dt", 1.0))
+        return headless_run(self.make_model(cfg), num_threads, seed, ut, code)
+
+    def opener(self, params, headless=None):
+        """``open_run`` with the configuration bound: ``(num_threads, seed) -> Run``
+        (what STPA's preflight takes)."""
+        cfg = self.build_config(params)
+        return lambda num_threads, seed: self.open_run(cfg, num_threads, seed, headless)
+
+
+def register(spec):
+    """Add ``spec`` to the registry (once per id; re-registering the same
+    scenario, e.g. on a module reload, replaces it)."""
+    if not isinstance(spec, ScenarioSpec):
+        raise TypeError(f"register() takes a ScenarioSpec, got {type(spec).__name__}")
+    old = _SPECS.get(spec.id)
+    if old is not None and old.config.__qualname__ != spec.config.__qualname__:
+        raise ValueError(f"scenario id {spec.id!r} is already registered by {old.config.__module__}")
+    _SPECS[spec.id] = spec
+    return spec
+
+
+def add_search_package(package):
+    """Have :func:`registry` look for ``<package>.<sub>.spec`` modules."""
+    if package not in _SEARCH:
+        _SEARCH.append(package)
+
+
+def _discover():
+    for pkg_name in list(_SEARCH):
+        if pkg_name in _searched:
+            continue
+        _searched.add(pkg_name)
+        pkg = importlib.import_module(pkg_name)
+        for info in pkgutil.iter_modules(pkg.__path__):
+            if not info.ispkg:
+                continue
+            for d in pkg.__path__:
+                if os.path.exists(os.path.join(d, info.name, "spec.py")):
+                    _import_spec(f"{pkg_name}.{info.name}.spec")
+                    break
+    if "<entry points>" not in _searched:
+        _searched.add("<entry points>")
+        try:
+            from importlib.metadata import entry_points
+            eps = entry_points(group="seer.scenarios")
+        except Exception:   # a broken metadata install must not hide the built-in scenarios
+            eps = []
+        for ep in eps:
+            _import_spec(ep.value)
+
+
+def _import_spec(module):
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        pass        # its extension is not built: the scenario is not available
+
+
+def registry():
+    """id -> :class:`ScenarioSpec` for every scenario found, sorted by id."""
+    _discover()
+    return dict(sorted(_SPECS.items()))
+
+
+def get(scenario_id):
+    """The spec of ``scenario_id``; ValueError naming the known ids."""
+    reg = registry()
+    if scenario_id not in reg:
+        raise ValueError(f"unknown scenario {scenario_id!r}; registered: {', '.join(reg)}")
+    return reg[scenario_id]
