@@ -74,7 +74,7 @@ def main():
     a = p.parse_args()
     if a.collect:
         os.makedirs(os.path.dirname(os.path.abspath(a.data)), exist_ok=True)
-        cmd = [sys.executable, "-m", "stpa.cli", "collect", "--out", a.data] + (["--quick"] if a.quick else [])
+        cmd = [sys.executable, "-m", "seer.stpa_cli", "collect", "--out", a.data] + (["--quick"] if a.quick else [])
         subprocess.run(cmd, check=True)
     train = load_dataset(a.data, "train")
     held = by_config(load_dataset(a.data, "heldout"))

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""``stpa collect | train | predict`` — re-fit STPA's model on this machine.
+"""STPA's scenario-free command-line parts: measuring a run's throughput,
+collecting one configuration, training the model.
 
-    stpa collect [--out stpa_data.csv] [--split train|heldout|both] [--quick]
-    stpa train   [--data stpa_data.csv] [--out model.txt]
-    stpa predict WORKLOAD [key=value ...]
+The ``stpa`` console script (``collect``, ``train``, ``predict``) lives in
+:mod:`seer.stpa_cli`, which knows the scenario registry; STPA itself knows
+no scenario.  ``python -m stpa.cli train`` works without it.
 """
 
 import argparse
@@ -14,73 +15,33 @@ import statistics
 import sys
 import time
 
-from stpa import features, sweep, workloads
-from stpa._progress import Progress
+from stpa import features
 from stpa.preflight import preflight
-from stpa.probe import probe, thread_caps
 
 
-def measure_throughput(workload, params, threads, seed, units):
+def measure_throughput(open_run, threads, seed, units):
     """Units per second at ``threads`` (after one warm-up unit)."""
-    w = workloads.get(workload)
-    runner, _, _, _ = w.open(params, threads, seed)
-    runner.advance(1)
+    run = open_run(threads, seed)
+    run.advance(1)
     t0 = time.perf_counter()
-    runner.advance(units)
+    run.advance(units)
     return units / (time.perf_counter() - t0)
 
 
-def collect_config(workload, params, candidates, repeats=3, min_seconds=0.12, seed=1):
-    """Trace features and interleaved throughput at each thread count."""
+def collect_config(open_run, candidates, repeats=3, min_seconds=0.12, seed=1):
+    """Trace features and interleaved throughput at each thread count of the
+    configuration ``open_run(num_threads, seed)`` opens."""
     # The first call pays one-time imports that a user's reset() never does
     # (their env module is loaded); time the second, as reset() would see it.
-    preflight(workload, params, seed=seed + 7)
-    trace = preflight(workload, params, seed=seed)
+    preflight(open_run, seed=seed + 7)
+    trace = preflight(open_run, seed=seed)
     unit_s = max(trace["unit_ns"] * 1e-9, 1e-6)
     units = int(min(300, max(3, math.ceil(min_seconds / unit_s))))
     thr = {t: [] for t in candidates}
     for _ in range(repeats):
         for t in candidates:
-            thr[t].append(measure_throughput(workload, params, t, seed, units))
+            thr[t].append(measure_throughput(open_run, t, seed, units))
     return trace, {t: statistics.median(v) for t, v in thr.items()}, units
-
-
-def available(workload):
-    try:
-        workloads.get(workload).normalize({})
-        return True
-    except ImportError:
-        return False
-
-
-def cmd_collect(a):
-    hw = probe()
-    cap, _ = thread_caps(hw)
-    candidates = list(range(1, cap + 1))
-    splits = ["train", "heldout"] if a.split == "both" else [a.split]
-    todo = []
-    for split in splits:
-        for w, p in sweep.configs(split, quick=a.quick, with_aircraft=available("aircraft_env")):
-            todo.append((split, w, p))
-    fields = ["config_id", "split", "workload", "params", "threads", "throughput", "speedup",
-              "units", "preflight_s"] + features.COLUMNS
-    with open(a.out, "w", newline="") as f, Progress(len(todo), "stpa collect", force=True) as bar:
-        out = csv.writer(f)
-        out.writerow(fields)
-        for i, (split, w, p) in enumerate(todo):
-            try:
-                trace, thr, units = collect_config(w, p, candidates, repeats=a.repeats)
-            except Exception as e:  # record and go on: one bad point must not lose the sweep
-                print(f"\nstpa collect: {w} {p} failed: {type(e).__name__}: {e}", file=sys.stderr)
-                bar.update(1)
-                continue
-            for t in candidates:
-                out.writerow([i, split, w, json.dumps(p, sort_keys=True), t, thr[t], thr[t] / thr[1], units,
-                              trace["preflight_s"]] + features.row(trace, hw, t))
-            f.flush()
-            bar.update(1, note=f"{w}")
-    print(f"wrote {a.out}: {len(todo)} configurations x {len(candidates)} thread counts")
-    return 0
 
 
 def load_dataset(path, split=None):
@@ -118,48 +79,15 @@ def cmd_train(a):
     return 0
 
 
-def _value(text):
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return {"true": True, "false": False}.get(text.lower(), text)
-
-
-def cmd_predict(a):
-    from stpa.select import choose
-    params = {}
-    for kv in a.params:
-        if "=" not in kv:
-            raise SystemExit(f"stpa predict: expected key=value, got {kv!r}")
-        k, v = kv.split("=", 1)
-        params[k] = _value(v)
-    n, choice = choose(a.workload, params)
-    print(f"{a.workload} {params}: {n} thread(s) [{choice['method']}; cap {choice['cap']} "
-          f"from {choice['caps']}; preflight {choice['preflight_s'] * 1e3:.1f} ms]")
-    for t, s in choice["predicted_speedup"].items():
-        print(f"  {t} thread(s): predicted speedup {s:.2f}")
-    return 0
-
-
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="stpa", description="SEER's thread-pool selection: "
-                                "collect data, train the model, predict a thread count.")
+    p = argparse.ArgumentParser(prog="python -m stpa.cli",
+                                description="Train STPA's model (collect and predict: `stpa ...`).")
     sub = p.add_subparsers(dest="cmd", required=True)
-    c = sub.add_parser("collect", help="sweep configurations x thread counts into a dataset")
-    c.add_argument("--out", default="stpa_data.csv")
-    c.add_argument("--split", choices=["train", "heldout", "both"], default="both")
-    c.add_argument("--repeats", type=int, default=3)
-    c.add_argument("--quick", action="store_true", help="half the configurations")
     t = sub.add_parser("train", help="fit the model on a dataset and save it")
     t.add_argument("--data", default="stpa_data.csv")
     t.add_argument("--out", default="stpa_model.txt")
-    r = sub.add_parser("predict", help="choose a thread count for one configuration")
-    r.add_argument("workload", choices=sorted(workloads.WORKLOADS))
-    r.add_argument("params", nargs="*", help="key=value")
     a = p.parse_args(argv)
-    return {"collect": cmd_collect, "train": cmd_train, "predict": cmd_predict}[a.cmd](a)
+    return cmd_train(a)
 
 
 if __name__ == "__main__":
