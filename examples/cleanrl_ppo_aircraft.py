@@ -46,9 +46,9 @@ class Agent(nn.Module):
 
 
 def heuristic(env, obs):
-    """Steer to the known target, keep apart, damp the velocity (see seer.scenarios)."""
-    from seer.scenarios import aircraft_heuristic_command
-    return aircraft_heuristic_command(env, obs)
+    """Steer to the known target, keep apart, damp the velocity (see seer_envs.aircraft.heuristic)."""
+    from seer_envs.aircraft.heuristic import heuristic_command
+    return heuristic_command(env, obs)
 
 
 def evaluate(policy, env_kw, seeds, threads):

@@ -1,31 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Scenarios the CLI can run: the envs (stepped with a policy) and the
-headless runs (PHOLD, PCS to an end time)."""
+"""Scenarios the CLI can run, read from the scenario registry: the envs
+(stepped with a policy) and the headless runs (PHOLD, PCS to an end time)."""
 
-import dataclasses
-import importlib
 import time
 
 import numpy as np
 
-from seer_envs._config import param, validate
-
-
-@dataclasses.dataclass(frozen=True)
-class PholdConfig:
-    """PHOLD's parameters, for config files and ``seer list``."""
-
-    num_lps: int = param(16384, "LPs", "logical processes", lo=1, hi=2**32 - 2, integer=True)
-    start_events: int = param(1, "events", "events seeded per LP", lo=0, hi=255, integer=True)
-    remote_fraction: float = param(0.25, "", "probability an event goes to a uniform random LP", lo=0.0, hi=1.0)
-    lookahead: float = param(1.0, "time", "minimum delay", lo=0.0, lo_open=True)
-    mean_delay: float = param(1.0, "time", "mean delay (lookahead + Exp(mean_delay - lookahead))", lo=0.0, lo_open=True)
-    work_iters: int = param(0, "iterations", "arithmetic loop per event: the granularity knob", lo=0, integer=True)
-
-    def __post_init__(self):
-        validate(self)
-        if self.mean_delay < self.lookahead:
-            raise ValueError("PholdConfig.mean_delay must be >= lookahead")
+import seer_envs
 
 
 class Scenario:
@@ -36,20 +17,19 @@ class Scenario:
 
 
 class EnvScenario(Scenario):
-    def __init__(self, name, module, config_cls, description, heuristic):
-        super().__init__(name, "env", config_cls, description)
-        self.module = module
-        self.heuristic = heuristic
+    def __init__(self, spec):
+        super().__init__(spec.id, "env", spec.config, spec.description)
+        self.spec = spec
+        self.heuristic = spec.heuristic
 
     def run(self, params, run, progress=None):
-        mod = importlib.import_module(self.module)
         steps = run["steps"]
         totals = {"steps": 0, "reward_sum": 0.0, "agent_steps": 0, "events": 0, "wall_s": 0.0}
         per_seed = []
         choice = None
         busy = None
         for seed in run["seeds"]:
-            env = mod.parallel_env(num_threads=run["num_threads"], **params)
+            env = self.spec.make_env(num_threads=run["num_threads"], **params)
             obs = env.reset_arrays(seed=seed)
             rng = np.random.default_rng(seed + 1)
             policy = self._policy(env, run, rng)
@@ -88,6 +68,8 @@ class EnvScenario(Scenario):
         space = env.action_space(env.possible_agents[0])
         kind = run["policy"]
         if kind == "heuristic":
+            if self.heuristic is None:
+                raise ValueError(f"{self.name} has no heuristic policy")
             return lambda obs: self.heuristic(env, obs)
         if kind == "fixed":
             a = run.get("action", 0)
@@ -100,48 +82,17 @@ class EnvScenario(Scenario):
         return lambda obs: rng.uniform(space.low, space.high, (n,) + space.shape).astype(np.float32)
 
 
-def _pcs_heuristic(env, obs):
-    """Hold back one guard channel where the cell is more than 70% busy."""
-    return (obs[:, 0] > 0.7).astype(np.int64)
-
-
-def aircraft_heuristic_command(env, obs):
-    """Commanded acceleration in [-1, 1]^2 per UAV: steer toward the freshest
-    known target (gain 0.5), away from neighbours closer than a fifth of the
-    comm range, and damp the velocity.  +54 per UAV over a 100-step episode
-    of 64 UAVs against +6 for zero acceleration (held-out seeds)."""
-    lay = env.obs_layout
-    known = obs[:, [lay["target_age"]]] >= 0
-    rel = obs[:, lay["target_rel"]] * known
-    norm = np.linalg.norm(rel, axis=1, keepdims=True)
-    cmd = np.where(norm > 0, 0.5 * rel / np.maximum(norm, 1e-9), 0.0)
-    nb = obs[:, lay["neighbours"]].reshape(-1, 4, 4)[:, :, :2]
-    d = np.linalg.norm(nb, axis=2, keepdims=True)
-    close = (d > 0) & (d < 0.2)
-    cmd -= np.where(close, nb / np.maximum(d, 1e-9), 0.0).sum(axis=1)
-    cmd -= 0.3 * obs[:, lay["velocity"]]
-    return np.clip(cmd, -1, 1).astype(np.float32)
-
-
-def _aircraft_heuristic(env, obs):
-    cmd = aircraft_heuristic_command(env, obs)
-    if env.config.continuous_actions:
-        return cmd
-    # Discrete(9): 0 stays, 1..8 are the directions at 45 degree steps
-    ang = np.arctan2(cmd[:, 1], cmd[:, 0])
-    d = (np.round(ang / (np.pi / 4)).astype(np.int64) % 8) + 1
-    return np.where(np.linalg.norm(cmd, axis=1) > 0.2, d, 0)
-
-
 class HeadlessScenario(Scenario):
-    def __init__(self, name, runner, config_cls, description):
-        super().__init__(name, "headless", config_cls, description)
-        self.runner = runner
+    def __init__(self, spec, name=None):
+        super().__init__(name or spec.id, "headless", spec.config, spec.description)
+        self.spec = spec
 
     def run(self, params, run, progress=None):
         out = []
+        choose = seer_envs.stpa_chooser(self.spec, params, headless=True)
         for seed in run["seeds"]:
-            r = self.runner()(end_time=run["end_time"], num_threads=run["num_threads"], seed=seed, **params)
+            r = self.spec.headless(end_time=run["end_time"], num_threads=run["num_threads"], seed=seed,
+                                   choose=choose, **params)
             out.append(r)
             if progress:
                 progress.update(1)
@@ -162,34 +113,15 @@ class HeadlessScenario(Scenario):
         return res
 
 
-def _phold_run():
-    from seer_runtime.models import phold
-    return lambda end_time, num_threads, seed, **p: phold.run(end_time=end_time, num_threads=num_threads,
-                                                              seed=seed, **p)
-
-
-def _pcs_headless_run():
-    from seer_envs.pcs_v0 import run_headless
-    return run_headless
-
-
 def registry():
-    """name -> Scenario, for every scenario this install can run."""
-    from seer_envs.pcs.config import PCSConfig
-    out = {
-        "pcs_v0": EnvScenario("pcs_v0", "seer_envs.pcs_v0", PCSConfig,
-                              "PCS env: cellular channel management (communication-heavy)", _pcs_heuristic),
-        "pcs_headless": HeadlessScenario("pcs_headless", _pcs_headless_run, PCSConfig,
-                                         "PCS as a headless PDES run (no agents, guard 0), to end_time"),
-        "phold": HeadlessScenario("phold", _phold_run, PholdConfig,
-                                  "PHOLD, the standard PDES benchmark, to end_time"),
-    }
-    try:
-        from seer_envs.aircraft.config import AircraftConfig
-    except ImportError:
-        pass
-    else:
-        out["aircraft_v0"] = EnvScenario("aircraft_v0", "seer_envs.aircraft_v0", AircraftConfig,
-                                         "Aircraft env: UAV swarm control (compute-heavy)",
-                                         _aircraft_heuristic)
+    """name -> Scenario, for every scenario this install can run: each
+    registered env by its id, each headless runner by its id (``id:headless``
+    for a scenario that also has an env)."""
+    out = {}
+    for sid, spec in seer_envs.registry().items():
+        if spec.env is not None:
+            out[sid] = EnvScenario(spec)
+        if spec.headless is not None:
+            name = sid + ":headless" if spec.env is not None else sid
+            out[name] = HeadlessScenario(spec, name)
     return dict(sorted(out.items()))

@@ -19,14 +19,16 @@ What the wrapper fixes in RLlib's ``ParallelPettingZooEnv`` (RLlib 2.60):
   oversubscribe the node.
 """
 
-import os
-
 from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv
 from ray.tune.registry import register_env
 
 import seer_envs
+from seer_runtime._threads import omp_num_threads_cap, resolve_threads
 
-ENV_IDS = {"pcs_v0": "seer/pcs_v0", "aircraft_v0": "seer/aircraft_v0"}
+
+def env_ids():
+    """Registered env id -> RLlib id (``seer/<id>``), from the scenario registry."""
+    return {name: f"seer/{name}" for name in seer_envs.envs()}
 
 
 def _runner_cpus():
@@ -37,8 +39,7 @@ def _runner_cpus():
             return max(1, int(cpus))
     except Exception:  # not inside a Ray worker
         pass
-    omp = os.environ.get("OMP_NUM_THREADS", "")
-    return int(omp) if omp.isdigit() and int(omp) > 0 else None
+    return omp_num_threads_cap()
 
 
 class SeerRLlibEnv(ParallelPettingZooEnv):
@@ -50,9 +51,8 @@ class SeerRLlibEnv(ParallelPettingZooEnv):
         # EnvContext carries the runner's indices; offset the seed by them.
         idx = getattr(env_config, "worker_index", 0) * 1000 + getattr(env_config, "vector_index", 0)
         threads = cfg.get("num_threads", "auto")
-        cap = _runner_cpus()
-        if cap is not None and threads != "auto":
-            cfg["num_threads"] = max(1, min(int(threads), cap))
+        if threads != "auto":
+            cfg["num_threads"] = resolve_threads(threads, cap=_runner_cpus())[0]
         par_env = seer_envs.make(name, **cfg)
         self._seed = None if seed is None else seed + idx
         par_env.reset(seed=self._seed)
@@ -72,9 +72,7 @@ class SeerRLlibEnv(ParallelPettingZooEnv):
 def register():
     """Register every SEER env with RLlib under ``seer/<name>``; returns the ids."""
     out = []
-    for name, env_id in ENV_IDS.items():
-        if name not in seer_envs.registry():
-            continue
+    for name, env_id in env_ids().items():
         register_env(env_id, lambda config, name=name: SeerRLlibEnv(name, config))
         out.append(env_id)
     return out

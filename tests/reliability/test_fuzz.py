@@ -103,8 +103,8 @@ def check_aircraft(rng):
     assert len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b)), (p, t)
 
 
-CHECKS = {"phold": check_phold, "pcs_env": check_pcs, "pcs_headless": check_pcs_headless,
-          "aircraft_env": check_aircraft}
+CHECKS = {"phold": check_phold, "pcs_v0": check_pcs, "pcs_v0:headless": check_pcs_headless,
+          "aircraft_v0": check_aircraft}
 
 
 @pytest.mark.parametrize("name", list(CHECKS))

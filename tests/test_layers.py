@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Dependencies point one way: seer_runtime <- seer_envs -> stpa, with the
+``seer`` CLI on top.  Each layer is imported (and its registry read) in a
+fresh interpreter, and sys.modules must hold nothing from a layer above."""
+
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# layer -> (code run in a fresh interpreter, packages it must not load)
+CASES = {
+    "seer_runtime": ("import seer_runtime, seer_runtime.spec; from seer_runtime.models import phold;"
+                     "phold.run(num_lps=16, end_time=2.0, num_threads='auto');"
+                     "seer_runtime.Engine(phold.PholdModel(8, 1.0, 1.0, 0.5, 1, 0), num_threads='auto');"
+                     "seer_runtime.registry()", ("seer_envs", "stpa", "seer")),
+    "stpa": ("import stpa, stpa.cli, stpa.model, stpa.features, stpa.preflight, stpa.select,"
+             " stpa.probe, seer_runtime; stpa.thread_caps();"
+             "s = seer_runtime.registry()['phold'];"
+             "stpa.choose(s.stpa_key({'num_lps': 64}), s.opener({'num_lps': 64}))",
+             ("seer_envs", "seer")),
+    "seer_envs": ("import seer_envs; seer_envs.registry(); seer_envs.make('pcs_v0')", ("seer",)),
+}
+
+
+@pytest.mark.parametrize("layer", list(CASES))
+def test_no_upward_import(layer):
+    code, banned = CASES[layer]
+    probe = (f"{code}\nimport sys, json\n"
+             "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))")
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
+                         cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert layer in loaded
+    assert not loaded & set(banned), f"{layer} imports {sorted(loaded & set(banned))}"
+
+
+def test_stpa_imports_no_scenario_by_name():
+    """STPA's sources name no scenario (they would need the registry)."""
+    names = ("seer_envs", "pcs_v0", "aircraft_v0", "phold", "pcs_env", "aircraft_env")
+    for f in sorted(os.listdir(os.path.join(ROOT, "stpa"))):
+        if f.endswith(".py"):
+            text = open(os.path.join(ROOT, "stpa", f)).read()
+            assert not [n for n in names if n in text], f
+
+
+BANNED = {"seer_runtime": ("seer_envs", "stpa", "seer"), "stpa": ("seer_envs", "seer"),
+          "seer_envs": ("seer",)}
+
+
+def _imports(path):
+    text = open(path).read()
+    if path.endswith(".py"):
+        out = set()
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Import):
+                out |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                out.add(node.module.split(".")[0])
+        return out
+    # Cython: (c)import / from ... (c)import lines, wherever they are
+    return {m.group(1) for m in re.finditer(r"^\s*(?:from|c?import)\s+([A-Za-z_]\w*)", text, re.M)}
+
+
+@pytest.mark.parametrize("layer", list(BANNED))
+def test_no_upward_import_anywhere_in_the_sources(layer):
+    """Also the lazy imports inside functions, which a fresh import misses."""
+    bad = []
+    for d, _, files in os.walk(os.path.join(ROOT, layer)):
+        for f in files:
+            if f.endswith((".py", ".pyx", ".pxd")):
+                hit = _imports(os.path.join(d, f)) & set(BANNED[layer])
+                if hit:
+                    bad.append((os.path.relpath(os.path.join(d, f), ROOT), sorted(hit)))
+    assert not bad
