@@ -2,7 +2,10 @@
 import pytest
 
 import seer_runtime
-from seer_runtime import Engine, effective_n_threads
+import warnings
+
+from seer_runtime import Engine, resolve_threads
+from seer_runtime import _threads
 from seer_runtime.models import phold
 from seer_runtime.models._faulty import FaultyModel
 
@@ -82,18 +85,61 @@ def test_init_twice_is_an_error():
         eng.init()
 
 
-def test_effective_n_threads(monkeypatch):
-    assert effective_n_threads(3) == 3
-    with pytest.raises(ValueError):
-        effective_n_threads("two")
+def auto_count():
+    return resolve_threads("auto")[0]
+
+
+def test_resolve_threads(monkeypatch):
+    assert resolve_threads(1) == (1, {"chosen": 1, "method": "user"})
+    for bad in ("two", 0, 1.5, True, None):
+        with pytest.raises(ValueError, match="num_threads"):
+            resolve_threads(bad)
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    assert effective_n_threads("auto") == 1
+    n, choice = resolve_threads("auto")
+    assert n == 1 and "OMP_NUM_THREADS" in choice["caps"]
     monkeypatch.delenv("OMP_NUM_THREADS")
     expected = seer_runtime.available_cpus() if seer_runtime.openmp_enabled() else 1
-    assert effective_n_threads("auto") == expected
+    assert auto_count() == expected
+    # "auto" asks the chooser the caller passes (the envs pass STPA), unless OpenMP is off
+    n, choice = resolve_threads("auto", choose=lambda: (3, {"chosen": 3, "method": "test"}))
+    assert (n, choice["method"]) == ((3, "test") if seer_runtime.openmp_enabled() else (expected, choice["method"]))
+    # an explicit count is clipped to a given cap (RLlib runners), "auto" is capped too
+    assert resolve_threads(5, cap=2)[0] == 2
+    assert resolve_threads("auto", cap=1)[0] == 1
+
+
+def test_a_missing_chooser_falls_back_to_the_caps():
+    def choose():
+        raise ImportError("no stpa here")
+    if seer_runtime.openmp_enabled():
+        with pytest.warns(RuntimeWarning, match="no stpa here"):
+            n, _ = resolve_threads("auto", choose=choose)
+        assert n == auto_count()
+
+
+def test_engine_accepts_auto(monkeypatch):
+    eng = Engine(phold.PholdModel(8, 1.0, 1.0, 0.5, 1, 0), num_threads="auto")
+    assert eng.num_threads == auto_count()
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert Engine(phold.PholdModel(8, 1.0, 1.0, 0.5, 1, 0), num_threads="auto").num_threads == 1
+
+
+def test_oversubscription_warns_once_naming_the_cores(monkeypatch):
+    monkeypatch.setattr(_threads, "_warned", set())
+    cpus = seer_runtime.available_cpus()
+    n = cpus + 1
+    with pytest.warns(RuntimeWarning, match=rf"num_threads={n} exceeds the {cpus} usable CPU") as rec:
+        Engine(phold.PholdModel(8, 1.0, 1.0, 0.5, 1, 0), num_threads=n)
+    ids = sorted(__import__("os").sched_getaffinity(0))
+    assert str(ids[0]) in str(rec[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")       # the second time: silent
+        phold.run(num_lps=8, end_time=2.0, num_threads=n)
+        resolve_threads(n)
+        resolve_threads(cpus)                # within the cores: never warns
 
 
 def test_auto_threads_run():
     r = phold.run(num_lps=64, end_time=5.0, num_threads="auto")
     assert r["num_threads"] == r["thread_choice"]["chosen"]
-    assert 1 <= r["num_threads"] <= effective_n_threads("auto")
+    assert 1 <= r["num_threads"] <= auto_count()

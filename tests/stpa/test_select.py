@@ -9,9 +9,16 @@ import stpa
 from stpa import model as stpa_model
 from stpa import select as stpa_select
 from stpa.probe import probe, thread_caps
+import seer_envs
 from seer_envs import pcs_v0
 
 PARAMS = {"grid_width": 8, "grid_height": 8}
+
+
+def choose(params=PARAMS, scenario="pcs_v0", headless=None):
+    """STPA knows no scenario: the caller hands it a key and an opener."""
+    spec = seer_envs.get(scenario)
+    return stpa.choose(spec.stpa_key(params, headless), spec.opener(params, headless))
 
 
 @pytest.fixture(autouse=True)
@@ -25,7 +32,7 @@ def fresh(monkeypatch):
 
 def test_omp_num_threads_cap_is_honoured(monkeypatch):
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    n, choice = stpa.choose("pcs_env", PARAMS)
+    n, choice = choose()
     assert n == 1 and choice["cap"] == 1 and "OMP_NUM_THREADS" in choice["caps"]
     env = pcs_v0.parallel_env(**PARAMS)             # num_threads="auto" by default
     env.reset(seed=0)
@@ -36,7 +43,7 @@ def test_caps_never_exceed_cores_or_affinity():
     hw = probe()
     cap, _ = thread_caps(hw)
     assert 1 <= cap <= min(hw["physical_cores"], hw["affinity_cpus"])
-    n, choice = stpa.choose("phold", {"num_lps": 256, "work_iters": 3000})
+    n, choice = choose({"num_lps": 256, "work_iters": 3000}, "phold")
     assert 1 <= n <= cap
     assert set(choice["predicted_speedup"]) == set(range(1, cap + 1)) or choice["method"] == "cap"
 
@@ -45,7 +52,7 @@ def test_caps_never_exceed_cores_or_affinity():
 def test_missing_model_falls_back_with_a_warning(monkeypatch, tmp_path):
     monkeypatch.setenv("STPA_MODEL", str(tmp_path / "nope.txt"))
     with pytest.warns(RuntimeWarning, match="analytic fallback"):
-        n, choice = stpa.choose("pcs_env", PARAMS)
+        n, choice = choose()
     assert choice["method"] == "analytic" and "nope.txt" in choice["model_warning"]
     assert n in choice["predicted_speedup"]
 
@@ -56,7 +63,7 @@ def test_corrupt_model_falls_back_with_a_warning(monkeypatch, tmp_path):
     bad.write_text("this is not a LightGBM model\n")
     monkeypatch.setenv("STPA_MODEL", str(bad))
     with pytest.warns(RuntimeWarning, match="cannot load STPA model"):
-        _, choice = stpa.choose("pcs_env", PARAMS)
+        _, choice = choose()
     assert choice["method"] == "analytic"
 
 
@@ -66,7 +73,7 @@ def test_without_lightgbm_the_fallback_is_used(monkeypatch, tmp_path):
     monkeypatch.setenv("STPA_MODEL", str(tmp_path / "m.txt"))
     (tmp_path / "m.txt").write_text("x")
     with pytest.warns(RuntimeWarning, match="lightgbm is not installed"):
-        _, choice = stpa.choose("phold", {"num_lps": 128})
+        _, choice = choose({"num_lps": 128}, "phold")
     assert choice["method"] == "analytic"
 
 
@@ -85,14 +92,16 @@ def test_cache_avoids_a_second_preflight(monkeypatch):
         calls.append(1)
         return real(*a, **k)
     monkeypatch.setattr(stpa_select, "preflight", counting)
-    n1, c1 = stpa.choose("pcs_env", PARAMS)
-    n2, c2 = stpa.choose("pcs_env", dict(PARAMS))
+    n1, c1 = choose()
+    n2, c2 = choose(dict(PARAMS))
     expected = 0 if c1["method"] == "cap" else 1
     assert len(calls) == expected
     assert (n1, c1["cached"], c2["cached"]) == (n2, False, True)
-    # a different configuration is a different entry
-    stpa.choose("pcs_env", {"grid_width": 9, "grid_height": 8})
+    # a different configuration is a different entry, and so is the headless form
+    choose(PARAMS, headless=True)
     assert len(calls) == 2 * expected
+    choose({"grid_width": 9, "grid_height": 8})
+    assert len(calls) == 3 * expected
 
 
 def test_env_reset_uses_the_cache():
@@ -132,6 +141,18 @@ def test_analytic_model_orders_fine_and_coarse_work():
 def test_phold_and_headless_auto():
     r = pcs_v0.run_headless(grid_width=16, grid_height=16, end_time=60.0, seed=0)
     assert r["num_threads"] == r["thread_choice"]["chosen"]
+    # PHOLD lives in the runtime, which imports no STPA: the caller passes the chooser
     from seer_runtime.models import phold
-    r = phold.run(num_lps=64, end_time=3.0)
+    spec = seer_envs.get("phold")
+    r = phold.run(num_lps=64, end_time=3.0, choose=seer_envs.stpa_chooser(spec, {"num_lps": 64}))
     assert r["thread_choice"]["method"] in ("lightgbm", "analytic", "cap")
+    assert r["thread_choice"].get("features", {}).get("workload_code", 0) == 0
+
+
+def test_preflight_traces_the_form_it_is_given():
+    if thread_caps()[0] < 2:
+        pytest.skip("one CPU: the cap decides, no preflight runs")
+    codes = {form: choose(PARAMS, headless=form == "headless")[1]["features"]["workload_code"]
+             for form in ("env", "headless")}
+    spec = seer_envs.get("pcs_v0")
+    assert codes == {"env": spec.workload_codes["env"], "headless": spec.workload_codes["headless"]}
