@@ -153,6 +153,8 @@ class ScenarioSpec:
             headless = self.env is None
         if not headless and self.env is None:
             raise ValueError(f"{self.id} is a headless model: it has no env form")
+        if headless and self.headless is None:
+            raise ValueError(f"{self.id} has no headless form (no headless runner)")
         return "headless" if headless else "env"
 
     def open_run(self, params, num_threads, seed, headless=None):

@@ -1,30 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""PCS against PettingZoo's API tests, plus what a user expects of the API."""
+"""What a user expects of the PCS API (PettingZoo's API tests and the generic
+checks run over the registry in test_generic.py)."""
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, render_test
 
-import seer_envs
 from seer_envs import pcs_v0
 
 SMALL = dict(grid_width=4, grid_height=3)
-
-
-def test_parallel_api():
-    parallel_api_test(pcs_v0.parallel_env(num_threads=2, **SMALL), num_cycles=300)
-
-
-def test_aec_api():
-    api_test(pcs_v0.env(num_threads=2, **SMALL), num_cycles=200)
-
-
-def test_max_cycles():
-    max_cycles_test(pcs_v0)
-
-
-def test_render():
-    render_test(lambda render_mode=None: pcs_v0.env(render_mode=render_mode, **SMALL))
 
 
 def test_rgb_array_is_a_load_heat_map():
@@ -37,16 +20,6 @@ def test_rgb_array_is_a_load_heat_map():
     for _ in range(3):
         env.step({a: 0 for a in env.agents})
     assert (env.render() != 255).any()                  # busy cells are coloured
-
-
-def test_registry_and_make():
-    assert "pcs_v0" in seer_envs.registry()
-    env = seer_envs.make("pcs_v0", **SMALL)
-    assert isinstance(env, pcs_v0.PcsEnv)
-    aec = seer_envs.make("pcs_v0", aec=True, **SMALL)
-    aec.reset(seed=1)
-    with pytest.raises(ValueError, match="unknown env"):
-        seer_envs.make("pcs_v9")
 
 
 def test_spaces_are_cached_and_shaped():
@@ -129,17 +102,6 @@ def test_stepping_after_the_end_is_an_error():
         env.step({})
     with pytest.raises(RuntimeError, match="reset"):
         env.step_arrays(np.zeros(12, np.int64))
-
-
-def test_step_before_reset_and_after_close():
-    env = pcs_v0.parallel_env(**SMALL)
-    with pytest.raises(RuntimeError, match="reset"):
-        env.step({})
-    env.reset(seed=0)
-    env.close()
-    env.close()                      # closing twice is fine
-    with pytest.raises(RuntimeError, match="closed"):
-        env.reset(seed=0)
 
 
 @pytest.mark.parametrize("kwargs, match", [
