@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, parallel_api_test
 
-import seer_envs
 from seer_envs import aircraft_v0
 from seer_envs.aircraft import AircraftConfig
 
