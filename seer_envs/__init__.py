@@ -13,12 +13,12 @@ package (``seer_envs/<name>/spec.py``, found at the first
 
 import numpy as np
 
-from seer_runtime import Run, resolve_threads
+from seer_runtime import Run
 from seer_runtime import spec as _spec
 
 _spec.add_search_package("seer_envs")
 
-__all__ = ["registry", "envs", "get", "make", "env_run", "stpa_chooser", "resolve_num_threads"]
+__all__ = ["registry", "envs", "get", "make", "env_run", "stpa_chooser"]
 
 
 def registry():
@@ -77,11 +77,3 @@ def stpa_chooser(spec, params, headless=None, seed=0):
         import stpa      # ImportError -> resolve_threads falls back to the hard caps
         return stpa.choose(spec.stpa_key(cfg, headless), spec.opener(cfg, headless), seed=seed)
     return choose
-
-
-def resolve_num_threads(num_threads, spec=None, params=None, headless=None):
-    """``(count, explanation)`` for ``num_threads`` of a scenario
-    configuration: :func:`seer_runtime.resolve_threads`, with STPA for
-    ``"auto"`` when ``spec`` is given."""
-    choose = None if spec is None else stpa_chooser(spec, params, headless)
-    return resolve_threads(num_threads, choose)

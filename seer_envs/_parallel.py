@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from seer_runtime._threads import check_num_threads
+from seer_runtime._threads import check_num_threads, resolve_threads
 
 
 # Contention fallback for num_threads="auto": healthy runs here spend at most
@@ -40,9 +40,9 @@ class SeerParallelEnv(ParallelEnv):
     def _choose_threads(self, scenario_id):
         """Resolve ``num_threads`` for this configuration (STPA when "auto";
         cached, so a later reset costs nothing)."""
-        from seer_envs import get, resolve_num_threads
-        self.num_threads, self.thread_choice = resolve_num_threads(
-            self._num_threads_setting, get(scenario_id), self.config)
+        from seer_envs import get, stpa_chooser
+        self.num_threads, self.thread_choice = resolve_threads(
+            self._num_threads_setting, stpa_chooser(get(scenario_id), self.config))
         return self.num_threads
 
     def observation_space(self, agent):
