@@ -89,6 +89,8 @@ class HeadlessScenario(Scenario):
 
     def run(self, params, run, progress=None):
         out = []
+        # the full config, so the defaults are the ones `seer list` shows
+        params = self.spec.normalize(params)
         choose = seer_envs.stpa_chooser(self.spec, params, headless=True)
         for seed in run["seeds"]:
             r = self.spec.headless(end_time=run["end_time"], num_threads=run["num_threads"], seed=seed,
