@@ -8,6 +8,7 @@ Environment:
   SEER_CYTHON_ANNOTATE=1 write cython -a annotation HTML beside each .pyx
 """
 
+import glob
 import os
 import shutil
 import subprocess
@@ -84,9 +85,8 @@ MODULES = [
     "seer_runtime.loop",
     "seer_runtime.models.phold._model",
     "seer_runtime.models._faulty",
-    "seer_envs.pcs.handlers",
-    "seer_envs.aircraft.handlers",
-]
+] + sorted(  # each scenario folder's Cython modules: a new scenario edits nothing here
+    p[:-len(".pyx")].replace(os.sep, ".") for p in glob.glob(os.path.join("seer_envs", "*", "*.pyx")))
 
 extensions = [
     Extension(name, [name.replace(".", "/") + ".pyx"],

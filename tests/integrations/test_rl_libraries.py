@@ -11,9 +11,9 @@ import pytest
 import seer_envs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SMALL = {"pcs_v0": dict(grid_width=4, grid_height=3, max_cycles=10),
-         "aircraft_v0": dict(num_uavs=6, max_cycles=10)}
-ENVS = [e for e in SMALL if e in seer_envs.registry()]
+# every registered env, at its spec's small test parameters
+SMALL = {name: dict(spec.test_params, max_cycles=10) for name, spec in seer_envs.envs().items()}
+ENVS = list(SMALL)
 
 
 @pytest.mark.parametrize("name", ENVS)
