@@ -306,3 +306,33 @@ def test_buffer_sizes_are_checked_against_parameters():
     object.__setattr__(pcfg, "portables_per_cell", ph.OUTBOX_CAPACITY_PY + 1)
     with pytest.raises(ValueError, match="portables_per_cell"):
         ph.PcsModel(pcfg)
+
+
+@pytest.mark.parametrize("name", ["pcs", "aircraft"])
+def test_aec_path_identical_to_array_path(name):
+    """The AEC wrapper hands the parallel step one dict per cycle: it takes
+    the same stacked path and gives the array path's results."""
+    aec = pcs_v0.env if name == "pcs" else aircraft_v0.env
+    params = (dict(grid_width=3, grid_height=2, max_cycles=40) if name == "pcs"
+              else dict(num_uavs=5, battery_capacity=45.0, max_cycles=120))
+    e = aec(num_threads=2, **params)
+    arr = (pcs_v0.parallel_env if name == "pcs" else aircraft_v0.parallel_env)(num_threads=1, **params)
+    e.reset(seed=3)
+    arr.reset_arrays(seed=3)
+    par = e.unwrapped
+    rng = np.random.default_rng(0)
+    steps = 0
+    while arr.agents:
+        acts = _random_actions(arr, rng)
+        start = par._cycle
+        while par._cycle == start:
+            ag = e.agent_selection
+            done = e.terminations[ag] or e.truncations[ag]
+            e.step(None if done else acts[arr._index[ag]])
+        o, r, *_ = arr.step_arrays(acts)
+        assert set(e.rewards) and set(e.rewards) <= set(arr.possible_agents)
+        for ag in e.rewards:
+            assert np.array_equal(e.observe(ag), o[arr._index[ag]])
+            assert e.rewards[ag] == r[arr._index[ag]]
+        steps += 1
+    assert steps == par._cycle > 5
