@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Glue shared by SEER's PettingZoo ParallelEnvs: agent bookkeeping, cached
-spaces, seeding, thread-count resolution and action validation."""
+"""The template of SEER's PettingZoo ParallelEnvs (:class:`SeerParallelEnv`):
+episode lifecycle, the dict and array step paths, action validation, agent
+bookkeeping, episode statistics, interrupt safety, copies and pickling; plus
+thread-count resolution."""
 
 import copy
 import dataclasses
@@ -281,7 +283,7 @@ class SeerParallelEnv(ParallelEnv):
         t1 = (self._cycle + 1) * dt
         self._engine.run_until(t1)
         self._cycle += 1
-        term = np.asarray(self._boundary(t1), bool)
+        term = np.array(self._boundary(t1), bool)      # a copy: the caller keeps it
         live = ~self._done
         np.add(self._ep_return, self._rew, out=self._ep_return, where=live)
         self._ep_length += live

@@ -59,6 +59,8 @@ def test_dict_path_identical_to_array_path(name, threads):
         as_dict = {live[k]: acts[rows[k]] for k in order}
         o, r, te, tr, infos = d.step(as_dict)
         oa, ra, tea, tra = a.step_arrays(acts)
+        if steps == 0:
+            first_term, kept_term = tea, tea.copy()
         assert list(o) == live and list(r) == live and list(infos) == live
         assert np.array_equal(np.stack([o[ag] for ag in live]), oa[rows])
         assert [r[ag] for ag in live] == ra[rows].tolist()
@@ -69,6 +71,7 @@ def test_dict_path_identical_to_array_path(name, threads):
         ended |= {ag for ag in live if te[ag] or tr[ag]}
         steps += 1
     assert ended == set(d.possible_agents) and steps == a._cycle
+    assert np.array_equal(kept_term, first_term)              # returned arrays are the caller's
     assert d.engine.state_digest() == a.engine.state_digest()
 
 
