@@ -37,13 +37,15 @@ Reward                 ``+1`` per target within ``sensor_range`` at the
                        this step, ``-0.1 x`` energy used this step
 Termination            a UAV whose energy reaches 0 stops, terminates and
                        leaves ``agents``; all truncate at ``max_cycles``
-Infos                  ``energy``, ``alive``, ``targets_in_range``,
+Infos                  ``{}`` per step; at a UAV's last step (and every
+                       step with ``full_infos=True``) ``energy``, ``alive``, ``targets_in_range``,
                        ``belief_age`` (s, -1 when none) and the UAV's
                        cumulative counters: ``collisions``,
                        ``messages_received``, ``messages_sent``,
                        ``detections`` (SENSE events that saw a target),
                        ``belief_updates`` (fresher estimates taken from a
-                       MSG), ``dynamics_events``
+                       MSG), ``dynamics_events``; at the last step also
+                       ``"episode": {"r": return, "l": length}``
 =====================  =====================================================
 
 Dynamics (one step = ``dt``; see ``seer_envs.aircraft.handlers`` for the
@@ -75,8 +77,8 @@ num_uavs // 8)``), ``arena_size`` (``250 sqrt(num_uavs)`` m), ``dt`` (1.0),
 (1.0), ``continuous_actions`` (True), ``max_cycles`` (500), and beyond
 SCENARIOS.md's table ``wind_tau`` (2.0 s), ``battery_capacity`` (600),
 ``idle_power`` (0.5 /s), ``thrust_power`` (0.1 /s per m/s^2),
-``target_speed`` (5 m/s); plus ``num_threads`` (``"auto"`` or an int >= 1)
-and ``render_mode`` (``None``, ``"rgb_array"``: a top-down H x W x 3 image
+``target_speed`` (5 m/s); plus ``num_threads`` (``"auto"`` or an int >= 1),
+``full_infos`` (False) and ``render_mode`` (``None``, ``"rgb_array"``: a top-down H x W x 3 image
 of UAVs with headings and sensor ranges and the targets, ``"human"``: a
 text map printed to stdout).
 
@@ -97,7 +99,9 @@ from gymnasium import spaces
 from seer_envs._config import build
 from seer_envs._parallel import SeerParallelEnv
 from seer_envs.aircraft.config import AircraftConfig
-from seer_envs.aircraft.handlers import ACTION_KIND, COUNTERS, AircraftModel, boundary
+from seer_envs.aircraft.handlers import (ACTION_KIND, COUNTERS, OBS_LAYOUT, AircraftModel,
+                                         boundary)
+from seer_envs.aircraft.handlers import N_NEIGHBOURS_PY as N_NEIGHBOURS
 from seer_envs.aircraft.handlers import OBS_SIZE_PY as OBS_SIZE
 
 N_DISCRETE = 9
@@ -105,79 +109,59 @@ RENDER_SIZE = 384
 
 
 def observation_bounds():
-    """(low, high) of the observation vector (see the module docstring)."""
+    """(low, high) of the observation vector (see the module docstring),
+    from the handlers' slot enums."""
     low = np.full(OBS_SIZE, -1.0, np.float32)
     high = np.full(OBS_SIZE, 1.0, np.float32)
-    low[0:2] = 0.0
-    low[4] = 0.0
-    for m in range(4):
-        low[7 + 4 * m:9 + 4 * m] = -2.0
-        high[7 + 4 * m:9 + 4 * m] = 2.0
-    high[23] = np.inf
-    low[24], high[24] = 0.0, np.inf
+    low[OBS_LAYOUT["position"]] = 0.0
+    low[OBS_LAYOUT["energy"]] = 0.0
+    nb = OBS_LAYOUT["neighbours"]
+    for m in range(N_NEIGHBOURS):
+        rel_v = slice(nb.start + 4 * m + 2, nb.start + 4 * m + 4)     # (dvx, dvy): up to 2 max_speed
+        low[rel_v], high[rel_v] = -2.0, 2.0
+    high[OBS_LAYOUT["target_age"]] = np.inf
+    low[OBS_LAYOUT["messages"]], high[OBS_LAYOUT["messages"]] = 0.0, np.inf
     return low, high
 
 
 class AircraftEnv(SeerParallelEnv):
-    """The Aircraft ParallelEnv.  Build it with ``seer_envs.aircraft_v0.parallel_env(**kwargs)``."""
+    """The Aircraft ParallelEnv.  Build it with ``seer_envs.aircraft_v0.parallel_env(**kwargs)``.
 
-    #: Where each part of the observation lives (indices into the 25 entries).
-    obs_layout = {"position": slice(0, 2), "velocity": slice(2, 4), "energy": 4,
-                  "neighbours": slice(5, 21), "target_rel": slice(21, 23), "target_age": 23,
-                  "messages": 24}
+    The episode lifecycle, both APIs, copying and interrupt safety come from
+    :class:`~seer_envs._parallel.SeerParallelEnv`; this class writes the
+    commands, runs the boundary and renders."""
+
+    #: Where each part of the observation lives (from the handlers' enums).
+    obs_layout = OBS_LAYOUT
 
     metadata = {"render_modes": ["human", "rgb_array"], "name": "aircraft_v0",
                 "is_parallelizable": True, "render_fps": 4}
 
-    def __init__(self, render_mode=None, num_threads="auto", **params):
+    _scenario_id = "aircraft_v0"
+    _model_cls = AircraftModel
+
+    def __init__(self, render_mode=None, num_threads="auto", full_infos=False, **params):
         self.config = build(AircraftConfig, params)
         cfg = self.config
         self.max_cycles = cfg.max_cycles
         self.possible_agents = [f"uav_{i}" for i in range(cfg.num_uavs)]
-        self._init_common(render_mode, num_threads)
         n = cfg.num_uavs
+        if cfg.continuous_actions:
+            self._action_spec = ("box", (2,), -1.0, 1.0)
+            act_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
+        else:
+            self._action_spec = ("discrete", N_DISCRETE)
+            act_space = spaces.Discrete(N_DISCRETE)
+            self._table = cfg.action_table
+        self._init_common(render_mode, num_threads, params, full_infos)
         low, high = observation_bounds()
         obs_space = spaces.Box(low, high, (OBS_SIZE,), np.float32)
-        if cfg.continuous_actions:
-            act_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
-            self._actions_in = np.zeros((n, 2), np.float64)
-        else:
-            act_space = spaces.Discrete(N_DISCRETE)
-            self._actions_in = np.zeros(n, np.int64)
-            self._table = cfg.action_table
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.state_space = spaces.Box(-np.inf, np.inf, (6 * n + 4 * cfg.num_targets,), np.float32)
         self._obs = np.zeros((n, OBS_SIZE), np.float32)
         self._rew = np.zeros(n, np.float32)
         self._term = np.zeros(n, np.uint8)
-        self._model = None
-        self._engine = None
-        self._cycle = 0
-
-    # --- PettingZoo API ------------------------------------------------------
-
-    def reset(self, seed=None, options=None):
-        """Start an episode; returns ``(observations, infos)`` dicts."""
-        obs = self.reset_arrays(seed=seed, options=options)
-        return self._obs_dict(obs, self.agents), self._infos(self.agents)
-
-    def step(self, actions):
-        """Advance one step of ``dt`` seconds with an action per live UAV."""
-        buf = self._actions_in
-        buf[...] = 0
-        if self.config.continuous_actions:
-            self._check_box_actions(actions, (2,), -1.0, 1.0, buf)
-        else:
-            self._check_discrete_actions(actions, N_DISCRETE, buf)
-        agents = self.agents
-        obs, rew, term, trunc = self._step(buf)
-        idx = self._index
-        return (self._obs_dict(obs, agents),
-                {a: float(rew[idx[a]]) for a in agents},
-                {a: bool(term[idx[a]]) for a in agents},
-                {a: bool(trunc[idx[a]]) for a in agents},
-                self._infos(agents))
 
     def state(self):
         """The global state (see ``state_space``): every UAV's and target's
@@ -192,52 +176,39 @@ class AircraftEnv(SeerParallelEnv):
         t = np.stack([m.sx[nu:] / L, m.sy[nu:] / L, m.svx[nu:] / v, m.svy[nu:] / v], axis=1)
         return np.concatenate([u.reshape(-1), t.reshape(-1)]).astype(np.float32)
 
-    # --- array fast path ---------------------------------------------------
+    # --- the scenario's part of the template ---------------------------------
 
-    def reset_arrays(self, seed=None, options=None):
-        """Like :meth:`reset` but returns the (num_uavs, 25) float32 observation array."""
-        self._new_episode(seed, options, "aircraft_v0", AircraftModel)
-        boundary(self._model, 0.0, self._obs, self._rew, self._term, self.num_threads)
-        return self._obs.copy()
-
-    def step_arrays(self, actions):
-        """Step with one array of actions in ``possible_agents`` order: float
-        ``(num_uavs, 2)`` in [-1, 1] (continuous) or int ``(num_uavs,)`` in
-        [0, 8] (discrete); rows of finished UAVs are checked but ignored.
-        Returns ``(obs, rewards, terminations, truncations)`` arrays over all
-        UAVs (``obs`` and ``rewards`` are fresh copies each step;
-        ``terminations`` is True for every stopped UAV)."""
-        if self._model is None:
-            raise RuntimeError("call reset() first")
-        if not self.agents:
-            raise RuntimeError("the episode has ended (all agents are done); call reset() first")
-        n = self.config.num_uavs
+    def _write_actions(self, a):
+        m = self._model
         if self.config.continuous_actions:
-            a = self._check_box_array(actions, n, (2,), -1.0, 1.0, self.possible_agents)
-        else:
-            a = self._check_discrete_array(actions, n, N_DISCRETE, self.possible_agents)
-        return self._step(a)
-
-    def _step(self, a):
-        cfg, m = self.config, self._model
-        if cfg.continuous_actions:
-            np.multiply(a, cfg.max_accel, out=m.actions, dtype=np.float64)
+            np.multiply(a, self.config.max_accel, out=m.actions, dtype=np.float64)
         else:
             np.take(self._table, a, axis=0, out=m.actions)
-        t0 = self._cycle * cfg.dt
-        self._engine.inject(t0, ACTION_KIND, 0, cfg.num_uavs)
-        self._cycle += 1
-        t1 = self._cycle * cfg.dt
-        self._engine.run_until(t1)
-        boundary(m, t1, self._obs, self._rew, self._term, self.num_threads)
-        term = self._term.astype(bool)
-        trunc = np.full(cfg.num_uavs, self._cycle >= self.max_cycles) & ~term
-        if trunc.any():
-            self._set_agents([])
-        elif self._term.any():
-            self._set_agents([ag for ag in self.agents if not term[self._index[ag]]])
-        self._after_step()
-        return self._obs.copy(), self._rew.copy(), term, trunc
+
+    def _inject_actions(self, t0):
+        self._engine.inject(t0, ACTION_KIND, 0, self.config.num_uavs)
+
+    def _boundary(self, t):
+        boundary(self._model, t, self._obs, self._rew, self._term, self.num_threads)
+        return self._term.view(bool)
+
+    def _agent_infos(self, rows):
+        """Each UAV's energy, alive flag, targets in range, belief age (s,
+        -1 when none) and cumulative counters."""
+        m = self._model
+        counters = m.counters[rows].tolist()
+        energy = m.energy[rows].tolist()
+        alive = m.alive[rows].astype(bool).tolist()
+        in_range = m.in_range[rows].tolist()
+        bel_t = m.bel_t[rows].tolist()
+        now = self._cycle * self.config.dt
+        out = []
+        for k in range(len(counters)):
+            d = dict(zip(COUNTERS, counters[k]))
+            d.update(energy=energy[k], alive=alive[k], targets_in_range=in_range[k],
+                     belief_age=(now - bel_t[k]) if bel_t[k] >= 0 else -1.0)
+            out.append(d)
+        return out
 
     # --- extras ------------------------------------------------------------
 
@@ -250,28 +221,6 @@ class AircraftEnv(SeerParallelEnv):
         out.update({"alive": int(m.alive.sum()), "mean_energy": float(m.energy.mean()),
                     "targets_in_range": int(m.in_range.sum()), "steps": self._cycle,
                     "events": self._engine.stats()["events"]})
-        return out
-
-    def _obs_dict(self, obs, agents):
-        idx = self._index
-        return {a: obs[idx[a]] for a in agents}
-
-    def _infos(self, agents):
-        m = self._model
-        counters = m.counters.tolist()
-        energy = m.energy.tolist()
-        alive = m.alive.tolist()
-        in_range = m.in_range.tolist()
-        bel_t = m.bel_t.tolist()
-        now = self._cycle * self.config.dt
-        idx = self._index
-        out = {}
-        for a in agents:
-            i = idx[a]
-            d = dict(zip(COUNTERS, counters[i]))
-            d.update(energy=energy[i], alive=bool(alive[i]), targets_in_range=in_range[i],
-                     belief_age=(now - bel_t[i]) if bel_t[i] >= 0 else -1.0)
-            out[a] = d
         return out
 
     def _image(self):

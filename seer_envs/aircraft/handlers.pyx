@@ -71,19 +71,66 @@ cdef enum:
     MSG = 3
     TARGET_MOVE = 4
 
+# Observation slots of a UAV's row: the single source of the layout (the
+# env's ``obs_layout`` and ``observation_bounds``, the reference and the docs
+# read these).
 cdef enum:
-    OBS_SIZE = 25
+    OBS_X = 0                   # own position / arena_size
+    OBS_Y = 1
+    OBS_VX = 2                  # own velocity / max_speed
+    OBS_VY = 3
+    OBS_ENERGY = 4              # energy / battery_capacity
+    OBS_NEIGHBOURS = 5          # N_NEIGHBOURS x NEIGHBOUR_STRIDE: rel. position / comm_range,
+    NEIGHBOUR_STRIDE = 4        #   rel. velocity / max_speed (dx, dy, dvx, dvy)
     N_NEIGHBOURS = 4            # UAVs in the observation
-    TOPK_CAP = 64               # >= AircraftConfig.max_messages and N_NEIGHBOURS
+    OBS_TARGET_X = 21           # freshest known target: rel. position / arena_size
+    OBS_TARGET_Y = 22
+    OBS_TARGET_AGE = 23         # its age in steps; -1 when none
+    OBS_MESSAGES = 24           # messages received this step
+    OBS_SIZE = 25
+
+# Per-UAV cumulative counters (columns of ``counters``).
+cdef enum:
+    C_COLLISIONS = 0
+    C_MESSAGES_RECEIVED = 1
+    C_MESSAGES_SENT = 2
+    C_DETECTIONS = 3
+    C_BELIEF_UPDATES = 4
+    C_DYNAMICS_EVENTS = 5
     N_COUNTERS = 6
+
+cdef enum:
+    TOPK_CAP = 64               # the SENSE handler's stack buffer: >= max_messages, N_NEIGHBOURS
+
+
+def _dense(named, size):
+    """Names ordered by their enum value; checks the values are 0..size-1."""
+    if sorted(named.values()) != list(range(size)):
+        raise AssertionError(f"enum values {sorted(named.values())} are not 0..{size - 1}")
+    return tuple(sorted(named, key=named.get))
+
 
 ACTION_KIND = ACTION
 OBS_SIZE_PY = OBS_SIZE
-EVENT_KINDS = {"ACTION": ACTION, "DYNAMICS": DYNAMICS, "SENSE": SENSE, "MSG": MSG,
-               "TARGET_MOVE": TARGET_MOVE}
-# Per-UAV cumulative counters, in this column order.
-COUNTERS = ("collisions", "messages_received", "messages_sent", "detections",
-            "belief_updates", "dynamics_events")
+OUTBOX_CAPACITY_PY = SEER_OUTBOX_CAPACITY
+N_NEIGHBOURS_PY = N_NEIGHBOURS
+TOPK_CAP_PY = TOPK_CAP
+COUNTERS = _dense({"collisions": C_COLLISIONS, "messages_received": C_MESSAGES_RECEIVED,
+                   "messages_sent": C_MESSAGES_SENT, "detections": C_DETECTIONS,
+                   "belief_updates": C_BELIEF_UPDATES, "dynamics_events": C_DYNAMICS_EVENTS},
+                  N_COUNTERS)
+#: Counter name -> column.
+COUNTER_INDEX = {name: i for i, name in enumerate(COUNTERS)}
+#: Observation part -> index or slice of the row.
+OBS_LAYOUT = {"position": slice(OBS_X, OBS_Y + 1), "velocity": slice(OBS_VX, OBS_VY + 1),
+              "energy": OBS_ENERGY,
+              "neighbours": slice(OBS_NEIGHBOURS, OBS_NEIGHBOURS + N_NEIGHBOURS * NEIGHBOUR_STRIDE),
+              "target_rel": slice(OBS_TARGET_X, OBS_TARGET_Y + 1), "target_age": OBS_TARGET_AGE,
+              "messages": OBS_MESSAGES}
+# Every slot is covered exactly once.
+_dense({"x": OBS_X, "y": OBS_Y, "vx": OBS_VX, "vy": OBS_VY, "energy": OBS_ENERGY,
+        "tx": OBS_TARGET_X, "ty": OBS_TARGET_Y, "age": OBS_TARGET_AGE, "msgs": OBS_MESSAGES}
+       | {f"n{k}": OBS_NEIGHBOURS + k for k in range(N_NEIGHBOURS * NEIGHBOUR_STRIDE)}, OBS_SIZE)
 
 ctypedef struct AircraftState:
     # --- parameters (read-only) ---
@@ -286,7 +333,7 @@ cdef int _on_dynamics(AircraftState* s, Ctx* ctx, int64_t i, int64_t j) noexcept
         ux = ux * f
         uy = uy * f
         umag = s.amax
-    s.counters[i * N_COUNTERS + 5] += 1
+    s.counters[i * N_COUNTERS + C_DYNAMICS_EVENTS] += 1
     for n in range(s.substeps):
         # Gust noise for this substep (Box-Muller), held constant over it.
         e = seer_exponential(ctx, 1.0)
@@ -347,14 +394,14 @@ cdef int _on_sense(AircraftState* s, Ctx* ctx, int64_t i, int64_t j) noexcept no
     cdef Event* ev
     _near_targets(s, x, y, &best)
     if best >= 0:
-        cnt[3] += 1
+        cnt[C_DETECTIONS] += 1
         if s.snap_time >= s.bel_t[i]:
             s.bel_x[i] = s.sx[s.n_uav + best]
             s.bel_y[i] = s.sy[s.n_uav + best]
             s.bel_t[i] = s.snap_time
             s.bel_id[i] = best
     nn = _near_uavs(s, i, x, y, s.max_msgs if s.bel_id[i] >= 0 else 0, kd, kid, &ncoll)
-    cnt[0] += ncoll
+    cnt[C_COLLISIONS] += ncoll
     for m in range(nn):
         ev = seer_emit(ctx, ctx.now + s.latency, <lp_id_t>kid[m], MSG)
         if ev == NULL:
@@ -363,7 +410,7 @@ cdef int _on_sense(AircraftState* s, Ctx* ctx, int64_t i, int64_t j) noexcept no
         ev.data.f[1] = s.bel_y[i]
         ev.data.f[2] = s.bel_t[i]
         ev.data.i[3] = s.bel_id[i]
-    cnt[2] += nn
+    cnt[C_MESSAGES_SENT] += nn
     ev = seer_emit(ctx, <double>(j + 1) * s.sense_period, ctx.lp, SENSE)
     if ev == NULL:
         return SEER_E_OUTBOX_FULL
@@ -373,13 +420,13 @@ cdef int _on_sense(AircraftState* s, Ctx* ctx, int64_t i, int64_t j) noexcept no
 
 cdef inline void _on_msg(AircraftState* s, int64_t i, const Event* ev) noexcept nogil:
     cdef int64_t* cnt = &s.counters[i * N_COUNTERS]
-    cnt[1] += 1
+    cnt[C_MESSAGES_RECEIVED] += 1
     if ev.data.f[2] > s.bel_t[i]:
         s.bel_x[i] = ev.data.f[0]
         s.bel_y[i] = ev.data.f[1]
         s.bel_t[i] = ev.data.f[2]
         s.bel_id[i] = ev.data.i[3]
-        cnt[4] += 1
+        cnt[C_BELIEF_UPDATES] += 1
 
 
 # --- targets ---------------------------------------------------------------
@@ -496,6 +543,13 @@ cdef class AircraftModel(Scenario):
         ne = nu + nt
         cdef AircraftState* s = &self.s
         cdef int last
+        if not 0 <= cfg.max_messages <= TOPK_CAP:
+            # _on_sense keeps the max_messages nearest in a TOPK_CAP stack buffer
+            raise ValueError(f"max_messages must be in [0, {TOPK_CAP}] (the SENSE top-k buffer), "
+                             f"got {cfg.max_messages}")
+        if cfg.max_messages + 1 > SEER_OUTBOX_CAPACITY:
+            raise ValueError(f"max_messages must be < {SEER_OUTBOX_CAPACITY} (the runtime's events "
+                             f"per hook call), got {cfg.max_messages}")
         Scenario.__init__(self, ne, cfg.comm_latency)
         self.cfg = cfg
         s.n_uav = nu
@@ -645,31 +699,31 @@ cdef inline void _boundary_uav(AircraftState* s, int64_t i, double now, float* r
     cdef double r = 0.0, used
     cdef int64_t nn, m, o, best, ncoll, ntg = 0, dcoll, dmsg
     cdef int k
-    row[0] = <float>(x / s.arena)
-    row[1] = <float>(y / s.arena)
-    row[2] = <float>(vx / s.vmax)
-    row[3] = <float>(vy / s.vmax)
-    row[4] = <float>(s.energy[i] / s.battery)
-    for k in range(5, OBS_SIZE):
+    row[OBS_X] = <float>(x / s.arena)
+    row[OBS_Y] = <float>(y / s.arena)
+    row[OBS_VX] = <float>(vx / s.vmax)
+    row[OBS_VY] = <float>(vy / s.vmax)
+    row[OBS_ENERGY] = <float>(s.energy[i] / s.battery)
+    for k in range(OBS_ENERGY + 1, OBS_SIZE):
         row[k] = 0.0
     if s.salive[i]:
         nn = _near_uavs(s, i, x, y, N_NEIGHBOURS, kd, kid, &ncoll)
         for m in range(nn):
             o = kid[m]
-            row[5 + 4 * m] = <float>((s.sx[o] - x) / s.comm_range)
-            row[6 + 4 * m] = <float>((s.sy[o] - y) / s.comm_range)
-            row[7 + 4 * m] = <float>((s.svx[o] - vx) / s.vmax)
-            row[8 + 4 * m] = <float>((s.svy[o] - vy) / s.vmax)
+            row[OBS_NEIGHBOURS + NEIGHBOUR_STRIDE * m] = <float>((s.sx[o] - x) / s.comm_range)
+            row[OBS_NEIGHBOURS + NEIGHBOUR_STRIDE * m + 1] = <float>((s.sy[o] - y) / s.comm_range)
+            row[OBS_NEIGHBOURS + NEIGHBOUR_STRIDE * m + 2] = <float>((s.svx[o] - vx) / s.vmax)
+            row[OBS_NEIGHBOURS + NEIGHBOUR_STRIDE * m + 3] = <float>((s.svy[o] - vy) / s.vmax)
         ntg = _near_targets(s, x, y, &best)
     if s.bel_id[i] >= 0:
-        row[21] = <float>((s.bel_x[i] - x) / s.arena)
-        row[22] = <float>((s.bel_y[i] - y) / s.arena)
-        row[23] = <float>((now - s.bel_t[i]) / s.dt)
+        row[OBS_TARGET_X] = <float>((s.bel_x[i] - x) / s.arena)
+        row[OBS_TARGET_Y] = <float>((s.bel_y[i] - y) / s.arena)
+        row[OBS_TARGET_AGE] = <float>((now - s.bel_t[i]) / s.dt)
     else:
-        row[23] = -1.0
-    dmsg = cnt[1] - prev_cnt[1]
-    dcoll = cnt[0] - prev_cnt[0]
-    row[24] = <float>dmsg
+        row[OBS_TARGET_AGE] = -1.0
+    dmsg = cnt[C_MESSAGES_RECEIVED] - prev_cnt[C_MESSAGES_RECEIVED]
+    dcoll = cnt[C_COLLISIONS] - prev_cnt[C_COLLISIONS]
+    row[OBS_MESSAGES] = <float>dmsg
     used = prev_en[0] - s.energy[i]
     reward[0] = <float>(<double>ntg - 10.0 * <double>dcoll - 0.1 * used)
     term[0] = 0 if s.salive[i] else 1

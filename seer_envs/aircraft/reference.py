@@ -9,46 +9,68 @@ events in global (time, target, source, seq) order; the runtime's windows
 give each entity the same event sequence, so the two agree exactly.  Neighbour
 and target queries are brute force over the snapshot (the compiled model's
 grid returns the same sets; every choice among them is by (distance, id)).
+The engine skeleton (heap, keys, step loop) is
+:class:`seer_envs._reference.ReferenceEngine`; this module keeps the
+handlers and the boundary.  Counter columns and observation slots come from
+the handlers' enums.
 """
 
-import heapq
 import math
 
 import numpy as np
 
-from seer_runtime.pyrng import Stream
+from seer_envs._reference import ReferenceEngine
+from seer_envs.aircraft.handlers import ACTION_KIND, COUNTER_INDEX, COUNTERS
+from seer_envs.aircraft.handlers import N_NEIGHBOURS_PY as N_NEIGHBOURS
+from seer_envs.aircraft.handlers import OBS_LAYOUT as LAYOUT
+from seer_envs.aircraft.handlers import OBS_SIZE_PY as OBS_SIZE
 
 ACTION, DYNAMICS, SENSE, MSG, TARGET_MOVE = range(5)
-ENV_SOURCE = 0xFFFFFFFF
-OBS_SIZE = 25
-N_NEIGHBOURS = 4
+assert ACTION == ACTION_KIND
+N_COUNTERS = len(COUNTERS)
+C_COLL, C_RECV, C_SENT, C_DET, C_BEL, C_DYN = (
+    COUNTER_INDEX[k] for k in ("collisions", "messages_received", "messages_sent", "detections",
+                               "belief_updates", "dynamics_events"))
+NB0 = LAYOUT["neighbours"].start
+TGT = LAYOUT["target_rel"].start
+AGE = LAYOUT["target_age"]
+MSGS = LAYOUT["messages"]
 TWO_PI = 6.283185307179586
 
 
-class AircraftReference:
+class AircraftReference(ReferenceEngine):
     """The Aircraft model with ``reset(seed)`` / ``step(actions) -> (obs,
     rewards, terminations, truncations)`` over NumPy arrays in UAV order,
     like ``AircraftEnv.reset_arrays`` / ``step_arrays`` (``seed`` is the
-    episode seed, ``AircraftEnv.seed_used``)."""
+    episode seed, ``AircraftEnv.seed_used``; ``actions`` float (num_uavs, 2)
+    in [-1, 1] or int (num_uavs,))."""
 
-    def __init__(self, cfg):
-        self.cfg = cfg
+    action_kind = ACTION
 
-    # --- episode --------------------------------------------------------------
+    def _n_lps(self):
+        return self.cfg.num_uavs + self.cfg.num_targets
 
-    def reset(self, seed):
+    def _n_agents(self):
+        return self.cfg.num_uavs
+
+    def _lookahead(self):
+        return self.cfg.comm_latency
+
+    def _write_actions(self, actions):
+        cfg = self.cfg
+        a = np.asarray(actions)
+        if cfg.continuous_actions:
+            self.actions = a.astype(np.float64) * cfg.max_accel
+        else:
+            self.actions = cfg.action_table[a]
+
+    def _init_state(self, seed):
         cfg = self.cfg
         nu, nt = cfg.num_uavs, cfg.num_targets
         self.nu, self.nt = nu, nt
         self.L = cfg.arena_size
         self.n_ctrl = cfg.control_intervals
         self.integ = [cfg.integration(False), cfg.integration(True)]
-        self.rng = [Stream(seed, e) for e in range(nu + nt)]
-        self.emit_seq = [0] * (nu + nt)
-        self.heap = []
-        self.inject_seq = 0
-        self.cycle = 0
-        self.events = 0
         z = [0.0] * nu
         self.px, self.py, self.vx, self.vy, self.wx, self.wy = (z[:] for _ in range(6))
         self.energy = [cfg.battery_capacity] * nu
@@ -56,8 +78,8 @@ class AircraftReference:
         self.step_start = z[:]
         self.alive = [True] * nu
         self.bel = [None] * nu              # (x, y, t, target index)
-        self.counters = [[0] * 6 for _ in range(nu)]
-        self.prev_counters = [[0] * 6 for _ in range(nu)]
+        self.counters = [[0] * N_COUNTERS for _ in range(nu)]
+        self.prev_counters = [[0] * N_COUNTERS for _ in range(nu)]
         self.prev_energy = [cfg.battery_capacity] * nu
         self.actions = np.zeros((nu, 2))
         self.tx, self.ty, self.tvx, self.tvy, self.twx, self.twy = ([0.0] * nt for _ in range(6))
@@ -74,38 +96,6 @@ class AircraftReference:
                 self.twx[t] = self.L * self.rng[e].uniform()
                 self.twy[t] = self.L * self.rng[e].uniform()
                 self._emit(e, 0.0, 0.0, e, TARGET_MOVE, (0,))
-        obs, _, _ = self._boundary(0.0)
-        return obs
-
-    def step(self, actions):
-        """``actions``: float (num_uavs, 2) in [-1, 1] or int (num_uavs,)."""
-        cfg = self.cfg
-        a = np.asarray(actions)
-        if cfg.continuous_actions:
-            self.actions = a.astype(np.float64) * cfg.max_accel
-        else:
-            self.actions = cfg.action_table[a]
-        t0 = self.cycle * cfg.dt
-        for i in range(self.nu):
-            heapq.heappush(self.heap, (t0, i, ENV_SOURCE, self.inject_seq, ACTION, None))
-        self.inject_seq += 1
-        self.cycle += 1
-        t1 = self.cycle * cfg.dt
-        self.run_until(t1)
-        obs, rew, term = self._boundary(t1)
-        trunc = np.full(self.nu, self.cycle >= cfg.max_cycles) & ~term
-        return obs, rew, term, trunc
-
-    def run_until(self, t_end):
-        while self.heap and self.heap[0][0] < t_end:
-            time, lp, _src, _seq, kind, payload = heapq.heappop(self.heap)
-            self._handle(lp, time, kind, payload)
-            self.events += 1
-
-    def _emit(self, src, now, time, target, kind, payload):
-        assert time >= now and (target == src or time >= now + self.cfg.comm_latency)
-        heapq.heappush(self.heap, (time, target, src, self.emit_seq[src], kind, payload))
-        self.emit_seq[src] += 1
 
     # --- handlers --------------------------------------------------------------
 
@@ -125,11 +115,11 @@ class AircraftReference:
         elif kind == SENSE:
             self._sense(lp, now, payload[0])
         elif kind == MSG:
-            self.counters[lp][1] += 1
+            self.counters[lp][C_RECV] += 1
             bx, by, bt, bid = payload
             if self.bel[lp] is None or bt > self.bel[lp][2]:
                 self.bel[lp] = (bx, by, bt, bid)
-                self.counters[lp][4] += 1
+                self.counters[lp][C_BEL] += 1
 
     def _deriv(self, vx, vy, wx, wy, ux, uy, umag, fx, fy):
         cfg = self.cfg
@@ -160,7 +150,7 @@ class AircraftReference:
         if umag > cfg.max_accel:
             f = cfg.max_accel / umag
             ux, uy, umag = ux * f, uy * f, cfg.max_accel
-        self.counters[i][5] += 1
+        self.counters[i][C_DYN] += 1
         rng = self.rng[i]
         for _ in range(cfg.dynamics_substeps):
             r = math.sqrt(2.0 * rng.exponential(1.0))
@@ -217,17 +207,17 @@ class AircraftReference:
         x, y = self.px[i], self.py[i]
         near = self._targets(x, y)
         if near:
-            self.counters[i][3] += 1
+            self.counters[i][C_DET] += 1
             t = near[0][1]
             if self.bel[i] is None or self.snap_time >= self.bel[i][2]:
                 self.bel[i] = (float(self.sx[self.nu + t]), float(self.sy[self.nu + t]), self.snap_time, t)
         d2, ids = self._others(i, x, y)
-        self.counters[i][0] += int((d2 < cfg.collision_radius * cfg.collision_radius).sum())
+        self.counters[i][C_COLL] += int((d2 < cfg.collision_radius * cfg.collision_radius).sum())
         if self.bel[i] is not None:
             dest = self._nearest(d2, ids, cfg.comm_range * cfg.comm_range, cfg.max_messages)
             for o in dest:
                 self._emit(i, now, now + cfg.comm_latency, o, MSG, self.bel[i])
-            self.counters[i][2] += len(dest)
+            self.counters[i][C_SENT] += len(dest)
         self._emit(i, now, (j + 1) * cfg.sense_period, i, SENSE, (j + 1,))
 
     def _target_move(self, lp, t, j):
@@ -267,27 +257,29 @@ class AircraftReference:
         for i in range(nu):
             x, y, vx, vy = self.sx[i], self.sy[i], self.svx[i], self.svy[i]
             row = [0.0] * OBS_SIZE
-            row[0:5] = [x / L, y / L, vx / cfg.max_speed, vy / cfg.max_speed,
-                        self.energy[i] / cfg.battery_capacity]
+            row[LAYOUT["position"]] = [x / L, y / L]
+            row[LAYOUT["velocity"]] = [vx / cfg.max_speed, vy / cfg.max_speed]
+            row[LAYOUT["energy"]] = self.energy[i] / cfg.battery_capacity
             ntg = 0
             if self.alive[i]:
                 d2, ids = self._others(i, x, y)
                 near = self._nearest(d2, ids, cfg.comm_range * cfg.comm_range, N_NEIGHBOURS)
                 for m, o in enumerate(near):
-                    row[5 + 4 * m:9 + 4 * m] = [(self.sx[o] - x) / cfg.comm_range,
+                    row[NB0 + 4 * m:NB0 + 4 * m + 4] = [(self.sx[o] - x) / cfg.comm_range,
                                                 (self.sy[o] - y) / cfg.comm_range,
                                                 (self.svx[o] - vx) / cfg.max_speed,
                                                 (self.svy[o] - vy) / cfg.max_speed]
                 ntg = len(self._targets(x, y))
             if self.bel[i] is not None:
                 bx, by, bt, _ = self.bel[i]
-                row[21:24] = [(bx - x) / L, (by - y) / L, (now - bt) / cfg.dt]
+                row[TGT:TGT + 2] = [(bx - x) / L, (by - y) / L]
+                row[AGE] = (now - bt) / cfg.dt
             else:
-                row[23] = -1.0
+                row[AGE] = -1.0
             cnt, prev = self.counters[i], self.prev_counters[i]
-            row[24] = float(cnt[1] - prev[1])
+            row[MSGS] = float(cnt[C_RECV] - prev[C_RECV])
             used = self.prev_energy[i] - self.energy[i]
-            rew[i] = np.float32(float(ntg) - 10.0 * float(cnt[0] - prev[0]) - 0.1 * used)
+            rew[i] = np.float32(float(ntg) - 10.0 * float(cnt[C_COLL] - prev[C_COLL]) - 0.1 * used)
             obs[i] = np.array(row, np.float64).astype(np.float32)
             self.in_range[i] = ntg
             self.prev_energy[i] = self.energy[i]

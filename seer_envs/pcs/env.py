@@ -23,8 +23,11 @@ State                  all observations, flattened (``state_space``)
 Reward                 ``-(channel blocks + handoff_penalty * handoff
                        blocks)`` of the cell in the step
 Termination            none; truncation after ``max_cycles`` steps
-Infos                  the cell's cumulative counters; ``env.summary()``
-                       has the scenario-wide totals and blocking probability
+Infos                  ``{}`` per step; at an agent's last step its
+                       cumulative counters and ``"episode": {"r", "l"}``
+                       (every step with ``full_infos=True``);
+                       ``env.summary()`` has the scenario-wide totals and
+                       blocking probability
 =====================  =====================================================
 
 Parameters (all keyword; see :class:`~seer_envs.pcs.config.PCSConfig` for
@@ -34,12 +37,13 @@ units and bounds): ``grid_width`` (16), ``grid_height`` (16),
 ``move_interval_mean`` (4500; ``inf`` switches moves off),
 ``handoff_latency`` (1.0, the lookahead), ``power_control_iters`` (0),
 ``dt`` (60), ``handoff_penalty`` (5.0), ``max_cycles`` (240); plus
-``num_threads`` (``"auto"`` or an int >= 1) and ``render_mode``
+``num_threads`` (``"auto"`` or an int >= 1), ``full_infos`` (False) and ``render_mode``
 (``None``, ``"rgb_array"``: an H x W x 3 heat map of cell load,
 ``"human"``: the same map printed as text).
 
 Fast path: ``reset_arrays(seed)`` and ``step_arrays(actions)`` take and
 return NumPy arrays in ``possible_agents`` order, with no per-agent dicts.
+The dict API costs well under 1 us per agent on top of it (docs/guide.md).
 
 Version history: v0 — first release.
 """
@@ -52,25 +56,36 @@ from gymnasium import spaces
 from seer_envs._config import build
 from seer_envs._parallel import SeerParallelEnv
 from seer_envs.pcs.config import PCSConfig
-from seer_envs.pcs.handlers import ACTION_KIND, COUNTERS, PcsModel, boundary
+from seer_envs.pcs.handlers import ACTION_KIND, COUNTERS, OBS_LAYOUT, PcsModel, boundary
 from seer_envs.pcs.handlers import OBS_SIZE_PY as OBS_SIZE
 
 
 class PcsEnv(SeerParallelEnv):
-    """The PCS ParallelEnv.  Build it with ``seer_envs.pcs_v0.parallel_env(**kwargs)``."""
+    """The PCS ParallelEnv.  Build it with ``seer_envs.pcs_v0.parallel_env(**kwargs)``.
+
+    The episode lifecycle, both APIs, copying and interrupt safety come from
+    :class:`~seer_envs._parallel.SeerParallelEnv`; this class writes the
+    guards, runs the boundary and renders."""
 
     metadata = {"render_modes": ["human", "rgb_array"], "name": "pcs_v0",
                 "is_parallelizable": True, "render_fps": 4}
 
-    def __init__(self, render_mode=None, num_threads="auto", **params):
+    #: Where each part of the observation lives (from the handlers' enums).
+    obs_layout = OBS_LAYOUT
+
+    _scenario_id = "pcs_v0"
+    _model_cls = PcsModel
+
+    def __init__(self, render_mode=None, num_threads="auto", full_infos=False, **params):
         self.config = build(PCSConfig, params)
         cfg = self.config
         self.max_cycles = cfg.max_cycles
         self.possible_agents = [f"cell_{x}_{y}" for y in range(cfg.grid_height)
                                 for x in range(cfg.grid_width)]
-        self._init_common(render_mode, num_threads)
         n = cfg.num_cells
         self._n_actions = cfg.num_guard_actions
+        self._action_spec = ("discrete", self._n_actions)
+        self._init_common(render_mode, num_threads, params, full_infos)
         obs_space = spaces.Box(0.0, np.inf, (OBS_SIZE,), np.float32)
         act_space = spaces.Discrete(self._n_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
@@ -80,65 +95,33 @@ class PcsEnv(SeerParallelEnv):
         self._rew = np.zeros(n, np.float32)
         self._prev = np.zeros((n, len(COUNTERS)), np.int64)
         self._delta = np.zeros((n, len(COUNTERS)), np.int64)
-        self._actions = np.zeros(n, np.int32)
-        self._cycle = 0
-
-    # --- PettingZoo API ------------------------------------------------------
-
-    def reset(self, seed=None, options=None):
-        """Start an episode; returns ``(observations, infos)`` dicts."""
-        obs = self.reset_arrays(seed=seed, options=options)
-        return self._obs_dict(obs), self._infos(self.agents)
-
-    def step(self, actions):
-        """Advance one step of ``dt`` minutes with a guard per live cell."""
-        self._check_discrete_actions(actions, self._n_actions, self._actions)
-        agents = self.agents
-        obs, rew, term, trunc = self.step_arrays(self._actions)
-        idx = self._index
-        return ({a: obs[idx[a]] for a in agents},
-                {a: float(rew[idx[a]]) for a in agents},
-                {a: False for a in agents},
-                {a: bool(trunc[0]) for a in agents},
-                self._infos(agents))
+        self._no_term = np.zeros(n, bool)
 
     def state(self):
         """The global state: every cell's observation, flattened."""
         self._check_started()
         return self._obs.reshape(-1).copy()
 
-    # --- array fast path ---------------------------------------------------
+    # --- the scenario's part of the template ---------------------------------
 
-    def reset_arrays(self, seed=None, options=None):
-        """Like :meth:`reset` but returns the (cells, 11) float32 observation array."""
-        self._new_episode(seed, options, "pcs_v0", PcsModel)
+    def _episode_started(self):
         self._prev[:] = 0
+
+    def _write_actions(self, a):
+        self._model.actions[:] = a
+
+    def _inject_actions(self, t0):
+        self._engine.inject(t0, ACTION_KIND)
+
+    def _boundary(self, t):
         boundary(self._model, self._obs, self._rew, self._prev, self._delta,
                  self.config.handoff_penalty, self.num_threads)
-        return self._obs.copy()
+        return self._no_term
 
-    def step_arrays(self, actions):
-        """Step with one int array of guards (one per cell, ``possible_agents``
-        order).  Returns ``(obs, rewards, terminations, truncations)`` arrays;
-        ``obs`` and ``rewards`` are fresh copies each step."""
-        if not self.agents:
-            raise RuntimeError("the episode has ended (all agents are done); call reset() first")
-        a = self._check_discrete_array(actions, self.config.num_cells, self._n_actions,
-                                       self.possible_agents)
-        cfg = self.config
-        self._model.actions[:] = a
-        t0 = self._cycle * cfg.dt
-        self._engine.inject(t0, ACTION_KIND)
-        self._engine.run_until(t0 + cfg.dt)
-        self._cycle += 1
-        boundary(self._model, self._obs, self._rew, self._prev, self._delta,
-                 cfg.handoff_penalty, self.num_threads)
-        n = cfg.num_cells
-        trunc = np.full(n, self._cycle >= self.max_cycles)
-        if trunc[0]:
-            self._set_agents([])
-        self._after_step()
-        return self._obs.copy(), self._rew.copy(), np.zeros(n, bool), trunc
+    def _agent_infos(self, rows):
+        """Each cell's cumulative counters."""
+        counters = self._model.counters[rows].tolist()
+        return [dict(zip(COUNTERS, c)) for c in counters]
 
     # --- extras ------------------------------------------------------------
 
@@ -148,15 +131,6 @@ class PcsEnv(SeerParallelEnv):
         that were not busy lines)."""
         self._check_started()
         return summarize(self._model.counters, self._engine)
-
-    def _obs_dict(self, obs):
-        idx = self._index
-        return {a: obs[idx[a]] for a in self.agents}
-
-    def _infos(self, agents):
-        counters = self._model.counters.tolist()
-        idx = self._index
-        return {a: dict(zip(COUNTERS, counters[idx[a]])) for a in agents}
 
     def _image(self):
         cfg = self.config

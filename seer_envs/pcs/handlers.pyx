@@ -41,16 +41,53 @@ cdef enum:
     MOVECALLIN = 3
     ACTION = 4
 
+# Observation slots of a cell's row: the single source of the layout (the
+# env's ``obs_layout``, the reference and the docs read these).
 cdef enum:
+    OBS_BUSY = 0                # own busy fraction
+    OBS_GUARD = 1               # guard / channels
+    OBS_ATTEMPTS = 2            # this step's call attempts / portables
+    OBS_CHANNEL_BLOCKS = 3      # this step's channel blocks / portables
+    OBS_HANDOFFS_IN = 4         # this step's handoffs in / portables
+    OBS_HANDOFF_BLOCKS = 5      # this step's handoff blocks / portables
+    OBS_NEIGHBOURS = 6          # 4 slots: neighbours' busy fractions E, W, S, N
+    OBS_POWER = 10              # power-control estimate
     OBS_SIZE = 11
+
+# Per-cell cumulative counters (columns of ``counters``).
+cdef enum:
+    C_CALL_ATTEMPTS = 0
+    C_BUSY_LINES = 1
+    C_CHANNEL_BLOCKS = 2
+    C_HANDOFF_BLOCKS = 3
+    C_HANDOFFS_IN = 4
+    C_HANDOFFS_OUT = 5
     N_COUNTERS = 6
+
+
+def _dense(named, size):
+    """Names ordered by their enum value; checks the values are 0..size-1."""
+    if sorted(named.values()) != list(range(size)):
+        raise AssertionError(f"enum values {sorted(named.values())} are not 0..{size - 1}")
+    return tuple(sorted(named, key=named.get))
+
 
 ACTION_KIND = ACTION
 OBS_SIZE_PY = OBS_SIZE
-EVENT_KINDS = {"NEXTCALL": NEXTCALL, "COMPLETIONCALL": COMPLETIONCALL,
-               "MOVECALLOUT": MOVECALLOUT, "MOVECALLIN": MOVECALLIN, "ACTION": ACTION}
-COUNTERS = ("call_attempts", "busy_lines", "channel_blocks", "handoff_blocks",
-            "handoffs_in", "handoffs_out")
+OUTBOX_CAPACITY_PY = SEER_OUTBOX_CAPACITY
+COUNTERS = _dense({"call_attempts": C_CALL_ATTEMPTS, "busy_lines": C_BUSY_LINES,
+                   "channel_blocks": C_CHANNEL_BLOCKS, "handoff_blocks": C_HANDOFF_BLOCKS,
+                   "handoffs_in": C_HANDOFFS_IN, "handoffs_out": C_HANDOFFS_OUT}, N_COUNTERS)
+#: Counter name -> column.
+COUNTER_INDEX = {name: i for i, name in enumerate(COUNTERS)}
+#: Observation part -> index or slice of the row.
+OBS_LAYOUT = {"busy": OBS_BUSY, "guard": OBS_GUARD, "call_attempts": OBS_ATTEMPTS,
+              "channel_blocks": OBS_CHANNEL_BLOCKS, "handoffs_in": OBS_HANDOFFS_IN,
+              "handoff_blocks": OBS_HANDOFF_BLOCKS,
+              "neighbours": slice(OBS_NEIGHBOURS, OBS_NEIGHBOURS + 4), "power": OBS_POWER}
+# Every slot is covered exactly once.
+_dense({k: v for k, v in OBS_LAYOUT.items() if k != "neighbours"}
+       | {f"neighbour_{d}": OBS_NEIGHBOURS + d for d in range(4)}, OBS_SIZE)
 
 ctypedef struct PcsState:
     int64_t width               # cells across
@@ -166,11 +203,11 @@ cdef int on_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
     cdef int64_t pid = ev.data.i[3]
     cdef lp_id_t dest
     if ev.kind == NEXTCALL:
-        cnt[0] += 1
+        cnt[C_CALL_ATTEMPTS] += 1
         if not isinf(comp):
-            cnt[1] += 1
+            cnt[C_BUSY_LINES] += 1
         elif s.free_ch[c] <= s.guard[c]:
-            cnt[2] += 1
+            cnt[C_CHANNEL_BLOCKS] += 1
         else:
             s.free_ch[c] -= 1
             comp = ctx.now + seer_exponential(ctx, s.duration)
@@ -184,17 +221,17 @@ cdef int on_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
         return _schedule_idle(s, ctx, nc, mv, pid)
     elif ev.kind == MOVECALLOUT:
         s.free_ch[c] += 1
-        cnt[5] += 1
+        cnt[C_HANDOFFS_OUT] += 1
         dest = _neighbour(s, c, seer_integer(ctx, 4))
         mv = _next_move(s, ctx, ctx.now)
         return _send(ctx, ctx.now + s.latency, dest, MOVECALLIN, nc, comp, mv, pid)
     elif ev.kind == MOVECALLIN:
         if s.free_ch[c] > 0:
             s.free_ch[c] -= 1
-            cnt[4] += 1
+            cnt[C_HANDOFFS_IN] += 1
             _power_control(s, c)
             return _schedule_in_call(s, ctx, nc, comp, mv, pid)
-        cnt[3] += 1
+        cnt[C_HANDOFF_BLOCKS] += 1
         return _schedule_idle(s, ctx, nc, mv, pid)
     elif ev.kind == ACTION:
         s.guard[c] = s.actions[c]
@@ -222,6 +259,10 @@ cdef class PcsModel(Scenario):
     def __init__(self, cfg):
         import numpy as np
         n = cfg.grid_width * cfg.grid_height
+        if cfg.portables_per_cell > SEER_OUTBOX_CAPACITY:
+            # on_init emits one event per phone in one hook call
+            raise ValueError(f"portables_per_cell must be <= {SEER_OUTBOX_CAPACITY} (the runtime's "
+                             f"events per hook call), got {cfg.portables_per_cell}")
         Scenario.__init__(self, n, cfg.handoff_latency)
         self.s.width = cfg.grid_width
         self.s.height = cfg.grid_height
@@ -253,15 +294,15 @@ cdef inline void _obs_row(const PcsState* s, lp_id_t c, const int64_t* delta, fl
                           double scale) noexcept nogil:
     cdef double ch = <double>s.channels
     cdef uint64_t d
-    row[0] = <float>((ch - s.free_ch[c]) / ch)
-    row[1] = <float>(s.guard[c] / ch)
-    row[2] = <float>(delta[0] / scale)
-    row[3] = <float>(delta[2] / scale)
-    row[4] = <float>(delta[4] / scale)
-    row[5] = <float>(delta[3] / scale)
+    row[OBS_BUSY] = <float>((ch - s.free_ch[c]) / ch)
+    row[OBS_GUARD] = <float>(s.guard[c] / ch)
+    row[OBS_ATTEMPTS] = <float>(delta[C_CALL_ATTEMPTS] / scale)
+    row[OBS_CHANNEL_BLOCKS] = <float>(delta[C_CHANNEL_BLOCKS] / scale)
+    row[OBS_HANDOFFS_IN] = <float>(delta[C_HANDOFFS_IN] / scale)
+    row[OBS_HANDOFF_BLOCKS] = <float>(delta[C_HANDOFF_BLOCKS] / scale)
     for d in range(4):
-        row[6 + d] = <float>((ch - s.free_ch[_neighbour(s, c, d)]) / ch)
-    row[10] = <float>s.power[c]
+        row[OBS_NEIGHBOURS + d] = <float>((ch - s.free_ch[_neighbour(s, c, d)]) / ch)
+    row[OBS_POWER] = <float>s.power[c]
 
 
 cdef inline void _boundary_cell(const PcsState* s, lp_id_t c, int64_t* prev, int64_t* delta_out,
@@ -272,7 +313,7 @@ cdef inline void _boundary_cell(const PcsState* s, lp_id_t c, int64_t* prev, int
         delta_out[k] = cur[k] - prev[k]
         prev[k] = cur[k]
     _obs_row(s, c, delta_out, row, scale)
-    reward[0] = <float>(-(<double>delta_out[2] + penalty * <double>delta_out[3]))
+    reward[0] = <float>(-(<double>delta_out[C_CHANNEL_BLOCKS] + penalty * <double>delta_out[C_HANDOFF_BLOCKS]))
 
 
 def boundary(PcsModel m, float[:, ::1] obs, float[::1] rewards, int64_t[:, ::1] prev,

@@ -4,78 +4,65 @@
 Simple and slow on purpose: it is the oracle the compiled env is tested
 against (same model, same counter-based RNG draws in the same order, same
 event keys), and the "what a user would write instead" baseline in the
-benchmarks.  It processes events in global (time, target, source, seq)
-order; the runtime's windows give each cell the same event sequence, so the
-two agree exactly.
+benchmarks.  The engine skeleton (heap, keys, step loop) is
+:class:`seer_envs._reference.ReferenceEngine`; this module keeps the
+handlers and the boundary.  Counter columns and observation slots come from
+the handlers' enums.
 """
 
-import heapq
 import math
 
 import numpy as np
 
-from seer_runtime.pyrng import Stream
+from seer_envs._reference import ReferenceEngine
+from seer_envs.pcs.handlers import ACTION_KIND, COUNTER_INDEX, COUNTERS
+from seer_envs.pcs.handlers import OBS_LAYOUT as L
+from seer_envs.pcs.handlers import OBS_SIZE_PY as OBS_SIZE
 
 NEXTCALL, COMPLETIONCALL, MOVECALLOUT, MOVECALLIN, ACTION = range(5)
-ENV_SOURCE = 0xFFFFFFFF
+assert ACTION == ACTION_KIND
+N_COUNTERS = len(COUNTERS)
+C_CALL_ATTEMPTS, C_BUSY_LINES, C_CHANNEL_BLOCKS, C_HANDOFF_BLOCKS, C_HANDOFFS_IN, C_HANDOFFS_OUT = (
+    COUNTER_INDEX[k] for k in ("call_attempts", "busy_lines", "channel_blocks", "handoff_blocks",
+                               "handoffs_in", "handoffs_out"))
 INF = math.inf
 
 
-class PcsReference:
+class PcsReference(ReferenceEngine):
     """The PCS model with ``reset(seed)`` / ``step(actions) -> (obs, rewards,
-    truncated)`` over NumPy arrays in cell order, like ``PcsEnv.step_arrays``."""
+    terminations, truncations)`` over NumPy arrays in cell order, like
+    ``PcsEnv.reset_arrays`` / ``step_arrays``."""
 
-    def __init__(self, cfg):
-        self.cfg = cfg
+    action_kind = ACTION
 
-    def reset(self, seed):
+    def _n_lps(self):
+        return self.cfg.num_cells
+
+    _n_agents = _n_lps
+
+    def _lookahead(self):
+        return self.cfg.handoff_latency
+
+    def _init_state(self, seed):
         cfg = self.cfg
         n = cfg.num_cells
         self.w, self.h = cfg.grid_width, cfg.grid_height
-        self.rng = [Stream(seed, c) for c in range(n)]
         self.free = [cfg.channels_per_cell] * n
         self.guard = [0] * n
         self.actions = [0] * n
-        self.counters = [[0] * 6 for _ in range(n)]
-        self.prev = [[0] * 6 for _ in range(n)]
+        self.counters = [[0] * N_COUNTERS for _ in range(n)]
+        self.prev = [[0] * N_COUNTERS for _ in range(n)]
         self.power = [0.0] * n
-        self.emit_seq = [0] * n
-        self.heap = []
-        self.inject_seq = 0
-        self.cycle = 0
-        self.events = 0
         for c in range(n):
             for k in range(cfg.portables_per_cell):
                 nc = 0.0 + self.rng[c].exponential(cfg.call_interarrival_mean)
                 mv = self._next_move(c, 0.0)
                 self._schedule_idle(c, 0.0, nc, mv, c * cfg.portables_per_cell + k)
-        obs, _ = self._boundary()
-        return obs
 
-    def step(self, actions):
-        cfg = self.cfg
-        t0 = self.cycle * cfg.dt
+    def _write_actions(self, actions):
         self.actions = [int(a) for a in actions]
-        for c in range(cfg.num_cells):
-            heapq.heappush(self.heap, (t0, c, ENV_SOURCE, self.inject_seq, ACTION, None))
-        self.inject_seq += 1
-        self.run_until(t0 + cfg.dt)
-        self.cycle += 1
-        obs, rew = self._boundary()
-        return obs, rew, self.cycle >= cfg.max_cycles
-
-    def run_until(self, t_end):
-        while self.heap and self.heap[0][0] < t_end:
-            time, cell, _src, _seq, kind, payload = heapq.heappop(self.heap)
-            self._handle(cell, time, kind, payload)
-            self.events += 1
 
     # --- the model ----------------------------------------------------------
-
-    def _emit(self, src, now, time, target, kind, payload):
-        assert time >= now and (target == src or time >= now + self.cfg.handoff_latency)
-        heapq.heappush(self.heap, (time, target, src, self.emit_seq[src], kind, payload))
-        self.emit_seq[src] += 1
 
     def _neighbour(self, cell, d):
         x, y = cell % self.w, cell // self.w
@@ -131,11 +118,11 @@ class PcsReference:
             return
         nc, comp, mv, pid = payload
         if kind == NEXTCALL:
-            cnt[0] += 1
+            cnt[C_CALL_ATTEMPTS] += 1
             if not math.isinf(comp):
-                cnt[1] += 1
+                cnt[C_BUSY_LINES] += 1
             elif self.free[c] <= self.guard[c]:
-                cnt[2] += 1
+                cnt[C_CHANNEL_BLOCKS] += 1
             else:
                 self.free[c] -= 1
                 comp = now + self.rng[c].exponential(cfg.call_duration_mean)
@@ -150,34 +137,39 @@ class PcsReference:
             self._schedule_idle(c, now, nc, mv, pid)
         elif kind == MOVECALLOUT:
             self.free[c] += 1
-            cnt[5] += 1
+            cnt[C_HANDOFFS_OUT] += 1
             dest = self._neighbour(c, self.rng[c].integer(4))
             mv = self._next_move(c, now)
             self._emit(c, now, now + cfg.handoff_latency, dest, MOVECALLIN, (nc, comp, mv, pid))
         elif kind == MOVECALLIN:
             if self.free[c] > 0:
                 self.free[c] -= 1
-                cnt[4] += 1
+                cnt[C_HANDOFFS_IN] += 1
                 self._power_control(c)
                 self._schedule_in_call(c, now, nc, comp, mv, pid)
             else:
-                cnt[3] += 1
+                cnt[C_HANDOFF_BLOCKS] += 1
                 self._schedule_idle(c, now, nc, mv, pid)
 
-    def _boundary(self):
+    def _boundary(self, now):
         cfg = self.cfg
         n = cfg.num_cells
         ch = float(cfg.channels_per_cell)
         scale = float(cfg.portables_per_cell or 1)
-        obs = np.zeros((n, 11), np.float32)
+        obs = np.zeros((n, OBS_SIZE), np.float32)
         rew = np.zeros(n, np.float32)
         for c in range(n):
             d = [a - b for a, b in zip(self.counters[c], self.prev[c])]
             self.prev[c] = list(self.counters[c])
-            row = [(ch - self.free[c]) / ch, self.guard[c] / ch, d[0] / scale, d[2] / scale,
-                   d[4] / scale, d[3] / scale]
-            row += [(ch - self.free[self._neighbour(c, k)]) / ch for k in range(4)]
-            row.append(self.power[c])
+            row = [0.0] * OBS_SIZE
+            row[L["busy"]] = (ch - self.free[c]) / ch
+            row[L["guard"]] = self.guard[c] / ch
+            row[L["call_attempts"]] = d[C_CALL_ATTEMPTS] / scale
+            row[L["channel_blocks"]] = d[C_CHANNEL_BLOCKS] / scale
+            row[L["handoffs_in"]] = d[C_HANDOFFS_IN] / scale
+            row[L["handoff_blocks"]] = d[C_HANDOFF_BLOCKS] / scale
+            row[L["neighbours"]] = [(ch - self.free[self._neighbour(c, k)]) / ch for k in range(4)]
+            row[L["power"]] = self.power[c]
             obs[c] = np.array(row, dtype=np.float64).astype(np.float32)
-            rew[c] = np.float32(-(float(d[2]) + cfg.handoff_penalty * float(d[3])))
-        return obs, rew
+            rew[c] = np.float32(-(float(d[C_CHANNEL_BLOCKS]) + cfg.handoff_penalty * float(d[C_HANDOFF_BLOCKS])))
+        return obs, rew, np.zeros(n, bool)

@@ -95,7 +95,7 @@ def test_derived_defaults():
 
 
 def test_infos_and_summary():
-    env = aircraft_v0.parallel_env(num_uavs=24, num_threads=1)
+    env = aircraft_v0.parallel_env(num_uavs=24, num_threads=1, full_infos=True)
     env.reset(seed=3)
     rng = np.random.default_rng(0)
     for _ in range(20):
@@ -336,7 +336,8 @@ def test_returned_observations_are_not_overwritten_by_later_steps():
 def test_observations_stay_in_their_space_under_stress():
     """Walls, max speed, collisions and dead UAVs: every observation stays in bounds."""
     env = aircraft_v0.parallel_env(num_uavs=40, arena_size=300.0, battery_capacity=50.0,
-                                   max_accel=20.0, max_speed=25.0, comm_range=80.0, num_threads=2)
+                                   max_accel=20.0, max_speed=25.0, comm_range=80.0, num_threads=2,
+                                   full_infos=True)
     obs, _ = env.reset(seed=11)
     space = env.observation_space("uav_0")
     rng = np.random.default_rng(0)

@@ -20,13 +20,13 @@ def _rollout(steps, seed, num_threads, action_seed=0, **params):
     env = aircraft_v0.parallel_env(num_threads=num_threads, **params)
     rng = np.random.default_rng(action_seed)
     obs, rews, terms = [env.reset_arrays(seed=seed)], [], []
-    infos = [env._infos(env.possible_agents)]
+    infos = [env._agent_infos(env._all_rows)]
     for _ in range(steps):
         o, r, te, tr = env.step_arrays(_actions(env, rng))
         obs.append(o)
         rews.append(r)
         terms.append(te)
-        infos.append(env._infos(env.possible_agents))
+        infos.append(env._agent_infos(env._all_rows))
         if not env.agents:
             break
     m = env.model
@@ -51,7 +51,7 @@ def test_multi_step_seed_determinism_dict_api():
     hundreds, through the dict API, infos and terminations included."""
     def run(seed):
         env = aircraft_v0.parallel_env(num_uavs=10, num_threads=2, max_cycles=300,
-                                       battery_capacity=200.0, arena_size=600.0)
+                                       battery_capacity=200.0, arena_size=600.0, full_infos=True)
         obs, infos = env.reset(seed=seed)
         rng = np.random.default_rng(123)
         trace = [(obs, infos)]

@@ -35,7 +35,7 @@ def test_spaces_are_cached_and_shaped():
 
 
 def test_infos_and_summary():
-    env = pcs_v0.parallel_env(**SMALL, num_threads=1)
+    env = pcs_v0.parallel_env(**SMALL, num_threads=1, full_infos=True)
     env.reset(seed=3)
     for _ in range(20):
         _, rew, _, _, infos = env.step({a: 0 for a in env.agents})

@@ -27,7 +27,8 @@ def test_multi_step_seed_determinism_dict_api():
     """PettingZoo's parallel_seed_test only compares one step; this compares
     hundreds, through the dict API, infos included."""
     def run(seed):
-        env = pcs_v0.parallel_env(grid_width=6, grid_height=5, num_threads=2, max_cycles=300)
+        env = pcs_v0.parallel_env(grid_width=6, grid_height=5, num_threads=2, max_cycles=300,
+                                  full_infos=True)
         obs, infos = env.reset(seed=seed)
         rng = np.random.default_rng(123)
         trace = [(obs, infos)]
@@ -117,9 +118,9 @@ def test_matches_pure_python_reference(params, threads):
     for step in range(150):
         a = rng.integers(0, env.config.num_guard_actions, env.config.num_cells)
         o, r, _, trunc = env.step_arrays(a)
-        ro, rr, rtrunc = ref.step(a)
+        ro, rr, rterm, rtrunc = ref.step(a)
         assert np.array_equal(o, ro), f"observations differ at step {step}"
         assert np.array_equal(r, rr), f"rewards differ at step {step}"
-        assert bool(trunc[0]) == rtrunc
+        assert np.array_equal(trunc, rtrunc) and not rterm.any()
     assert np.array_equal(env.model.counters, np.array(ref.counters))
     assert env.engine.stats()["events"] == ref.events
