@@ -5,7 +5,10 @@ and pickling, lifecycle messages, episode statistics, single-source enums."""
 
 import copy
 import dataclasses
+import os
 import pickle
+import signal
+import threading
 
 import numpy as np
 import pytest
@@ -182,6 +185,39 @@ def test_ctrl_c_inside_a_step_marks_the_env_interrupted(name):
     assert np.array_equal(env.reset_arrays(seed=5), twin.reset_arrays(seed=5))
     acts = _random_actions(env, rng)
     assert np.array_equal(env.step_arrays(acts)[0], twin.step_arrays(acts)[0])
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name == "nt", reason="POSIX signals")
+def test_a_real_ctrl_c_never_leaves_a_silently_diverging_env():
+    """SIGINT while stepping: wherever it lands, the env either refuses the
+    next step with the clear error or equals a twin that ran the same
+    completed steps."""
+    params = dict(grid_width=16, grid_height=16, power_control_iters=3_000)    # steps of ~0.1-0.5 s
+    env = pcs_v0.parallel_env(num_threads=2, **params)
+    env.reset(seed=1)
+    acts = np.ones(256, np.int64)
+    done = 0
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            for _ in range(10_000):
+                env.step_arrays(acts)
+                done += 1
+    finally:
+        timer.cancel()
+    if env._interrupted is not None:
+        with pytest.raises(RuntimeError, match=r"interrupted.*call reset\(\)"):
+            env.step_arrays(acts)
+    else:       # it landed between steps: the env must be exactly where a twin is
+        twin = pcs_v0.parallel_env(num_threads=1, **params)
+        twin.reset(seed=1)
+        for _ in range(env._cycle):
+            twin.step_arrays(acts)
+        assert env.engine.state_digest() == twin.engine.state_digest()
+        env.step_arrays(acts)
+    env.reset(seed=2)
+    env.step_arrays(acts)
 
 
 # --- copies and pickling -------------------------------------------------------------
