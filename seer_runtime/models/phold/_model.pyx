@@ -166,6 +166,7 @@ def bench_handler(int64_t n, int64_t num_lps=16384, double remote_fraction=0.25,
     ctx.rng_key = 12345
     ctx.rng_ctr = &ctr
     ctx.out.events = outbox
+    ctx.out.dropped = 0
     ctx.thread = 0
     ev.src = 0
     ev.kind = PHOLD_EVENT
