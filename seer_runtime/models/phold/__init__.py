@@ -18,9 +18,15 @@ import math
 import time
 
 from seer_runtime import Engine, effective_n_threads, openmp_enabled
-from seer_runtime.models.phold._model import PholdModel
+from seer_runtime.models.phold._model import MAX_WORK_ITERS, PholdModel
 
-__all__ = ["run", "PholdModel", "make"]
+__all__ = ["run", "PholdModel", "make", "MAX_WORK_ITERS"]
+
+# Smallest lookahead relative to the horizon: below about 2**-52 * t,
+# t + lookahead rounds back to t and the windows cannot advance; 2**-50
+# leaves a margin of a few ulps.
+MIN_RELATIVE_LOOKAHEAD = 2.0**-50
+ENGINE_KWARGS = ("max_pending_per_lp", "max_messages_per_round", "max_events_per_run")
 
 DEFAULTS = {
     "start_events": 1,
@@ -56,7 +62,7 @@ def _validate(num_lps, start_events=1, remote_fraction=0.25, lookahead=1.0, mean
               work_iters=0):
     _int("num_lps", num_lps, 1, 2**32 - 2)
     _int("start_events", start_events, 0, 255)
-    _int("work_iters", work_iters, 0)
+    _int("work_iters", work_iters, 0, MAX_WORK_ITERS)
     remote_fraction = _float("remote_fraction", remote_fraction, 0.0, 1.0)
     lookahead = _float("lookahead", lookahead, 0.0, lo_open=True)
     mean_delay = _float("mean_delay", mean_delay)
@@ -110,8 +116,10 @@ def run(num_lps=1024, end_time=100.0, num_threads="auto", seed=0, **params):
         Run seed.
     **params
         ``start_events`` (1), ``remote_fraction`` (0.25), ``lookahead``
-        (1.0), ``mean_delay`` (1.0), ``work_iters`` (0), and the engine caps
-        ``max_pending_per_lp`` and ``max_messages_per_round``.
+        (1.0, at least ``end_time * 2**-50``), ``mean_delay`` (1.0),
+        ``work_iters`` (0, at most ``MAX_WORK_ITERS`` = 10**8), and the
+        engine's caps ``max_pending_per_lp``, ``max_messages_per_round`` and
+        ``max_events_per_run``.
 
     Returns
     -------
@@ -121,14 +129,17 @@ def run(num_lps=1024, end_time=100.0, num_threads="auto", seed=0, **params):
         the runtime statistics (see :meth:`Engine.stats`), and the
         parameters.
     """
-    unknown = set(params) - set(DEFAULTS) - {"max_pending_per_lp", "max_messages_per_round"}
+    unknown = set(params) - set(DEFAULTS) - set(ENGINE_KWARGS)
     if unknown:
         raise TypeError(f"unknown PHOLD parameter(s): {', '.join(sorted(unknown))}; "
                         f"known: {', '.join(sorted(DEFAULTS))}")
     end_time = _float("end_time", end_time, 0.0)
-    engine_kwargs = {k: params.pop(k) for k in ("max_pending_per_lp", "max_messages_per_round")
-                     if k in params}
+    engine_kwargs = {k: params.pop(k) for k in ENGINE_KWARGS if k in params}
     p = _validate(num_lps, **params)
+    if p["lookahead"] < end_time * MIN_RELATIVE_LOOKAHEAD:
+        raise ValueError(f"lookahead must be >= end_time * 2**-50 = {end_time * MIN_RELATIVE_LOOKAHEAD!r} "
+                         f"(so that time + lookahead > time up to end_time={end_time!r}), "
+                         f"got {p['lookahead']!r}")
     n, choice = _resolve(num_threads, p)
     model, engine = _build(p, n, seed, engine_kwargs)
     t0 = time.perf_counter()
