@@ -66,6 +66,9 @@ cdef extern from "src/rng.h" nogil:
 cdef enum:
     MAX_THREADS = 1024
 
+# Events one hook call may emit (contract.pxd), for Python-side bounds.
+OUTBOX_CAPACITY = SEER_OUTBOX_CAPACITY
+
 DEF_MAX_PENDING_PER_LP = 1 << 22
 DEF_MAX_MESSAGES_PER_ROUND = 1 << 24
 # Heap capacity the delivery of messages may use: the cap on pending events is

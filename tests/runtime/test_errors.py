@@ -201,3 +201,11 @@ def test_phold_parameters_out_of_c_range_are_value_errors():
         phold.PholdModel(4, 1.0, 1.0, 0.5, 1, 2**64)
     with pytest.raises(ValueError, match=r"lookahead must be >= end_time \* 2\*\*-50"):
         phold.run(num_lps=4, end_time=1e3, num_threads=1, lookahead=1e-17, mean_delay=1.0)
+
+
+def test_envs_outbox_capacity_copies_match_the_runtime():
+    from seer_runtime.loop import OUTBOX_CAPACITY
+    from seer_envs.aircraft import config as aircraft_config
+    from seer_envs.pcs import config as pcs_config
+    assert OUTBOX_CAPACITY == 256
+    assert pcs_config.OUTBOX_CAPACITY == aircraft_config.OUTBOX_CAPACITY == OUTBOX_CAPACITY
