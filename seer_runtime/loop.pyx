@@ -210,7 +210,8 @@ cdef void _record_error(EngineCore* c, ThreadState* me, int code, int32_t cls, c
         me.err_src = src
         me.err_target = target
         me.err_kind = kind
-        me.err_count = c.heaps[target].size if target < c.n else 0
+        # the LP being handled (or drained): this thread owns its heap now
+        me.err_count = c.heaps[key.target].size
         me.key_time = key.time
         me.key_src = key.src
         me.key_seq = key.seq
@@ -1068,7 +1069,7 @@ cdef class Engine:
         elif code == SEER_E_QUEUE_FULL:
             msg += f", but LP {s.err_target} already holds {c.max_pending_per_lp} (max_pending_per_lp)"
         elif code == SEER_E_NO_MEMORY:
-            msg = (f"out of memory: {s.err_count} pending events on LP {s.err_target} "
+            msg = (f"out of memory: {s.err_count} pending events on LP {s.key_lp} "
                    f"(the allocator refused to grow its queue or this thread's message arena; "
                    f"{src} was handling an event at t={s.err_now!r})")
         elif code == SEER_E_EVENT_BUDGET:
