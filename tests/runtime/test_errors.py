@@ -209,3 +209,17 @@ def test_envs_outbox_capacity_copies_match_the_runtime():
     from seer_envs.pcs import config as pcs_config
     assert OUTBOX_CAPACITY == 256
     assert pcs_config.OUTBOX_CAPACITY == aircraft_config.OUTBOX_CAPACITY == OUTBOX_CAPACITY
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(12))
+def test_errors_match_across_many_thread_counts(seed):
+    cases = [dict(num_lps=512, start_events=6, max_pending_per_lp=8, remote_fraction=0.9,
+                  mean_delay=1.5),
+             dict(num_lps=2048, start_events=4, max_pending_per_lp=5, remote_fraction=0.3,
+                  lookahead=0.5, mean_delay=0.6),
+             dict(num_lps=2048, remote_fraction=1.0, start_events=2, max_messages_per_round=1500),
+             dict(num_lps=1024, max_events_per_run=20_000)]
+    for params in cases:
+        errors = {t: _phold_error(t, seed, **dict(params)) for t in (1, 2, 3, 5, 8)}
+        assert all(errors[t] == errors[1] for t in errors), (params, errors)
