@@ -40,10 +40,9 @@ def openmp_flags():
     cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
     cc = cc.split()
     if sys.platform == "darwin":
-        # Apple clang: OpenMP only via libomp and -Xpreprocessor.
-        cpp = os.environ.get("CPPFLAGS", "")
-        cflags = ["-Xpreprocessor", "-fopenmp"] if "-fopenmp" in cpp else ["-Xpreprocessor", "-fopenmp"]
-        ldflags = ["-lomp"]
+        # Apple clang: OpenMP only via libomp and -Xpreprocessor (libomp's
+        # include and library paths come from CPPFLAGS/LDFLAGS, e.g. Homebrew's).
+        cflags, ldflags = ["-Xpreprocessor", "-fopenmp"], ["-lomp"]
     else:
         cflags, ldflags = ["-fopenmp"], ["-fopenmp"]
     with tempfile.TemporaryDirectory() as d:

@@ -17,12 +17,12 @@ ScenarioSpec, Run, register, registry
     Scenario specs and their registry (``seer_runtime.spec``).
 """
 
-from seer_runtime._errors import ContractViolation
+from seer_runtime._errors import ContractViolation, OutOfMemory
 from seer_runtime.loop import (Engine, Scenario, check_num_threads,
                                omp_max_threads, openmp_enabled)
 from seer_runtime._threads import available_cpus, resolve_threads, thread_caps
 from seer_runtime.spec import Run, ScenarioSpec, register, registry
 
-__all__ = ["Engine", "Scenario", "ContractViolation", "openmp_enabled", "omp_max_threads",
+__all__ = ["Engine", "Scenario", "ContractViolation", "OutOfMemory", "openmp_enabled", "omp_max_threads",
            "resolve_threads", "thread_caps", "available_cpus", "check_num_threads",
            "ScenarioSpec", "Run", "register", "registry"]

@@ -10,15 +10,17 @@ class ContractViolation(RuntimeError):
     ----------
     reason : str
         ``"past"``, ``"lookahead"``, ``"bad_target"``, ``"outbox_full"``,
-        ``"queue_full"``, ``"messages_full"`` or ``"model"`` (the handler
-        returned its own error code).
-    time : float
-        Time of the offending event.
-    now : float
-        Simulated time of the handler that caused it.
+        ``"queue_full"``, ``"messages_full"``, ``"out_of_memory"`` (raised as
+        :class:`OutOfMemory`), ``"event_budget"``, ``"stuck_window"`` or
+        ``"model"`` (the handler returned its own error code).
+    time : float or None
+        Time of the offending event (None for a round's limits).
+    now : float or None
+        Simulated time of the handler that caused it (None when no single
+        handler did: a queue overflowing as a round's messages arrive).
     source : int or None
         LP that emitted it (None for events injected by the environment).
-    target : int
+    target : int or None
         LP it was meant for.
     kind : int
         Its event kind (-1 for an init or final hook).
@@ -36,3 +38,9 @@ class ContractViolation(RuntimeError):
         self.target = target
         self.kind = kind
         self.code = code
+
+
+class OutOfMemory(ContractViolation, MemoryError):
+    """The C allocator refused to grow an event queue or message arena
+    (reason ``"out_of_memory"``).  Also a :class:`MemoryError`, so code that
+    already handles running out of memory catches it."""

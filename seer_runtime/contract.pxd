@@ -35,7 +35,10 @@ cdef enum:
     SEER_E_BAD_TARGET = -3      # target id >= num_lps
     SEER_E_OUTBOX_FULL = -4     # more than SEER_OUTBOX_CAPACITY emits in one hook call
     SEER_E_QUEUE_FULL = -5      # an LP's pending events exceed max_pending_per_lp
-    SEER_E_ARENA_FULL = -6      # one thread's in-flight messages exceed max_messages_per_round
+    SEER_E_ARENA_FULL = -6      # one round's cross-LP messages exceed max_messages_per_round
+    SEER_E_NO_MEMORY = -7       # the C allocator refused to grow a queue or arena
+    SEER_E_EVENT_BUDGET = -8    # one run_until call's events exceed max_events_per_run
+    SEER_E_STUCK = -9           # a window cannot advance: T + lookahead == T in floating point
     SEER_E_MODEL = -100         # first scenario-defined code; <= this is the model's own error
 
 cdef enum:
@@ -70,6 +73,8 @@ ctypedef struct Event:
 ctypedef struct Outbox:
     Event* events               # SEER_OUTBOX_CAPACITY slots, owned by the runtime
     int32_t count               # events emitted by the current hook call
+    int32_t dropped             # emits refused because the outbox was full: the runtime
+                                #   raises outbox_full even if the hook ignored the NULL
 
 # Per-call context passed to every hook.  Owned by the worker thread.
 ctypedef struct Ctx:
@@ -86,25 +91,24 @@ ctypedef struct Ctx:
 ctypedef int (*init_fn)(void* model, Ctx* ctx) noexcept nogil
 # on_event: one event for ctx.lp; `ev` is valid only during the call.
 ctypedef int (*event_fn)(void* model, Ctx* ctx, const Event* ev) noexcept nogil
-# on_final: once per LP when Engine.finalize() is called.
-ctypedef int (*final_fn)(void* model, Ctx* ctx) noexcept nogil
 
 ctypedef struct LPType:
     init_fn on_init             # never NULL: the runtime installs no-op defaults
     event_fn on_event
-    final_fn on_final
 
 
 # --- the scheduling call ---------------------------------------------------
 
 # Emit an event from the current hook call.  Returns a pointer to the event
 # whose payload the hook may fill before it returns, or NULL when the outbox is
-# full (the hook should return SEER_E_OUTBOX_FULL).  Validity (time, target,
-# lookahead) is checked by the runtime after the hook returns.
+# full (the hook should return SEER_E_OUTBOX_FULL; the runtime raises it
+# anyway, so an ignored NULL never drops an event silently).  Validity (time,
+# target, lookahead) is checked by the runtime after the hook returns.
 cdef inline Event* seer_emit(Ctx* ctx, sim_time_t time, lp_id_t target,
                              int32_t kind) noexcept nogil:
     cdef Event* e
     if ctx.out.count >= SEER_OUTBOX_CAPACITY:
+        ctx.out.dropped += 1
         return NULL
     e = &ctx.out.events[ctx.out.count]
     ctx.out.count += 1

@@ -24,13 +24,21 @@ ctypedef struct ThreadState:
     int64_t cas_retries         # failed CAS attempts in inbox pushes
     int64_t busy_ns             # time in parallel regions not waiting at a barrier (ns)
     int64_t idle_ns             # time waiting at barriers (ns)
-    # first error this thread met (err_code == 0: none)
+    int64_t round_msgs          # cross-LP messages sent (or refused) this round
+    # the error of this thread that comes first in serial order (err_code == 0:
+    # none); ordered by the key (err_class, handled event's time, src, seq, LP)
     int32_t err_code
+    int32_t err_class           # 0: while handling an event or init; 1: delivering messages
     int32_t err_kind            # event kind
     double err_time             # the offending event's time
     double err_now              # simulated time of the hook that caused it
     lp_id_t err_src             # source LP
     lp_id_t err_target          # target LP
+    int64_t err_count           # pending events, for queue and memory errors
+    double key_time             # the key of the event being handled
+    lp_id_t key_src
+    lp_id_t key_lp
+    uint64_t key_seq
     char _pad[64]
 
 # State shared by all workers of a run.  Written only between barriers by
@@ -47,6 +55,15 @@ ctypedef struct RunShared:
     int64_t ready_total         # executive-list entries over all rounds
     int64_t max_round_events    # largest number of events in one round
     int64_t last_events         # events counted at the previous plan
+    int64_t err_bound           # bits of the smallest error time recorded (a double >= 0;
+                                #   the bits of non-negative doubles order like the values)
+    int64_t max_events          # event budget of one run_until (-1: none)
+    int64_t events_base         # events counted when this run_until started
+    int64_t max_msgs            # max_messages_per_round
+    int64_t msgs_over           # messages of the round that exceeded max_msgs (0: none)
+    int32_t stuck               # a window could not advance (T + lookahead == T)
+    int32_t budget_hit          # the run's events exceeded max_events
+    double stuck_T              # the T of that window
     char _pad2[64]
 
 ctypedef struct EngineCore:
@@ -84,6 +101,7 @@ cdef class Engine:
     cdef bint _initialized
     cdef bint _failed
     cdef uint64_t _inject_seq
+    cdef object _max_events_per_run
     cdef double _wall_s
     cdef double _slice_s
     # totals of thread teams replaced by a num_threads change

@@ -30,17 +30,31 @@ rounds, with the queues consistent) so that Ctrl-C raises promptly.
 from cpython.exc cimport PyErr_CheckSignals
 from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport INFINITY, isnan, isinf
-from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t, INT64_MAX
 from libc.stdlib cimport calloc, malloc, free
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 from seer_runtime._omp cimport (seer_openmp_enabled, seer_omp_barrier,
                                 seer_omp_get_num_threads,
                                 seer_omp_get_max_threads)
-from seer_runtime.contract cimport *
-from seer_runtime.queue cimport *
+from seer_runtime.atomics cimport (seer_fetch_add_i64_relaxed, seer_fetch_min_i64_relaxed,
+                                   seer_load_i64_relaxed, seer_load_i32_relaxed,
+                                   seer_store_i32_relaxed)
+from seer_runtime.contract cimport (Ctx, Event, sim_time_t, lp_id_t, seer_rng_key,
+                                    seer_uniform, seer_exponential, seer_integer,
+                                    seer_next_u64, SEER_ENV_SOURCE, SEER_OUTBOX_CAPACITY,
+                                    SEER_OK, SEER_E_PAST, SEER_E_LOOKAHEAD,
+                                    SEER_E_BAD_TARGET, SEER_E_OUTBOX_FULL, SEER_E_QUEUE_FULL,
+                                    SEER_E_ARENA_FULL, SEER_E_NO_MEMORY, SEER_E_EVENT_BUDGET,
+                                    SEER_E_STUCK)
+from seer_runtime.queue cimport (LocalHeap, InboxNode, event_before, heap_push, heap_pop,
+                                 heap_top_time, heap_free, inbox_push, inbox_take_all_lifo,
+                                 arena_alloc, arena_reset, arena_free)
 
-from seer_runtime._errors import ContractViolation
+from seer_runtime._errors import ContractViolation, OutOfMemory
+
+cdef extern from "src/alloc.h" nogil:
+    int64_t seer_test_heap_slot_limit
 
 cdef extern from "src/clock.h" nogil:
     int64_t seer_clock_ns()
@@ -52,8 +66,22 @@ cdef extern from "src/rng.h" nogil:
 cdef enum:
     MAX_THREADS = 1024
 
+# Events one hook call may emit (contract.pxd), for Python-side bounds.
+OUTBOX_CAPACITY = SEER_OUTBOX_CAPACITY
+
 DEF_MAX_PENDING_PER_LP = 1 << 22
 DEF_MAX_MESSAGES_PER_ROUND = 1 << 24
+# Heap capacity the delivery of messages may use: the cap on pending events is
+# checked once an LP's messages of the round are all in (so which message is
+# "over" does not depend on the order threads delivered them).
+cdef int64_t _UNCAPPED = 1 << 62
+
+
+def _set_test_heap_slot_limit(slots):
+    """Test hook: make any per-LP heap growth beyond ``slots`` fail as if the
+    allocator had refused it (0 turns it off).  Call only between runs."""
+    global seer_test_heap_slot_limit
+    seer_test_heap_slot_limit = slots
 
 
 def openmp_enabled():
@@ -74,9 +102,6 @@ cdef int _noop_init(void* model, Ctx* ctx) noexcept nogil:
 cdef int _noop_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
     return SEER_OK
 
-cdef int _noop_final(void* model, Ctx* ctx) noexcept nogil:
-    return SEER_OK
-
 
 cdef class Scenario:
     """Base class of models on the runtime.
@@ -90,7 +115,6 @@ cdef class Scenario:
     def __cinit__(self, *args, **kwargs):
         self.lptype.on_init = _noop_init
         self.lptype.on_event = _noop_event
-        self.lptype.on_final = _noop_final
         self.model = NULL
 
     def __init__(self, num_lps, lookahead):
@@ -123,7 +147,10 @@ _REASONS = {
     SEER_E_BAD_TARGET: ("bad_target", "event for a target id that does not exist"),
     SEER_E_OUTBOX_FULL: ("outbox_full", f"more than {SEER_OUTBOX_CAPACITY} events emitted by one handler call"),
     SEER_E_QUEUE_FULL: ("queue_full", "an entity's pending events exceed max_pending_per_lp"),
-    SEER_E_ARENA_FULL: ("messages_full", "one thread's in-flight messages in a round exceed max_messages_per_round"),
+    SEER_E_ARENA_FULL: ("messages_full", "one round's cross-entity messages exceed max_messages_per_round"),
+    SEER_E_NO_MEMORY: ("out_of_memory", "out of memory"),
+    SEER_E_EVENT_BUDGET: ("event_budget", "one run_until call's events exceed max_events_per_run"),
+    SEER_E_STUCK: ("stuck_window", "the window cannot advance"),
 }
 
 
@@ -150,17 +177,62 @@ cdef inline void _barrier(ThreadState* me) noexcept nogil:
     me.idle_ns += seer_clock_ns() - t0
 
 
-cdef void _record_error(EngineCore* c, ThreadState* me, int code, double now,
-                        double time, lp_id_t src, lp_id_t target, int32_t kind) noexcept nogil:
-    if me.err_code == 0:
+# Errors.  Serial order decides which one is raised: every error is recorded
+# with the key of the event being handled when it happened (init hooks: the
+# start time and the LP), and each thread keeps its smallest.  Within a window
+# LPs do not interact, so an LP's first failing event does not depend on the
+# schedule; after an error the other threads still run every event that could
+# fail earlier (events at or before the smallest error time recorded so far),
+# and the smallest key over all threads is the failing event a one-thread,
+# one-event-at-a-time run meets first.  Class 1 (delivery into a full queue)
+# sorts after class 0: its messages are at least a lookahead later.
+cdef inline bint _key_before(int32_t cls, const Event* key, ThreadState* me) noexcept nogil:
+    if cls != me.err_class:
+        return cls < me.err_class
+    if key.time != me.key_time:
+        return key.time < me.key_time
+    if key.src != me.key_src:
+        return key.src < me.key_src
+    if key.seq != me.key_seq:
+        return key.seq < me.key_seq
+    return key.target < me.key_lp
+
+
+cdef void _record_error(EngineCore* c, ThreadState* me, int code, int32_t cls, const Event* key,
+                        double now, double time, lp_id_t src, lp_id_t target,
+                        int32_t kind) noexcept nogil:
+    cdef int64_t bits
+    if me.err_code == 0 or _key_before(cls, key, me):
         me.err_code = code
+        me.err_class = cls
         me.err_now = now
         me.err_time = time
         me.err_src = src
         me.err_target = target
         me.err_kind = kind
-    # release: publishes the error record; pairs with the acquire polls.
-    seer_store_i32_release(&c.sh.abort, 1)
+        # the LP being handled (or drained): this thread owns its heap now
+        me.err_count = c.heaps[key.target].size
+        me.key_time = key.time
+        me.key_src = key.src
+        me.key_seq = key.seq
+        me.key_lp = key.target
+    if cls == 0:
+        # Lower the shared bound: events later than it cannot fail first.
+        memcpy(&bits, &key.time, sizeof(double))
+        seer_fetch_min_i64_relaxed(&c.sh.err_bound, bits)
+    seer_store_i32_relaxed(&c.sh.abort, 1)
+
+
+# The events a thread may still skip after an error: later than every error
+# recorded so far (INFINITY while there is none).
+cdef inline double _error_bound(EngineCore* c) noexcept nogil:
+    cdef int64_t bits
+    cdef double t
+    if seer_load_i32_relaxed(&c.sh.abort) == 0:
+        return INFINITY
+    bits = seer_load_i64_relaxed(&c.sh.err_bound)
+    memcpy(&t, &bits, sizeof(double))
+    return t
 
 
 cdef inline void _make_ctx(EngineCore* c, ThreadState* me, Ctx* ctx, lp_id_t lp, int tid) noexcept nogil:
@@ -170,11 +242,13 @@ cdef inline void _make_ctx(EngineCore* c, ThreadState* me, Ctx* ctx, lp_id_t lp,
     ctx.rng_ctr = &c.rng_ctr[lp]
     ctx.out.events = me.outbox
     ctx.out.count = 0
+    ctx.out.dropped = 0
 
 
-# Validate and deliver what one hook call emitted.  Runs on the thread that
+# Validate and deliver what one hook call emitted while handling `key` (for
+# init hooks, a stand-in event at the start time).  Runs on the thread that
 # owns ctx.lp for this round.
-cdef int _dispatch(EngineCore* c, ThreadState* me, Ctx* ctx) noexcept nogil:
+cdef int _dispatch(EngineCore* c, ThreadState* me, Ctx* ctx, const Event* key) noexcept nogil:
     cdef int32_t i
     cdef int rc, k
     cdef Event* e
@@ -184,10 +258,10 @@ cdef int _dispatch(EngineCore* c, ThreadState* me, Ctx* ctx) noexcept nogil:
     for i in range(ctx.out.count):
         e = &ctx.out.events[i]
         if not (e.time >= ctx.now):
-            _record_error(c, me, SEER_E_PAST, ctx.now, e.time, lp, e.target, e.kind)
+            _record_error(c, me, SEER_E_PAST, 0, key, ctx.now, e.time, lp, e.target, e.kind)
             return SEER_E_PAST
         if e.target >= c.n:
-            _record_error(c, me, SEER_E_BAD_TARGET, ctx.now, e.time, lp, e.target, e.kind)
+            _record_error(c, me, SEER_E_BAD_TARGET, 0, key, ctx.now, e.time, lp, e.target, e.kind)
             return SEER_E_BAD_TARGET
         e.src = lp
         e.seq = c.emit_seq[lp]
@@ -195,16 +269,23 @@ cdef int _dispatch(EngineCore* c, ThreadState* me, Ctx* ctx) noexcept nogil:
         if e.target == lp:
             rc = heap_push(&c.heaps[lp], e, c.max_pending_per_lp)
             if rc != SEER_OK:
-                _record_error(c, me, rc, ctx.now, e.time, lp, e.target, e.kind)
+                _record_error(c, me, rc, 0, key, ctx.now, e.time, lp, e.target, e.kind)
                 return rc
         else:
             if not (e.time >= ctx.now + c.lookahead):
-                _record_error(c, me, SEER_E_LOOKAHEAD, ctx.now, e.time, lp, e.target, e.kind)
+                _record_error(c, me, SEER_E_LOOKAHEAD, 0, key, ctx.now, e.time, lp, e.target, e.kind)
                 return SEER_E_LOOKAHEAD
+            me.round_msgs += 1
             node = arena_alloc(&me.arena)
             if node == NULL:
-                _record_error(c, me, SEER_E_ARENA_FULL, ctx.now, e.time, lp, e.target, e.kind)
-                return SEER_E_ARENA_FULL
+                if me.arena.oom:
+                    _record_error(c, me, SEER_E_NO_MEMORY, 0, key, ctx.now, e.time, lp,
+                                  e.target, e.kind)
+                    return SEER_E_NO_MEMORY
+                # Over max_messages_per_round: drop it and keep counting; the
+                # plan raises messages_full from the round's total, which does
+                # not depend on how the LPs were spread over threads.
+                continue
             node.ev = e[0]
             me.cas_retries += inbox_push(&c.inbox[e.target], node, &was_empty)
             me.pushes += 1
@@ -215,49 +296,58 @@ cdef int _dispatch(EngineCore* c, ThreadState* me, Ctx* ctx) noexcept nogil:
     return SEER_OK
 
 
-# Run every event of `lp` with time < W.  Returns 0 or an error code.
-cdef int _exec_lp(EngineCore* c, ThreadState* me, lp_id_t lp, double W, int tid,
+# Run every event of `lp` with time < W, except those later than `limit` (an
+# error's time: they cannot fail first).  Returns 0 or an error code.
+cdef int _exec_lp(EngineCore* c, ThreadState* me, lp_id_t lp, double W, double limit, int tid,
                   int64_t* nevents) noexcept nogil:
     cdef LocalHeap* h = &c.heaps[lp]
     cdef Ctx ctx
     cdef Event ev
     cdef int rc
+    cdef int64_t count = 0, budget = c.sh.max_events
     _make_ctx(c, me, &ctx, lp, tid)
-    while h.size > 0 and h.data[0].time < W:
+    while h.size > 0 and h.data[0].time < W and not (h.data[0].time > limit):
         heap_pop(h, &ev)
         ctx.now = ev.time
         ctx.out.count = 0
         rc = c.lptype.on_event(c.model, &ctx, &ev)
+        if rc == SEER_OK and ctx.out.dropped != 0:
+            rc = SEER_E_OUTBOX_FULL
         if rc != SEER_OK:
-            _record_error(c, me, rc, ev.time, ev.time, ev.src, lp, ev.kind)
+            _record_error(c, me, rc, 0, &ev, ev.time, ev.time, ev.src, lp, ev.kind)
             return rc
         if ctx.out.count > 0:
-            rc = _dispatch(c, me, &ctx)
+            rc = _dispatch(c, me, &ctx, &ev)
             if rc != SEER_OK:
                 return rc
         nevents[0] += 1
+        count += 1
+        # An event storm inside one window (zero-delay self events, say)
+        # never reaches the plan's budget check: stop it here.
+        if budget >= 0 and count > budget:
+            _record_error(c, me, SEER_E_EVENT_BUDGET, 0, &ev, ev.time, ev.time, ev.src, lp, ev.kind)
+            return SEER_E_EVENT_BUDGET
     c.next_time[lp] = heap_top_time(h, INFINITY)
     return SEER_OK
 
 
-# Claim chunks of one segment of the executive list; returns 1 on error.
-cdef int _exec_segment(EngineCore* c, ThreadState* me, int seg, int64_t chunk, double W,
-                       int tid, int64_t* nevents) noexcept nogil:
+# Claim chunks of one segment of the executive list.  After an error the
+# claims go on (see _record_error), but only events up to the error bound run.
+cdef void _exec_segment(EngineCore* c, ThreadState* me, int seg, int64_t chunk, double W,
+                        int tid, int64_t* nevents) noexcept nogil:
     cdef ThreadState* owner = &c.ts[seg]
     cdef int64_t total = owner.nready, start, end, idx
     cdef int64_t* cursor = &c.sh.cursor[8 * seg]
-    while seer_load_i32_relaxed(&c.sh.abort) == 0:
+    while True:
         start = seer_fetch_add_i64_relaxed(cursor, chunk)
         if start >= total:
-            return 0
+            return
         end = start + chunk
         if end > total:
             end = total
         for idx in range(start, end):
-            if _exec_lp(c, me, owner.ready[idx], W, tid, nevents) != SEER_OK:
-                return 1
+            _exec_lp(c, me, owner.ready[idx], W, _error_bound(c), tid, nevents)
         me.lps_executed += end - start
-    return 1
 
 
 cdef void _exec_phase(EngineCore* c, ThreadState* me, double W, int tid, int nt) noexcept nogil:
@@ -276,20 +366,22 @@ cdef void _exec_phase(EngineCore* c, ThreadState* me, double W, int tid, int nt)
         chunk = 64
     # Own segment first, then steal from the others in ring order.
     for k in range(nt):
-        if _exec_segment(c, me, (tid + k) % nt, chunk, W, tid, &nevents):
-            break
+        _exec_segment(c, me, (tid + k) % nt, chunk, W, tid, &nevents)
     me.events += nevents
 
 
 # Drain the inboxes of this thread's own partition that any producer
-# announced this round.
+# announced this round.  The cap on pending events is checked once an LP has
+# all its messages, and an overflow names the LP's latest pending event, so
+# the error does not depend on the order the messages arrived in.
 cdef void _drain_phase(EngineCore* c, ThreadState* me, int tid, int nt) noexcept nogil:
-    cdef int64_t j, base = _part_lo(c.n, nt, tid)
+    cdef int64_t j, i, base = _part_lo(c.n, nt, tid)
     cdef int p, rc
     cdef lp_id_t lp
     cdef InboxNode* node
     cdef LocalHeap* h
     cdef ThreadState* prod
+    cdef Event* last
     for p in range(nt):
         prod = &c.ts[p]
         for j in range(prod.ndirty[tid]):
@@ -297,12 +389,37 @@ cdef void _drain_phase(EngineCore* c, ThreadState* me, int tid, int nt) noexcept
             h = &c.heaps[lp]
             node = inbox_take_all_lifo(&c.inbox[lp])
             while node != NULL:
-                rc = heap_push(h, &node.ev, c.max_pending_per_lp)
+                rc = heap_push(h, &node.ev, _UNCAPPED)
                 if rc != SEER_OK:
-                    _record_error(c, me, rc, node.ev.time, node.ev.time, node.ev.src, lp, node.ev.kind)
+                    _record_error(c, me, rc, 1, &node.ev, node.ev.time, node.ev.time,
+                                  node.ev.src, lp, node.ev.kind)
                     break
                 node = node.next
+            if h.size > c.max_pending_per_lp:
+                last = &h.data[0]
+                for i in range(1, h.size):
+                    if event_before(last, &h.data[i]):
+                        last = &h.data[i]
+                _record_error(c, me, SEER_E_QUEUE_FULL, 1, last, last.time, last.time,
+                              last.src, lp, last.kind)
             c.next_time[lp] = heap_top_time(h, INFINITY)
+
+
+# Thread 0, after every exec and drain of a round and before the barrier that
+# publishes the plan: the limits that count over the whole round or run, so
+# that they trip in the same round at every thread count.
+cdef void _check_round_limits(EngineCore* c) noexcept nogil:
+    cdef int64_t msgs = 0, events = 0
+    cdef int k
+    for k in range(c.max_threads):
+        msgs += c.ts[k].round_msgs
+        events += c.ts[k].events
+    if msgs > c.sh.max_msgs:
+        c.sh.msgs_over = msgs
+        seer_store_i32_relaxed(&c.sh.abort, 1)
+    if c.sh.max_events >= 0 and events - c.sh.events_base > c.sh.max_events:
+        c.sh.budget_hit = 1
+        seer_store_i32_relaxed(&c.sh.abort, 1)
 
 
 # Plan the next window.  Called right after this thread drained its own
@@ -315,6 +432,7 @@ cdef int _plan_phase(EngineCore* c, ThreadState* me, int tid, int nt, int check_
     cdef double m = INFINITY, t, T, W, L = c.lookahead
     cdef int k
     cdef int stop
+    cdef bint stuck
     cdef lp_id_t* cand = me.ready
     # One scan: the partition's earliest time, and as candidates every LP
     # earlier than (running min + lookahead).  The running min only falls
@@ -339,10 +457,12 @@ cdef int _plan_phase(EngineCore* c, ThreadState* me, int tid, int nt, int check_
         if total_events - c.sh.last_events > c.sh.max_round_events:
             c.sh.max_round_events = total_events - c.sh.last_events
         c.sh.last_events = total_events
+        _check_round_limits(c)
     _barrier(me)
     # Every drain of the round is done: this thread's messages and dirty
     # lists can start over.
     arena_reset(&me.arena)
+    me.round_msgs = 0
     for k in range(nt):
         me.ndirty[k] = 0
     T = INFINITY
@@ -352,7 +472,10 @@ cdef int _plan_phase(EngineCore* c, ThreadState* me, int tid, int nt, int check_
     W = T + L
     if W > c.sh.t_end:
         W = c.sh.t_end
-    stop = (not (T < c.sh.t_end)) or c.sh.abort != 0 or c.sh.deadline_hit != 0
+    # A window that cannot advance (T + lookahead rounds back to T) would
+    # spin for ever: stop, identically on every thread (T is the same).
+    stuck = T < c.sh.t_end and not (W > T)
+    stop = (not (T < c.sh.t_end)) or c.sh.abort != 0 or c.sh.deadline_hit != 0 or stuck
     me.nready = 0
     if not stop:
         for j in range(n):
@@ -361,6 +484,9 @@ cdef int _plan_phase(EngineCore* c, ThreadState* me, int tid, int nt, int check_
                 me.nready += 1
     if tid == 0:
         c.sh.finished = not (T < c.sh.t_end)
+        if stuck:
+            c.sh.stuck = 1
+            c.sh.stuck_T = T
         if not stop:
             c.sh.rounds += 1
     _barrier(me)
@@ -389,19 +515,27 @@ cdef void _init_worker(EngineCore* c, int tid, int nt, double t0) noexcept nogil
     cdef ThreadState* me = &c.ts[tid]
     cdef int64_t lo, hi, lp
     cdef Ctx ctx
+    cdef Event key
     cdef int rc, k
     me.team = nt
     _partition(c.n, nt, tid, &lo, &hi)
+    memset(&key, 0, sizeof(Event))
+    key.time = t0
+    # Each thread inits its LPs in order up to its own first error (no early
+    # stop on another thread's error): the smallest failing LP is then found
+    # at every thread count.
     for lp in range(lo, hi):
-        if seer_load_i32_relaxed(&c.sh.abort) != 0:
-            break
         _make_ctx(c, me, &ctx, <lp_id_t>lp, tid)
         ctx.now = t0
+        key.src = <lp_id_t>lp
+        key.target = <lp_id_t>lp
         rc = c.lptype.on_init(c.model, &ctx)
+        if rc == SEER_OK and ctx.out.dropped != 0:
+            rc = SEER_E_OUTBOX_FULL
         if rc != SEER_OK:
-            _record_error(c, me, rc, t0, t0, <lp_id_t>lp, <lp_id_t>lp, -1)
+            _record_error(c, me, rc, 0, &key, t0, t0, <lp_id_t>lp, <lp_id_t>lp, -1)
             break
-        if ctx.out.count > 0 and _dispatch(c, me, &ctx) != SEER_OK:
+        if ctx.out.count > 0 and _dispatch(c, me, &ctx, &key) != SEER_OK:
             break
     _barrier(me)
     _drain_phase(c, me, tid, nt)
@@ -411,21 +545,6 @@ cdef void _init_worker(EngineCore* c, int tid, int nt, double t0) noexcept nogil
     for k in range(nt):
         me.ndirty[k] = 0
     arena_reset(&me.arena)
-
-
-cdef void _final_worker(EngineCore* c, int tid, int nt, double now) noexcept nogil:
-    cdef ThreadState* me = &c.ts[tid]
-    cdef int64_t lo, hi, lp
-    cdef Ctx ctx
-    cdef int rc
-    _partition(c.n, nt, tid, &lo, &hi)
-    for lp in range(lo, hi):
-        _make_ctx(c, me, &ctx, <lp_id_t>lp, tid)
-        ctx.now = now
-        rc = c.lptype.on_final(c.model, &ctx)
-        if rc != SEER_OK:
-            _record_error(c, me, rc, now, now, <lp_id_t>lp, <lp_id_t>lp, -1)
-            break
 
 
 cdef inline uint64_t _event_hash(const Event* e) noexcept nogil:
@@ -455,13 +574,26 @@ cdef class Engine:
         Cap on one LP's pending events; exceeding it raises
         :class:`ContractViolation` (reason ``"queue_full"``).
     max_messages_per_round : int
-        Cap on the cross-LP events one thread sends in one round; exceeding
-        it raises :class:`ContractViolation` (reason ``"messages_full"``).
+        Cap on the cross-LP events sent in one round (all threads together);
+        exceeding it raises :class:`ContractViolation` (reason
+        ``"messages_full"``).
+    max_events_per_run : int or None
+        Event budget of one :meth:`run_until` call (an env step): a call
+        whose events exceed it raises :class:`ContractViolation` (reason
+        ``"event_budget"``) instead of running on.  ``None`` (the default):
+        no budget, because a long headless run legitimately executes any
+        number of events and stays interruptible; envs set one from their
+        model.  Settable between runs.
+
+    Errors are deterministic: when several events fail in one window, the one
+    raised is the one a serial run meets first (smallest time, then source,
+    then sequence), at every thread count.
     """
 
     def __cinit__(self, Scenario scenario not None, num_threads=1, seed=0,
                   max_pending_per_lp=DEF_MAX_PENDING_PER_LP,
-                  max_messages_per_round=DEF_MAX_MESSAGES_PER_ROUND):
+                  max_messages_per_round=DEF_MAX_MESSAGES_PER_ROUND,
+                  max_events_per_run=None):
         cdef lp_id_t i
         cdef EngineCore* c = &self.core
         from seer_runtime._threads import resolve_threads
@@ -492,6 +624,9 @@ cdef class Engine:
         c.emit_seq = <uint64_t*>calloc(c.n, sizeof(uint64_t))
         c.sh = <RunShared*>calloc(1, sizeof(RunShared))
         if c.sh != NULL:
+            c.sh.max_msgs = max_messages_per_round
+            c.sh.max_events = -1
+            c.sh.err_bound = 0x7ff0000000000000     # the bits of +inf
             # One cursor per segment, 64 bytes apart (no false sharing).
             c.sh.cursor = <int64_t*>calloc(8 * MAX_THREADS, sizeof(int64_t))
             if c.sh.cursor == NULL:
@@ -502,6 +637,7 @@ cdef class Engine:
         for i in range(c.n):
             c.next_time[i] = INFINITY
             c.rng_key[i] = seer_rng_key(<uint64_t>seed, i)
+        self.max_events_per_run = max_events_per_run
         self._alloc_threads(num_threads)
 
     def __dealloc__(self):
@@ -591,6 +727,19 @@ cdef class Engine:
         return self.core.lookahead
 
     @property
+    def max_events_per_run(self):
+        """Event budget of one run_until call (None: no budget)."""
+        return self._max_events_per_run
+
+    @max_events_per_run.setter
+    def max_events_per_run(self, value):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or not 1 <= value < 2**63):
+            raise ValueError(f"max_events_per_run must be None or an int in [1, 2**63), got {value!r}")
+        self._max_events_per_run = value
+        self.core.sh.max_events = -1 if value is None else value
+
+    @property
     def initialized(self):
         return bool(self._initialized)
 
@@ -607,9 +756,13 @@ cdef class Engine:
         self._check_usable()
         self._initialized = True
         self._now = t0
+        c.sh.events_base = self._team_events()
         with nogil, parallel(num_threads=P):
             tid = threadid()
             _init_worker(c, tid, seer_omp_get_num_threads(), t0)
+        _check_round_limits(c)
+        for tid in range(c.max_threads):
+            c.ts[tid].round_msgs = 0
         self._raise_errors()
 
     def run_until(self, t_end):
@@ -631,6 +784,7 @@ cdef class Engine:
         if t < self._now:
             raise ValueError(f"t_end={t!r} is before the engine's current time {self._now!r}")
         c.sh.t_end = t
+        c.sh.events_base = self._team_events()
         t_start = seer_clock_ns()
         try:
             while True:
@@ -648,25 +802,17 @@ cdef class Engine:
         self._now = t
         return self._total_events() - before
 
-    def finalize(self):
-        """Call every LP's ``on_final`` hook (at the current time)."""
-        cdef EngineCore* c = &self.core
-        cdef int P = self._num_threads
-        cdef int tid
-        cdef double now = self._now
-        self._check_usable()
-        with nogil, parallel(num_threads=P):
-            tid = threadid()
-            _final_worker(c, tid, seer_omp_get_num_threads(), now)
-        self._raise_errors()
-
     cdef int inject_range(self, sim_time_t time, int32_t kind, lp_id_t lo,
                           lp_id_t hi) except -1:
         cdef EngineCore* c = &self.core
         cdef int P = self._num_threads
         cdef int64_t lp
-        cdef int64_t failed = -1
-        cdef Event ev
+        # The smallest failing LP (what a serial loop meets first), times 2,
+        # plus 1 when the failure was the allocator's: an atomic min, so no
+        # failure is lost whichever thread met it.
+        cdef int64_t failed = INT64_MAX
+        cdef int64_t* failedp = &failed
+        cdef int rc
         cdef uint64_t seq
         self._check_usable()
         if not self._initialized:
@@ -679,13 +825,23 @@ cdef class Engine:
         self._inject_seq += 1
         with nogil:
             for lp in prange(<int64_t>lo, <int64_t>hi, num_threads=P, schedule="static"):
-                if _inject_one(c, <lp_id_t>lp, time, kind, seq, lp - lo) != SEER_OK:
-                    failed = lp
-        if failed >= 0:
-            raise ContractViolation(
-                "queue_full", f"injecting kind {kind} at t={time!r} into LP {failed}: "
-                f"{_REASONS[SEER_E_QUEUE_FULL][1]}", time=time, now=self._now,
-                source=None, target=failed, kind=kind)
+                rc = _inject_one(c, <lp_id_t>lp, time, kind, seq, lp - lo)
+                if rc != SEER_OK:
+                    seer_fetch_min_i64_relaxed(failedp, 2 * lp + (rc == SEER_E_NO_MEMORY))
+        if failed != INT64_MAX:
+            # Some LPs got the event and some did not: the state is no longer
+            # a serial one.
+            self._failed = True
+            lp = failed // 2
+            code = SEER_E_NO_MEMORY if failed % 2 else SEER_E_QUEUE_FULL
+            reason, what = _REASONS[code]
+            if code == SEER_E_NO_MEMORY:
+                what = f"out of memory: {c.heaps[lp].size} pending events on LP {lp}"
+            else:
+                what += f" ({c.max_pending_per_lp})"
+            exc = OutOfMemory if code == SEER_E_NO_MEMORY else ContractViolation
+            raise exc(reason, f"injecting kind {kind} at t={time!r} into LP {lp}: {what}",
+                      time=time, now=self._now, source=None, target=lp, kind=kind, code=code)
         return 0
 
     def inject(self, time, int kind, lo=0, hi=None):
@@ -756,6 +912,13 @@ cdef class Engine:
                         "busy_s": s.busy_ns * 1e-9, "idle_s": s.idle_ns * 1e-9,
                         "peak_messages": s.arena.peak_nodes})
         return out
+
+    def _team_events(self):
+        cdef int64_t total = 0
+        cdef int t
+        for t in range(self.core.max_threads):
+            total += self.core.ts[t].events
+        return total
 
     cdef int64_t _total_events(self):
         cdef int64_t total = 0
@@ -845,15 +1008,45 @@ cdef class Engine:
         cdef EngineCore* c = &self.core
         cdef int t, best = -1
         cdef ThreadState* s
-        if c.sh.abort == 0:
+        cdef ThreadState* b
+        if c.sh.abort == 0 and c.sh.stuck == 0:
             return 0
-        # Report the earliest error (by time, then source) so the message
-        # does not depend on which thread met which error first.
+        self._failed = True
+        # The error a serial run meets first (see _record_error): the
+        # smallest key over the threads' records...
         for t in range(c.max_threads):
             s = &c.ts[t]
-            if s.err_code != 0 and (best < 0 or (s.err_now, s.err_src) < (c.ts[best].err_now, c.ts[best].err_src)):
-                best = t
-        self._failed = True
+            if s.err_code == 0:
+                continue
+            if best >= 0:
+                b = &c.ts[best]
+                if (s.err_class, s.key_time, s.key_src, s.key_seq, s.key_lp) >= \
+                        (b.err_class, b.key_time, b.key_src, b.key_seq, b.key_lp):
+                    continue
+            best = t
+        # ... except that a round's limits come between handling errors
+        # (class 0) and delivery errors (class 1, whose messages were sent
+        # within the round).
+        if best < 0 or c.ts[best].err_class == 1:
+            if c.sh.msgs_over:
+                raise ContractViolation(
+                    "messages_full", f"{_REASONS[SEER_E_ARENA_FULL][1]}: the round sent "
+                    f"{c.sh.msgs_over} cross-entity events, the cap is {c.sh.max_msgs}",
+                    code=SEER_E_ARENA_FULL)
+        if best < 0:
+            if c.sh.stuck:
+                T = c.sh.stuck_T
+                raise ContractViolation(
+                    "stuck_window", f"{_REASONS[SEER_E_STUCK][1]}: the earliest pending event "
+                    f"is at t={T!r} and t + lookahead ({c.lookahead!r}) rounds back to t in "
+                    f"floating point; the lookahead must exceed the time resolution at the "
+                    f"horizon (about t * 2**-52)", time=T, now=T, code=SEER_E_STUCK)
+            if c.sh.budget_hit:
+                raise ContractViolation(
+                    "event_budget", f"{_REASONS[SEER_E_EVENT_BUDGET][1]} "
+                    f"({self._max_events_per_run}) before t_end={c.sh.t_end!r}: an event "
+                    f"storm, or raise the budget", code=SEER_E_EVENT_BUDGET)
+            raise AssertionError("the engine stopped with no error recorded")
         s = &c.ts[best]
         code = s.err_code
         if code in _REASONS:
@@ -864,17 +1057,35 @@ cdef class Engine:
         kind = s.err_kind
         msg = (f"{what}: {src}, handling an event at t={s.err_now!r}, scheduled an event of "
                f"kind {kind} for target LP {s.err_target} at t={s.err_time!r}")
+        now = s.err_now
         if code == SEER_E_LOOKAHEAD:
             msg += (f", but cross-entity events must be at least lookahead={c.lookahead!r} "
                     f"ahead (t >= {s.err_now + c.lookahead!r})")
         elif code == SEER_E_BAD_TARGET:
             msg += f", but LP ids run from 0 to {c.n - 1}"
+        elif code == SEER_E_QUEUE_FULL and s.err_class == 1:
+            now = None
+            msg = (f"{what}: LP {s.err_target} would hold {s.err_count} pending events "
+                   f"(max_pending_per_lp={c.max_pending_per_lp}) once this round's messages "
+                   f"are delivered; the latest is an event of kind {kind} from {src} "
+                   f"at t={s.err_time!r}")
+        elif code == SEER_E_QUEUE_FULL:
+            msg += f", but LP {s.err_target} already holds {c.max_pending_per_lp} (max_pending_per_lp)"
+        elif code == SEER_E_NO_MEMORY:
+            msg = (f"out of memory: {s.err_count} pending events on LP {s.key_lp} "
+                   f"(the allocator refused to grow its queue or this thread's message arena; "
+                   f"{src} was handling an event at t={s.err_now!r})")
+        elif code == SEER_E_EVENT_BUDGET:
+            msg = (f"{what} ({self._max_events_per_run}): LP {s.err_target} alone handled "
+                   f"more within one window, the last at t={s.err_time!r} (an event storm: "
+                   f"events that schedule others with no delay?)")
         elif code not in _REASONS:
             msg = (f"{what} while LP {s.err_target} handled an event of kind {kind} "
                    f"at t={s.err_time!r} (source {src})")
-        raise ContractViolation(reason, msg, time=s.err_time, now=s.err_now,
-                                source=None if s.err_src == SEER_ENV_SOURCE else s.err_src,
-                                target=s.err_target, kind=kind, code=code)
+        exc = OutOfMemory if code == SEER_E_NO_MEMORY else ContractViolation
+        raise exc(reason, msg, time=s.err_time, now=now,
+                  source=None if s.err_src == SEER_ENV_SOURCE else s.err_src,
+                  target=s.err_target, kind=kind, code=code)
 
 
 cdef int _inject_one(EngineCore* c, lp_id_t lp, double time, int32_t kind, uint64_t seq,

@@ -7,7 +7,8 @@
 #   by (time, src, seq).  Single-threaded: only the worker that is executing
 #   or draining the LP touches it, and the phases are separated by barriers.
 #   Growth doubles the array (amortised, never per event) up to a cap; over
-#   the cap the push fails with SEER_E_QUEUE_FULL and nothing is written.
+#   the cap the push fails with SEER_E_QUEUE_FULL and nothing is written; a
+#   refused allocation fails with SEER_E_NO_MEMORY (nothing written either).
 #
 # Inbox -- one per LP, a multi-producer single-consumer intrusive stack
 #   (src/inbox.h): lock-free producers, wait-free consumer, per-producer
@@ -20,26 +21,16 @@
 #   fixed-size slabs (pointers stay valid while it grows).  Reset as a whole
 #   once a round's messages are drained, so no node is freed individually and
 #   no node crosses back between threads.  Capacity is capped; over the cap
-#   allocation returns NULL (SEER_E_ARENA_FULL).
+#   allocation returns NULL (SEER_E_ARENA_FULL); a refused malloc returns
+#   NULL with `oom` set (SEER_E_NO_MEMORY).
 
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, realloc, free
-from seer_runtime.contract cimport Event, sim_time_t, SEER_OK, SEER_E_QUEUE_FULL
+from seer_runtime.contract cimport (Event, sim_time_t, SEER_OK, SEER_E_QUEUE_FULL,
+                                    SEER_E_NO_MEMORY)
 
-cdef extern from "src/atomics.h" nogil:
-    int seer_cas_ptr_release(void** obj, void** expected, void* desired)
-    void* seer_xchg_ptr_acquire(void** obj, void* value)
-    void* seer_load_ptr_relaxed(void** obj)
-    int64_t seer_fetch_add_i64_relaxed(int64_t* obj, int64_t v)
-    int64_t seer_load_i64_relaxed(int64_t* obj)
-    int64_t seer_fetch_add_i64_release(int64_t* obj, int64_t v)
-    int64_t seer_load_i64_acquire(int64_t* obj)
-    void seer_store_i64_relaxed(int64_t* obj, int64_t v)
-    void seer_store_i32_release(int32_t* obj, int32_t v)
-    int32_t seer_load_i32_acquire(int32_t* obj)
-    int32_t seer_load_i32_relaxed(int32_t* obj)
-    void seer_cpu_relax()
-
+cdef extern from "src/alloc.h" nogil:
+    void* seer_heap_realloc(void* p, int64_t slots, size_t slot_size)
 
 # --- LocalHeap --------------------------------------------------------------
 
@@ -67,9 +58,9 @@ cdef inline int heap_push(LocalHeap* h, const Event* ev, int64_t max_size) noexc
         new_cap = 4 if h.cap == 0 else 2 * h.cap
         if new_cap > max_size:
             new_cap = max_size
-        grown = <Event*>realloc(h.data, <size_t>new_cap * sizeof(Event))
+        grown = <Event*>seer_heap_realloc(h.data, new_cap, sizeof(Event))
         if grown == NULL:
-            return SEER_E_QUEUE_FULL
+            return SEER_E_NO_MEMORY
         h.data = grown
         h.cap = new_cap
     # Sift up with a hole, moving parents down: one copy per level.
@@ -170,6 +161,7 @@ ctypedef struct MessageArena:
     int64_t offset              # next free node in that slab
     int64_t max_nodes           # cap on nodes in use at once
     int64_t peak_nodes          # high-water mark (statistics)
+    int32_t oom                 # set when malloc/realloc refused a slab
 
 
 cdef inline InboxNode* arena_alloc(MessageArena* a) noexcept nogil:
@@ -188,11 +180,13 @@ cdef inline InboxNode* arena_alloc(MessageArena* a) noexcept nogil:
         if a.nslabs == a.slabs_cap:
             grown = <InboxNode**>realloc(a.slabs, <size_t>(2 * a.slabs_cap + 4) * sizeof(InboxNode*))
             if grown == NULL:
+                a.oom = 1
                 return NULL
             a.slabs = grown
             a.slabs_cap = 2 * a.slabs_cap + 4
         slab = <InboxNode*>malloc(<size_t>ARENA_SLAB_NODES * sizeof(InboxNode))
         if slab == NULL:
+            a.oom = 1
             return NULL
         a.slabs[a.nslabs] = slab
         a.nslabs += 1

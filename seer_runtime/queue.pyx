@@ -7,7 +7,9 @@ from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, malloc, free
 
 from seer_runtime._omp cimport seer_omp_get_num_threads
-from seer_runtime.queue cimport *
+from seer_runtime.atomics cimport (seer_fetch_add_i64_relaxed, seer_fetch_add_i64_release,
+                                   seer_load_i64_acquire, seer_cpu_relax)
+from seer_runtime.queue cimport InboxNode, inbox_push, inbox_take_all
 
 cdef extern from "src/clock.h" nogil:
     int64_t seer_clock_ns()

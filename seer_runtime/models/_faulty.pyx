@@ -2,8 +2,8 @@
 """A model that breaks the contract on purpose, for the runtime's tests.
 
 Every LP starts one event at t = 1 and sends one to its right neighbour per
-event, one lookahead later.  At ``fault_time`` LP ``fault_lp`` commits the
-fault named by ``mode``:
+event, one lookahead later.  At ``fault_time`` LP ``fault_lp`` (or each LP
+in ``fault_lps``) commits the fault named by ``mode``:
 
 ``"past"``        schedules an event before now;
 ``"lookahead"``   sends a cross-LP event at now + lookahead / 2;
@@ -12,25 +12,37 @@ fault named by ``mode``:
 ``"flood"``       schedules 1000 self events per event (fills a capped queue);
 ``"model_error"`` returns its own error code -123;
 ``"nan"``         schedules an event at NaN;
+``"outbox_ignored"`` emits more events than the outbox holds, ignores the
+                  NULL and returns SEER_OK;
+``"storm"``       schedules a self event with no delay from every event (a
+                  storm that never leaves the window);
+``"init_error"``  returns error code -7777 from its init hook;
 ``"none"``        never faults.
 """
 
 from libc.math cimport NAN
-from seer_runtime.contract cimport *
+from libc.stdint cimport uint8_t
+from libc.stdlib cimport calloc, free
+from seer_runtime.contract cimport (Ctx, Event, lp_id_t, seer_emit, SEER_OK,
+                                    SEER_E_OUTBOX_FULL, SEER_OUTBOX_CAPACITY)
 from seer_runtime.loop cimport Scenario
 
 ctypedef struct FaultyState:
     lp_id_t num_lps
-    lp_id_t fault_lp
+    uint8_t* faulty             # per LP: 1 if it commits the fault
     double fault_time
     double lookahead
     int mode
 
 _MODES = {"none": 0, "past": 1, "lookahead": 2, "bad_target": 3, "outbox": 4,
-          "flood": 5, "model_error": 6, "nan": 7}
+          "flood": 5, "model_error": 6, "nan": 7, "outbox_ignored": 8, "storm": 9,
+          "init_error": 10}
 
 
 cdef int on_init(void* model, Ctx* ctx) noexcept nogil:
+    cdef FaultyState* s = <FaultyState*>model
+    if s.mode == 10 and s.faulty[ctx.lp]:
+        return -7777
     if seer_emit(ctx, 1.0, ctx.lp, 0) == NULL:
         return SEER_E_OUTBOX_FULL
     return SEER_OK
@@ -40,7 +52,7 @@ cdef int on_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
     cdef FaultyState* s = <FaultyState*>model
     cdef lp_id_t right = (ctx.lp + 1) % s.num_lps
     cdef int i
-    if ctx.lp == s.fault_lp and ctx.now >= s.fault_time:
+    if s.faulty[ctx.lp] and ctx.now >= s.fault_time:
         if s.mode == 1:
             seer_emit(ctx, ctx.now - 0.5, ctx.lp, 1)
         elif s.mode == 2:
@@ -58,6 +70,14 @@ cdef int on_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
             return -123
         elif s.mode == 7:
             seer_emit(ctx, NAN, ctx.lp, 7)
+        elif s.mode == 8:
+            for i in range(SEER_OUTBOX_CAPACITY + 1):
+                seer_emit(ctx, ctx.now + 1.0, ctx.lp, 8)
+            return SEER_OK
+        elif s.mode == 9:
+            seer_emit(ctx, ctx.now, ctx.lp, 9)
+            if ev.kind == 9:
+                return SEER_OK
     if seer_emit(ctx, ctx.now + s.lookahead, right, 0) == NULL:
         return SEER_E_OUTBOX_FULL
     return SEER_OK
@@ -71,12 +91,21 @@ cdef class FaultyModel(Scenario):
         self.lptype.on_event = on_event
         self.model = &self.s
 
-    def __init__(self, num_lps, mode, fault_lp=0, fault_time=3.0, lookahead=1.0):
+    def __init__(self, num_lps, mode, fault_lp=0, fault_time=3.0, lookahead=1.0,
+                 fault_lps=None):
         if mode not in _MODES:
             raise ValueError(f"mode must be one of {sorted(_MODES)}, got {mode!r}")
         Scenario.__init__(self, num_lps, lookahead)
         self.s.num_lps = num_lps
-        self.s.fault_lp = fault_lp
+        self.s.faulty = <uint8_t*>calloc(num_lps, 1)
+        if self.s.faulty == NULL:
+            raise MemoryError()
+        for lp in ([fault_lp] if fault_lps is None else fault_lps):
+            if 0 <= lp < num_lps:
+                self.s.faulty[lp] = 1
         self.s.fault_time = fault_time
         self.s.lookahead = lookahead
         self.s.mode = _MODES[mode]
+
+    def __dealloc__(self):
+        free(self.s.faulty)

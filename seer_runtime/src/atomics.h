@@ -41,14 +41,6 @@ static inline int64_t seer_fetch_add_i64_relaxed(int64_t *obj, int64_t v) {
     return __atomic_fetch_add(obj, v, __ATOMIC_RELAXED);
 }
 
-static inline int64_t seer_load_i64_relaxed(int64_t *obj) {
-    return __atomic_load_n(obj, __ATOMIC_RELAXED);
-}
-
-static inline void seer_store_i64_relaxed(int64_t *obj, int64_t v) {
-    __atomic_store_n(obj, v, __ATOMIC_RELAXED);
-}
-
 /* Completion counters of the stress harness: release on increment (after a
  * producer's last push), acquire on read (before the consumer's last take). */
 static inline int64_t seer_fetch_add_i64_release(int64_t *obj, int64_t v) {
@@ -59,14 +51,27 @@ static inline int64_t seer_load_i64_acquire(int64_t *obj) {
     return __atomic_load_n(obj, __ATOMIC_ACQUIRE);
 }
 
-/* Abort flag: release when a worker records an error (publishes the error
- * record), acquire when a worker polls it. */
-static inline void seer_store_i32_release(int32_t *obj, int32_t v) {
-    __atomic_store_n(obj, v, __ATOMIC_RELEASE);
+/* Lower *obj to v if v is smaller; returns the value it held before.
+ * Relaxed: used for hints (an error bound, the smallest failing LP) that are
+ * read for correctness only after the parallel region's closing barrier. */
+static inline int64_t seer_fetch_min_i64_relaxed(int64_t *obj, int64_t v) {
+    int64_t cur = __atomic_load_n(obj, __ATOMIC_RELAXED);
+    while (v < cur &&
+           !__atomic_compare_exchange_n(obj, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+    return cur;
 }
 
-static inline int32_t seer_load_i32_acquire(int32_t *obj) {
-    return __atomic_load_n(obj, __ATOMIC_ACQUIRE);
+static inline int64_t seer_load_i64_relaxed(int64_t *obj) {
+    return __atomic_load_n(obj, __ATOMIC_RELAXED);
+}
+
+/* Abort flag: set by a worker that records an error, polled by the others so
+ * they stop claiming new work early.  Both relaxed: the flag is only a hint,
+ * the error records themselves are read by thread 0 after a barrier or by
+ * Python after the region has joined, and those synchronise. */
+static inline void seer_store_i32_relaxed(int32_t *obj, int32_t v) {
+    __atomic_store_n(obj, v, __ATOMIC_RELAXED);
 }
 
 static inline int32_t seer_load_i32_relaxed(int32_t *obj) {

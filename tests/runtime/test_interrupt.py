@@ -10,9 +10,11 @@ from seer_runtime.models import phold
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name == "nt", reason="POSIX signals")
-def test_ctrl_c_interrupts_promptly_and_the_run_can_continue():
+@pytest.mark.parametrize("budget", [None, 10**9])
+def test_ctrl_c_interrupts_promptly_and_the_run_can_continue(budget):
     end = 600.0     # about 0.7 s on two threads, so the signal lands mid-run
-    model, eng = phold.make(4096, num_threads=2, seed=3, work_iters=400)
+    model, eng = phold.make(4096, num_threads=2, seed=3, work_iters=400,
+                            max_events_per_run=budget)
     timer = threading.Timer(0.15, os.kill, (os.getpid(), signal.SIGINT))
     t0 = time.perf_counter()
     timer.start()

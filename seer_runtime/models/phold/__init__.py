@@ -21,12 +21,17 @@ import time
 from seer_runtime import Engine
 from seer_runtime._threads import resolve_threads
 from seer_runtime.config import build
-from seer_runtime.models.phold._model import PholdModel
+from seer_runtime.models.phold._model import MAX_WORK_ITERS, PholdModel
 from seer_runtime.models.phold.config import PholdConfig
 
-__all__ = ["run", "PholdModel", "PholdConfig", "make"]
+__all__ = ["run", "PholdModel", "PholdConfig", "make", "MAX_WORK_ITERS"]
 
-ENGINE_KEYS = ("max_pending_per_lp", "max_messages_per_round")
+# Smallest lookahead relative to the horizon: below about 2**-52 * t,
+# t + lookahead rounds back to t and the windows cannot advance; 2**-50
+# leaves a margin of a few ulps.
+MIN_RELATIVE_LOOKAHEAD = 2.0**-50
+
+ENGINE_KEYS = ("max_pending_per_lp", "max_messages_per_round", "max_events_per_run")
 
 
 def _config(params):
@@ -73,8 +78,10 @@ def run(num_lps=PholdConfig.num_lps, end_time=100.0, num_threads="auto", seed=0,
     seed : int
         Run seed.
     **params
-        :class:`PholdConfig` fields, and the engine caps
-        ``max_pending_per_lp`` and ``max_messages_per_round``.
+        :class:`PholdConfig` fields (``lookahead`` at least
+        ``end_time * 2**-50``, ``work_iters`` at most ``MAX_WORK_ITERS``), and
+        the engine's caps ``max_pending_per_lp``, ``max_messages_per_round``
+        and ``max_events_per_run``.
 
     Returns
     -------
@@ -87,6 +94,10 @@ def run(num_lps=PholdConfig.num_lps, end_time=100.0, num_threads="auto", seed=0,
     end_time = _float_arg("end_time", end_time)
     engine_kwargs = {k: params.pop(k) for k in ENGINE_KEYS if k in params}
     cfg = _config(dict(params, num_lps=num_lps))
+    if cfg.lookahead < end_time * MIN_RELATIVE_LOOKAHEAD:
+        raise ValueError(f"lookahead must be >= end_time * 2**-50 = {end_time * MIN_RELATIVE_LOOKAHEAD!r} "
+                         f"(so that time + lookahead > time up to end_time={end_time!r}), "
+                         f"got {cfg.lookahead!r}")
     n, choice = resolve_threads(num_threads, choose)
     model = model_from_config(cfg)
     engine = Engine(model, num_threads=n, seed=seed, **engine_kwargs)

@@ -18,8 +18,10 @@ class PholdConfig:
     lookahead: float = param(1.0, "time", "minimum delay", lo=0.0, lo_open=True)
     mean_delay: float = param(1.0, "time", "mean delay (lookahead + Exp(mean_delay - lookahead))",
                               lo=0.0, lo_open=True)
+    # hi: 10**8 iterations is ~0.13 s per event; more would make one event
+    # outlast Ctrl-C's 0.2 s (the model rejects it too: _model.MAX_WORK_ITERS).
     work_iters: int = param(0, "iterations", "arithmetic loop per event: the granularity knob",
-                            lo=0, integer=True)
+                            lo=0, hi=10**8, integer=True)
 
     def __post_init__(self):
         validate(self)
