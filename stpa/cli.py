@@ -10,12 +10,13 @@ import argparse
 import csv
 import json
 import math
+import os
 import statistics
 import sys
 import time
 
 from stpa import features, sweep, workloads
-from stpa._progress import Progress
+from tqdm import tqdm
 from stpa.preflight import preflight
 from stpa.probe import probe, thread_caps
 
@@ -64,26 +65,29 @@ def cmd_collect(a):
             todo.append((split, w, p))
     fields = ["config_id", "split", "workload", "params", "threads", "throughput", "speedup",
               "units", "preflight_s"] + features.COLUMNS
-    with open(a.out, "w", newline="") as f, Progress(len(todo), "stpa collect", force=True) as bar:
+    with open(a.out, "w", newline="") as f, tqdm(total=len(todo), desc="stpa collect", unit="config") as bar:
         out = csv.writer(f)
         out.writerow(fields)
         for i, (split, w, p) in enumerate(todo):
             try:
                 trace, thr, units = collect_config(w, p, candidates, repeats=a.repeats)
             except Exception as e:  # record and go on: one bad point must not lose the sweep
-                print(f"\nstpa collect: {w} {p} failed: {type(e).__name__}: {e}", file=sys.stderr)
+                tqdm.write(f"stpa collect: {w} {p} failed: {type(e).__name__}: {e}", file=sys.stderr)
                 bar.update(1)
                 continue
             for t in candidates:
                 out.writerow([i, split, w, json.dumps(p, sort_keys=True), t, thr[t], thr[t] / thr[1], units,
                               trace["preflight_s"]] + features.row(trace, hw, t))
             f.flush()
-            bar.update(1, note=f"{w}")
+            bar.set_postfix_str(w, refresh=False)
+            bar.update(1)
     print(f"wrote {a.out}: {len(todo)} configurations x {len(candidates)} thread counts")
     return 0
 
 
 def load_dataset(path, split=None):
+    if not os.path.isfile(path):
+        raise SystemExit(f"stpa: no dataset file {path} (write one with `stpa collect --out {path}`)")
     with open(path) as f:
         rows = [r for r in csv.DictReader(f) if split is None or r["split"] == split]
     if not rows:
