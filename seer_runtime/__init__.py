@@ -24,6 +24,15 @@ from seer_runtime.loop import (Engine, Scenario, check_num_threads,
 __all__ = ["Engine", "Scenario", "ContractViolation", "openmp_enabled", "omp_max_threads",
            "effective_n_threads", "available_cpus"]
 
+# pip hides the build's own warning (it swallows setup.py's stderr), so the
+# first import says it instead, where a user sees it.
+if not openmp_enabled() and not os.environ.get("SEER_NO_OPENMP"):
+    import warnings
+    warnings.warn("seer_runtime was built without OpenMP: every run uses one thread. Install a C "
+                  "compiler with OpenMP (gcc's libgomp or clang's libomp) and reinstall; set "
+                  "SEER_NO_OPENMP=1 to silence this for a deliberately serial build.",
+                  RuntimeWarning, stacklevel=2)
+
 
 def available_cpus():
     """CPUs this process may run on: the affinity mask where the OS has one,

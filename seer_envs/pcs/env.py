@@ -21,7 +21,8 @@ Observation space      ``Box(0, inf, (11,), float32)``: own busy fraction,
                        power-control estimate
 State                  all observations, flattened (``state_space``)
 Reward                 ``-(channel blocks + handoff_penalty * handoff
-                       blocks)`` of the cell in the step
+                       blocks)`` of the cell in the step, mixed with the
+                       mean over all cells by ``team_reward_share``
 Termination            none; truncation after ``max_cycles`` steps
 Infos                  the cell's cumulative counters; ``env.summary()``
                        has the scenario-wide totals and blocking probability
@@ -33,7 +34,8 @@ units and bounds): ``grid_width`` (16), ``grid_height`` (16),
 ``call_interarrival_mean`` (360), ``call_duration_mean`` (180),
 ``move_interval_mean`` (4500; ``inf`` switches moves off),
 ``handoff_latency`` (1.0, the lookahead), ``power_control_iters`` (0),
-``dt`` (60), ``handoff_penalty`` (5.0), ``max_cycles`` (240); plus
+``dt`` (60), ``handoff_penalty`` (5.0), ``max_cycles`` (240),
+``team_reward_share`` (0.0); plus
 ``num_threads`` (``"auto"`` or an int >= 1) and ``render_mode``
 (``None``, ``"rgb_array"``: an H x W x 3 heat map of cell load,
 ``"human"``: the same map printed as text).
@@ -53,6 +55,7 @@ from seer_envs._config import build
 from seer_envs._parallel import SeerParallelEnv
 from seer_envs.pcs.config import PCSConfig
 from seer_envs.pcs.handlers import ACTION_KIND, COUNTERS, PcsModel, boundary
+from seer_envs.pcs.rewards import mix_team_reward
 from seer_envs.pcs.handlers import OBS_SIZE_PY as OBS_SIZE
 
 
@@ -133,6 +136,7 @@ class PcsEnv(SeerParallelEnv):
         self._cycle += 1
         boundary(self._model, self._obs, self._rew, self._prev, self._delta,
                  cfg.handoff_penalty, self.num_threads)
+        mix_team_reward(self._rew, cfg.team_reward_share)
         n = cfg.num_cells
         trunc = np.full(n, self._cycle >= self.max_cycles)
         if trunc[0]:
