@@ -26,7 +26,8 @@ def point_key(point):
 def run_point(scenario_name, point):
     """Run one point; returns a flat result row (never raises)."""
     from seer.scenarios import registry
-    row = {"key": point_key(point), **{f"sweep.{k}": v for k, v in point["swept"].items()}}
+    row = {"key": point_key(point), **{f"sweep.{k}": v for k, v in point["swept"].items()},
+           "machine": machine(), "load_1m": _load()}
     try:
         res = registry()[scenario_name].run(point["params"], point["run"])
     except Exception as e:
@@ -38,6 +39,25 @@ def run_point(scenario_name, point):
             row[k] = res[k]
     row["error"] = ""
     return row
+
+
+def machine():
+    """CPU model and logical CPU count of this host, for the plots' caption."""
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), "")
+    except OSError:
+        pass
+    import platform
+    return f"{model or platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs"
+
+
+def _load():
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (OSError, AttributeError):
+        return ""
 
 
 def read_done(csv_path):
@@ -138,7 +158,9 @@ def _run_locked(spec, stem, out_dir, use_ray, progress, retry_failed, overwrite)
             write_rows(csv_path, [results[k] for k in _order(points, results)])
             _tick(progress, row)
     rows = [results[k] for k in _order(points, results)]
-    pngs = plots.sweep_plots(rows, list(spec.sweep), out_dir, title=stem) if spec.sweep else []
+    from seer_envs._config import describe
+    units = {field: unit for field, _, unit, _ in describe(spec.scenario.config_cls)}
+    pngs = plots.sweep_plots(rows, list(spec.sweep), out_dir, title=stem, units=units) if spec.sweep else []
     return rows, len(todo), csv_path, pngs
 
 

@@ -61,7 +61,8 @@ def cmd_collect(a):
     splits = ["train", "heldout"] if a.split == "both" else [a.split]
     todo = []
     for split in splits:
-        for w, p in sweep.configs(split, quick=a.quick, with_aircraft=available("aircraft_env")):
+        configs = sweep.configs(split, quick=a.quick, with_aircraft=available("aircraft_env"))
+        for w, p in configs[:a.limit] if a.limit else configs:
             todo.append((split, w, p))
     fields = ["config_id", "split", "workload", "params", "threads", "throughput", "speedup",
               "units", "preflight_s"] + features.COLUMNS
@@ -156,6 +157,8 @@ def main(argv=None):
     c.add_argument("--split", choices=["train", "heldout", "both"], default="both")
     c.add_argument("--repeats", type=int, default=3)
     c.add_argument("--quick", action="store_true", help="half the configurations")
+    c.add_argument("--limit", type=int, default=0, help="only the first N configurations of each split "
+                   "(a smoke test; too few to train a useful model)")
     t = sub.add_parser("train", help="fit the model on a dataset and save it")
     t.add_argument("--data", default="stpa_data.csv")
     t.add_argument("--out", default="stpa_model.txt")
