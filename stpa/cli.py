@@ -106,6 +106,9 @@ def cmd_train(a):
     from stpa.model import LgbmModel
     rows = load_dataset(a.data, "train")
     groups = sorted({r["config_id"] for r in rows})
+    if len(groups) < 3:
+        raise SystemExit(f"stpa train: {a.data} has {len(groups)} training configuration(s); "
+                         f"cross-validation needs at least 3")
     # held-out error: 5-fold cross-validation grouped by configuration
     errs = []
     k = min(5, len(groups))

@@ -163,23 +163,12 @@ class PcsEnv(SeerParallelEnv):
         return {a: dict(zip(COUNTERS, counters[idx[a]])) for a in agents}
 
     def _image(self):
-        cfg = self.config
-        busy = 1.0 - self._model.free_channels.reshape(cfg.grid_height, cfg.grid_width) / cfg.channels_per_cell
-        v = np.clip(busy, 0.0, 1.0)
-        # white (idle) -> yellow -> red (every channel busy)
-        rgb = np.stack([np.full_like(v, 255.0), 255.0 * (1.0 - 0.6 * v) * (1.0 - v) + 96 * v * (1 - v),
-                        255.0 * (1.0 - v) ** 2], axis=-1)
-        img = rgb.astype(np.uint8)
-        scale = max(1, 256 // max(cfg.grid_width, cfg.grid_height))
-        return np.repeat(np.repeat(img, scale, axis=0), scale, axis=1)
+        from seer_envs.pcs.render import image
+        return image(self)
 
     def _print_map(self):
-        cfg = self.config
-        busy = 1.0 - self._model.free_channels.reshape(cfg.grid_height, cfg.grid_width) / cfg.channels_per_cell
-        shades = " .:-=+*#%@"
-        rows = ["".join(shades[min(9, int(v * 10))] for v in row[:120]) for row in busy[:60]]
-        print(f"PCS t={self._cycle * cfg.dt:g} min  (cell load: ' ' idle .. '@' full)", file=sys.stdout)
-        print("\n".join(rows), file=sys.stdout)
+        from seer_envs.pcs.render import print_map
+        print_map(self)
 
 
 def summarize(counters, engine=None):
