@@ -30,14 +30,17 @@ class _RunBar:
     """tqdm for `seer run`: the ETA starts at the first step, so the reset
     and STPA's preflight before it do not inflate the first estimate."""
 
-    def __init__(self, total, desc):
-        self.bar = tqdm(total=total, desc=desc, unit="step", disable=None, leave=True, dynamic_ncols=True)
+    def __init__(self, total, desc, disable=None, file=None):
+        # disable=None: draw only on a terminal
+        self.bar = tqdm(total=total, desc=desc, unit="step", disable=disable, file=file, leave=True,
+                        dynamic_ncols=True)
         self.started = False
 
     def update(self, n=1):
         if not self.started:
             self.started = True
-            self.bar.unpause()           # restart the clock: drop the time spent before step 1
+            if not self.bar.disable:
+                self.bar.unpause()           # restart the clock: drop the time spent before step 1
         self.bar.update(n)
 
     def close(self):
@@ -64,7 +67,9 @@ def _switches(choice):
 def _fmt_choice(choice):
     if not choice:
         return "-"
-    s = f"{choice['chosen']} ({choice.get('method', '?')}"
+    switches = _switches(choice)
+    first = switches[0].get("from", choice["chosen"]) if switches else choice["chosen"]
+    s = f"{first} ({choice.get('method', '?')}"
     if choice.get("cap"):
         s += f"; cap {choice['cap']} from {', '.join(choice.get('caps', {}))}"
     if choice.get("predicted_speedup"):
@@ -75,7 +80,8 @@ def _fmt_choice(choice):
     for d in _switches(choice):
         s += (f"\n              threads {d.get('from', '?')} -> {d['to']}"
               + (f" at step {d['step']}" if d.get("step") is not None else "")
-              + (f" ({d['reason']})" if d.get("reason") else ""))
+              + (f" ({d['reason']})" if d.get("reason") else
+                 f" (contention: workers {d['idle_share']:.0%} idle at barriers)" if "idle_share" in d else ""))
     return s
 
 

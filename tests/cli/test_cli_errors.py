@@ -136,6 +136,9 @@ def test_summary_shows_thread_switches():
     assert _switches(choice) == choice["adapted"]
     from seer.cli import _fmt_choice
     assert "threads 2 -> 1 at step 40 (contention)" in _fmt_choice(choice)
+    from_env = {"chosen": 1, "method": "lightgbm", "adapted": [{"step": 40, "from": 2, "to": 1, "idle_share": 0.8}]}
+    text = _fmt_choice(from_env)
+    assert text.startswith("2 (lightgbm") and "threads 2 -> 1 at step 40 (contention: workers 80% idle" in text
     assert _switches({"chosen": 1, "decisions": [{"step": 3, "from": 1, "to": 2, "reason": "x"}]})[0]["to"] == 2
     assert _switches({"chosen": 1, "method": "x"}) == []
 
@@ -195,3 +198,19 @@ def test_write_rows_uses_unique_temp_files(tmp_path, monkeypatch):
     seer_sweep.write_rows(path, [{"key": "b", "x": 2}])
     assert len(set(names)) == 2 and all(os.path.dirname(n) == str(tmp_path) for n in names)
     assert list(csv.DictReader(open(path))) == [{"key": "b", "x": "2"}]
+
+
+def test_run_bar_eta_starts_at_the_first_step_and_completes_early_ends():
+    from seer.cli import _RunBar
+    import io
+    out = io.StringIO()
+    bar = _RunBar(50, "seer run x", disable=False, file=out)      # as on a terminal
+    created = bar.bar.start_t
+    time.sleep(0.3)                      # the reset and STPA preflight
+    bar.update(1)
+    assert bar.bar.start_t - created >= 0.25       # the clock restarted at step 1
+    for _ in range(9):
+        bar.update(1)
+    bar.close()                          # the episode ended at step 10 of 50
+    assert bar.bar.n == bar.bar.total == 10
+    assert "10/10" in out.getvalue().splitlines()[-1] or "10/10" in out.getvalue().split("\r")[-1]
