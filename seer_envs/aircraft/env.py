@@ -89,7 +89,6 @@ rows are checked but ignored).
 Version history: v0 — first release.
 """
 
-import sys
 
 import numpy as np
 from gymnasium import spaces
@@ -101,7 +100,6 @@ from seer_envs.aircraft.handlers import ACTION_KIND, COUNTERS, AircraftModel, bo
 from seer_envs.aircraft.handlers import OBS_SIZE_PY as OBS_SIZE
 
 N_DISCRETE = 9
-RENDER_SIZE = 384
 
 
 def observation_bounds():

@@ -46,7 +46,6 @@ return NumPy arrays in ``possible_agents`` order, with no per-agent dicts.
 Version history: v0 — first release.
 """
 
-import sys
 
 import numpy as np
 from gymnasium import spaces
