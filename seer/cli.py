@@ -21,7 +21,9 @@ import sys
 from tqdm import tqdm
 
 from seer import __version__
-from seer.configfile import ConfigError, load
+
+# seer.configfile (and numpy, the envs, ...) load inside main()'s handlers, so a
+# Ctrl-C or an error during those imports is reported like any other.
 
 EXIT_CONFIG, EXIT_FAILED, EXIT_INTERRUPTED = 2, 1, 130
 
@@ -86,6 +88,7 @@ def _fmt_choice(choice):
 
 
 def cmd_run(a):
+    from seer.configfile import ConfigError, load
     spec = load(a.file)
     if spec.sweep:
         raise ConfigError(f"{a.file}: has a [sweep] table; run it with `seer sweep {a.file}`")
@@ -120,6 +123,7 @@ def cmd_run(a):
 
 
 def cmd_sweep(a):
+    from seer.configfile import load
     from seer.sweep import run_sweep
     spec = load(a.file)
     with tqdm(total=len(spec.points()), desc="seer sweep", unit="point", disable=None) as bar:
@@ -153,6 +157,7 @@ def cmd_list(a):
 def cmd_check(a):
     """The same validation as `run`/`sweep` (they call the same `load`), the
     same message on stderr and the same exit code; ok lines on stdout."""
+    from seer.configfile import ConfigError, load
     bad = 0
     for f in a.files:
         try:
@@ -188,9 +193,6 @@ def main(argv=None):
         return cmd(a)
     try:
         return cmd(a)
-    except ConfigError as e:
-        print(f"seer: {e}", file=sys.stderr)
-        return EXIT_CONFIG
     except KeyboardInterrupt:
         print("\nseer: interrupted; rerun to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -202,6 +204,9 @@ def main(argv=None):
         print(f"seer: cannot write or read{where}: {e.strerror or e}", file=sys.stderr)
         return EXIT_FAILED
     except Exception as e:           # a run that failed: one line, not a traceback
+        if isinstance(e, getattr(sys.modules.get("seer.configfile"), "ConfigError", ())):
+            print(f"seer: {e}", file=sys.stderr)
+            return EXIT_CONFIG
         print(f"seer: {a.cmd} failed: {type(e).__name__}: {e} (SEER_DEBUG=1 shows the traceback)",
               file=sys.stderr)
         return EXIT_FAILED
