@@ -83,12 +83,16 @@ def main():
     p.add_argument("--num-threads", default="auto", help='SEER threads: "auto" or an int')
     p.add_argument("--torch-threads", type=int, default=1)
     p.add_argument("--eval-seeds", type=int, default=8)
+    p.add_argument("--team-reward-share", type=float, default=0.0,
+                   help="train on (1 - share) * own cell reward + share * team mean (evaluation "
+                        "reports the mean per cell, which the share does not change)")
     a = p.parse_args()
     threads = a.num_threads if a.num_threads == "auto" else int(a.num_threads)
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.torch_threads)
 
-    envs = [pcs_v0.parallel_env(num_threads=threads, **ENV_KW) for _ in range(a.num_envs)]
+    envs = [pcs_v0.parallel_env(num_threads=threads, team_reward_share=a.team_reward_share, **ENV_KW)
+            for _ in range(a.num_envs)]
     n_cells = envs[0].config.num_cells
     n_actions = envs[0].config.num_guard_actions
     T = ENV_KW["max_cycles"]
@@ -161,6 +165,7 @@ def main():
         "learned (greedy)": evaluate(learned, seeds, threads),
         "random": evaluate(lambda o, rng: rng.integers(0, n_actions, n_cells), seeds, threads),
         "fixed guard 0": evaluate(lambda o, rng: np.zeros(n_cells, np.int64), seeds, threads),
+        "fixed guard 3": evaluate(lambda o, rng: np.full(n_cells, 3, np.int64), seeds, threads),
     }
     print(f"\nheld-out evaluation, {len(seeds)} seeds, episode return per cell (higher is better):")
     for name, (m, s) in results.items():

@@ -5,37 +5,100 @@
     seer sweep FILE [--out DIR] [--ray] every point of a sweep -> CSV + PNG plots
     seer list                           scenarios and their parameters
     seer check FILE [FILE ...]          validate files without running them
+    seer --version
+
+Errors reach the user as one line on stderr (``seer: ...``), never as a
+traceback: exit 2 for a bad config file (the same from ``check`` and
+``run``), 1 for a run that failed, 130 for Ctrl-C.  ``SEER_DEBUG=1`` re-raises
+instead, for a traceback.
 """
 
 import argparse
 import json
+import os
 import sys
 
-from seer.configfile import ConfigError, load
-from stpa._progress import Progress
+from tqdm import tqdm
+
+from seer import __version__
+
+# seer.configfile (and numpy, the envs, ...) load inside main()'s handlers, so a
+# Ctrl-C or an error during those imports is reported like any other.
+
+EXIT_CONFIG, EXIT_FAILED, EXIT_INTERRUPTED = 2, 1, 130
+
+
+class _RunBar:
+    """tqdm for `seer run`: the ETA starts at the first step, so the reset
+    and STPA's preflight before it do not inflate the first estimate."""
+
+    def __init__(self, total, desc, disable=None, file=None):
+        # disable=None: draw only on a terminal
+        self.bar = tqdm(total=total, desc=desc, unit="step", disable=disable, file=file, leave=True,
+                        dynamic_ncols=True)
+        self.started = False
+
+    def update(self, n=1):
+        if not self.started:
+            self.started = True
+            if not self.bar.disable:
+                self.bar.unpause()           # restart the clock: drop the time spent before step 1
+        self.bar.update(n)
+
+    def close(self):
+        # an episode that ends early (max_cycles, every agent done) still completes the bar
+        self.bar.total = self.bar.n
+        self.bar.refresh()
+        self.bar.close()
+
+
+def _switches(choice):
+    """Thread-count changes during the run, as {step, from, to, reason}
+    dicts, from whichever list the choice carries ('adapted' or a tuner's
+    decisions)."""
+    out = []
+    for key in ("adapted", "decisions", "switches", "tuner"):
+        v = choice.get(key)
+        if isinstance(v, dict):
+            v = v.get("decisions") or v.get("switches") or [v]
+        if isinstance(v, list):
+            out += [d for d in v if isinstance(d, dict) and "to" in d]
+    return out
 
 
 def _fmt_choice(choice):
     if not choice:
         return "-"
-    s = f"{choice['chosen']} ({choice['method']}"
+    switches = _switches(choice)
+    first = switches[0].get("from", choice["chosen"]) if switches else choice["chosen"]
+    s = f"{first} ({choice.get('method', '?')}"
     if choice.get("cap"):
         s += f"; cap {choice['cap']} from {', '.join(choice.get('caps', {}))}"
     if choice.get("predicted_speedup"):
         s += "; predicted " + ", ".join(f"{t}T {v:.2f}x" for t, v in choice["predicted_speedup"].items())
     if choice.get("cached"):
         s += "; cached"
-    return s + ")"
+    s += ")"
+    for d in _switches(choice):
+        s += (f"\n              threads {d.get('from', '?')} -> {d['to']}"
+              + (f" at step {d['step']}" if d.get("step") is not None else "")
+              + (f" ({d['reason']})" if d.get("reason") else
+                 f" (contention: workers {d['idle_share']:.0%} idle at barriers)" if "idle_share" in d else ""))
+    return s
 
 
 def cmd_run(a):
+    from seer.configfile import ConfigError, load
     spec = load(a.file)
     if spec.sweep:
         raise ConfigError(f"{a.file}: has a [sweep] table; run it with `seer sweep {a.file}`")
     run = spec.run
     total = run["steps"] * len(run["seeds"]) if spec.scenario.kind == "env" else len(run["seeds"])
-    with Progress(total, f"seer run {spec.scenario.name}") as bar:
+    bar = _RunBar(total, f"seer run {spec.scenario.name}")
+    try:
         res = spec.scenario.run(spec.params, run, progress=bar)
+    finally:
+        bar.close()
     if a.json:
         print(json.dumps(res, indent=2, default=str))
         return 0
@@ -60,11 +123,12 @@ def cmd_run(a):
 
 
 def cmd_sweep(a):
+    from seer.configfile import load
     from seer.sweep import run_sweep
     spec = load(a.file)
-    with Progress(len(spec.points()), "seer sweep") as bar:
+    with tqdm(total=len(spec.points()), desc="seer sweep", unit="point", disable=None) as bar:
         rows, ran, csv_path, pngs = run_sweep(a.file, a.out, use_ray=a.ray, progress=bar,
-                                              retry_failed=a.retry_failed)
+                                              retry_failed=a.retry_failed, overwrite=a.overwrite)
     failed = [r for r in rows if r.get("error")]
     print(f"{a.file}: {len(rows)} points ({ran} run now, {len(rows) - ran} already done); "
           f"{len(failed)} failed -> {csv_path}")
@@ -91,20 +155,24 @@ def cmd_list(a):
 
 
 def cmd_check(a):
+    """The same validation as `run`/`sweep` (they call the same `load`), the
+    same message on stderr and the same exit code; ok lines on stdout."""
+    from seer.configfile import ConfigError, load
     bad = 0
     for f in a.files:
         try:
             spec = load(f)
         except ConfigError as e:
-            print(f"FAIL {e}")
+            print(f"seer: {e}", file=sys.stderr)
             bad += 1
         else:
             print(f"ok   {f}: {spec.scenario.name}, {len(spec.points())} point(s)")
-    return 1 if bad else 0
+    return EXIT_CONFIG if bad else 0
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(prog="seer", description="Run SEER scenarios from config files.")
+    p.add_argument("--version", action="version", version=f"seer {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="run one configuration and print a summary")
     r.add_argument("file")
@@ -114,18 +182,44 @@ def main(argv=None):
     s.add_argument("--out", help="output folder (default sweeps/<file stem>)")
     s.add_argument("--ray", action="store_true", help="run the points as Ray tasks")
     s.add_argument("--retry-failed", action="store_true", help="rerun points recorded as failed")
+    s.add_argument("--overwrite", action="store_true",
+                   help="replace a results.csv written by a different version of the sweep file")
     sub.add_parser("list", help="scenarios and their parameters")
     c = sub.add_parser("check", help="validate config files without running them")
     c.add_argument("files", nargs="+")
     a = p.parse_args(argv)
+    cmd = {"run": cmd_run, "sweep": cmd_sweep, "list": cmd_list, "check": cmd_check}[a.cmd]
+    if os.environ.get("SEER_DEBUG"):
+        return cmd(a)
     try:
-        return {"run": cmd_run, "sweep": cmd_sweep, "list": cmd_list, "check": cmd_check}[a.cmd](a)
-    except ConfigError as e:
-        print(f"seer: {e}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:          # `seer list | head`
-        sys.stderr.close()
+        return cmd(a)
+    except KeyboardInterrupt:
+        print("\nseer: interrupted; rerun to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:          # `seer list | head`: the reader left; say nothing
+        _silence_stdout()
         return 0
+    except OSError as e:             # unwritable --out, full disk, ...
+        where = f" {e.filename}" if e.filename else ""
+        print(f"seer: cannot write or read{where}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_FAILED
+    except Exception as e:           # a run that failed: one line, not a traceback
+        if isinstance(e, getattr(sys.modules.get("seer.configfile"), "ConfigError", ())):
+            print(f"seer: {e}", file=sys.stderr)
+            return EXIT_CONFIG
+        print(f"seer: {a.cmd} failed: {type(e).__name__}: {e} (SEER_DEBUG=1 shows the traceback)",
+              file=sys.stderr)
+        return EXIT_FAILED
+
+
+def _silence_stdout():
+    """After EPIPE, point stdout at /dev/null so the interpreter's final
+    flush does not print 'Exception ignored ... BrokenPipeError'."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -35,6 +35,9 @@ from seer_envs._config import build
 TOP_KEYS = ("scenario", "description", "params", "run", "sweep")
 RUN_KEYS = ("steps", "end_time", "seeds", "policy", "action", "num_threads")
 POLICIES = ("random", "fixed", "heuristic")
+MAX_THREADS = 1024               # seer_runtime.loop.check_num_threads's bound
+# PCSConfig fields a headless run (no agents, no steps) never reads.
+ENV_ONLY = {"pcs_v0:headless": ("dt", "max_cycles", "handoff_penalty", "team_reward_share")}
 
 
 class ConfigError(ValueError):
@@ -62,6 +65,8 @@ class Spec:
         for values in combos:
             params, run = dict(self.params), dict(self.run)
             for k, v in zip(keys, values):
+                if k == "seeds" and isinstance(v, int) and not isinstance(v, bool):
+                    v = [v]                 # a swept seed is a one-seed run
                 (run if k in RUN_KEYS else params)[k] = v
             out.append({"params": params, "run": run, "swept": dict(zip(keys, values))})
         return out
@@ -102,12 +107,62 @@ def _check_run(path, scenario, run, where="[run]"):
             if scenario.kind != "env":
                 raise _err(path, f"{where} policy", f"{scenario.name} is headless: it has no agents")
         elif k == "num_threads":
-            if v != "auto" and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
-                raise _err(path, f"{where} num_threads", f'expected "auto" or an int >= 1, got {v!r}')
+            if v != "auto" and (isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_THREADS):
+                raise _err(path, f"{where} num_threads",
+                           f'expected "auto" or an int in [1, {MAX_THREADS}], got {v!r}')
         out[k] = v
     if out.get("policy") == "fixed" and "action" not in out:
         raise _err(path, f"{where} action", 'policy = "fixed" needs an action value')
     return out
+
+
+def action_space(scenario, config):
+    """The action space one agent of ``scenario`` has under ``config`` (a
+    Config instance), or None for a headless scenario; built from the
+    config alone (no env), so ``seer check`` stays cheap."""
+    from gymnasium import spaces
+    if scenario.name == "pcs_v0":
+        return spaces.Discrete(config.channels_per_cell // 2 + 1)
+    if scenario.name == "aircraft_v0":
+        if config.continuous_actions:
+            return spaces.Box(-1.0, 1.0, (2,), "float32")
+        return spaces.Discrete(9)
+    return None
+
+
+def _check_action(path, space, action, where):
+    """A fixed action must be a member of the action space, as given (no
+    silent rounding of 1.5 to a guard, no strings)."""
+    ok = False
+    if hasattr(space, "n"):
+        ok = isinstance(action, int) and not isinstance(action, bool) and 0 <= action < space.n
+        expected = f"an integer in [0, {space.n - 1}]"
+    else:
+        import numpy as np
+        nums = action if isinstance(action, list) else None
+        if nums is not None and len(nums) == space.shape[0] and all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in nums):
+            ok = space.contains(np.asarray(nums, space.dtype))
+        expected = f"a list of {space.shape[0]} numbers in [{space.low.min():g}, {space.high.max():g}]"
+    if not ok:
+        raise _err(path, f"{where} action", f"expected {expected} (the action space {space}), got {action!r}")
+
+
+def _check_point(path, scenario, params, run, where):
+    """Checks that need the params and the run together: what `seer run`
+    would otherwise reject only once it has started."""
+    cfg = build(scenario.config_cls, dict(params))
+    run_where = "[run]" if where == "[params]" else where
+    if scenario.kind == "env":
+        if run["steps"] > cfg.max_cycles:
+            raise _err(path, f"{run_where} steps", f"{run['steps']} > max_cycles = {cfg.max_cycles}: the episode "
+                       f"ends at max_cycles; lower steps or raise max_cycles in [params]")
+        if run.get("policy") == "fixed":
+            _check_action(path, action_space(scenario, cfg), run["action"], run_where)
+    for k in ENV_ONLY.get(scenario.name, ()):
+        if k in params:
+            raise _err(path, f"{where} {k}", f"{scenario.name} is a headless run (no agents, no steps): "
+                       f"{k} has no effect there; remove it")
 
 
 def _check_params(path, scenario, params, where="[params]"):
@@ -121,11 +176,15 @@ def load(path):
     """Read and validate a config file; returns a :class:`Spec`."""
     if not os.path.exists(path):
         raise ConfigError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise ConfigError(f"{path}: is a folder; expected a .toml config file (e.g. scenarios/pcs_small.toml)")
     try:
         with open(path, "rb") as f:
             doc = tomllib.load(f)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
     for k in doc:
         if k not in TOP_KEYS:
             raise _err(path, "top level", f"unknown key {k!r}; expected {', '.join(TOP_KEYS)}")
@@ -164,8 +223,9 @@ def load(path):
         where = "[sweep] " + ", ".join(f"{k} = {v!r}" for k, v in p["swept"].items()) if p["swept"] else "[params]"
         p_params = {k: v for k, v in p["params"].items() if k in p["swept"] or k in raw_params}
         _check_params(path, scenario, p_params, where)
-        _check_run(path, scenario, {k: v for k, v in p["run"].items()
-                                    if k in p["swept"] or k in doc.get("run", {})}, where)
+        p_run = _check_run(path, scenario, {k: v for k, v in p["run"].items()
+                                            if k in p["swept"] or k in doc.get("run", {})}, where)
+        _check_point(path, scenario, p_params, p_run, where)
     # user-given params only (defaults stay implicit, so they follow the code)
     spec.params = dict(raw_params)
     return spec

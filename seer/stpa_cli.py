@@ -19,9 +19,9 @@ import sys
 import seer_envs
 from seer import stpa_sweep
 from stpa import features
-from stpa._progress import Progress
 from stpa.cli import cmd_train, collect_config
 from stpa.probe import probe, thread_caps
+from tqdm import tqdm
 
 
 def parse_workload(workload):
@@ -50,21 +50,22 @@ def cmd_collect(a):
             todo.append((split, w, p))
     fields = ["config_id", "split", "workload", "params", "threads", "throughput", "speedup",
               "units", "preflight_s"] + features.COLUMNS
-    with open(a.out, "w", newline="") as f, Progress(len(todo), "stpa collect", force=True) as bar:
+    with open(a.out, "w", newline="") as f, tqdm(total=len(todo), desc="stpa collect", unit="config") as bar:
         out = csv.writer(f)
         out.writerow(fields)
         for i, (split, w, p) in enumerate(todo):
             try:
                 trace, thr, units = collect_config(opener(w, p), candidates, repeats=a.repeats)
             except Exception as e:  # record and go on: one bad point must not lose the sweep
-                print(f"\nstpa collect: {w} {p} failed: {type(e).__name__}: {e}", file=sys.stderr)
+                tqdm.write(f"stpa collect: {w} {p} failed: {type(e).__name__}: {e}", file=sys.stderr)
                 bar.update(1)
                 continue
             for t in candidates:
                 out.writerow([i, split, w, json.dumps(p, sort_keys=True), t, thr[t], thr[t] / thr[1], units,
                               trace["preflight_s"]] + features.row(trace, hw, t))
             f.flush()
-            bar.update(1, note=f"{w}")
+            bar.set_postfix_str(w, refresh=False)
+            bar.update(1)
     print(f"wrote {a.out}: {len(todo)} configurations x {len(candidates)} thread counts")
     return 0
 

@@ -2,13 +2,16 @@
 """Run a config file's points, locally or as Ray tasks, into a tidy CSV
 (one row per point); resumable; failed points are recorded and skipped."""
 
+import contextlib
 import csv
 import json
 import os
+import sys
+import tempfile
 import traceback
 
 from seer import plots
-from seer.configfile import load
+from seer.configfile import ConfigError, load
 
 # Columns whose values do not depend on timing (equal for equal runs).
 DETERMINISTIC = ("steps", "events", "mean_reward", "call_attempts", "busy_lines", "channel_blocks",
@@ -23,7 +26,8 @@ def point_key(point):
 def run_point(scenario_name, point):
     """Run one point; returns a flat result row (never raises)."""
     from seer.scenarios import registry
-    row = {"key": point_key(point), **{f"sweep.{k}": v for k, v in point["swept"].items()}}
+    row = {"key": point_key(point), **{f"sweep.{k}": v for k, v in point["swept"].items()},
+           "machine": machine(), "load_1m": _load()}
     try:
         res = registry()[scenario_name].run(point["params"], point["run"])
     except Exception as e:
@@ -35,6 +39,25 @@ def run_point(scenario_name, point):
             row[k] = res[k]
     row["error"] = ""
     return row
+
+
+def machine():
+    """CPU model and logical CPU count of this host, for the plots' caption."""
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), "")
+    except OSError:
+        pass
+    import platform
+    return f"{model or platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs"
+
+
+def _load():
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (OSError, AttributeError):
+        return ""
 
 
 def read_done(csv_path):
@@ -50,17 +73,50 @@ def write_rows(csv_path, rows):
         for k in r:
             if k not in cols and k != "traceback":
                 cols.append(k)
-    tmp = csv_path + ".tmp"
-    with open(tmp, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow(r)
-    os.replace(tmp, csv_path)     # a crash never leaves a half-written results file
+    # a unique temp file in the same folder, renamed over the CSV: a crash
+    # never leaves a half-written results file, and no two writers share a name
+    fd, tmp = tempfile.mkstemp(prefix=".results.", suffix=".csv.tmp", dir=os.path.dirname(csv_path) or ".")
+    try:
+        with os.fdopen(fd, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+            w.writeheader()
+            for r in rows:
+                w.writerow(r)
+        os.replace(tmp, csv_path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
-def run_sweep(path, out_dir=None, use_ray=False, progress=None, retry_failed=False):
+@contextlib.contextmanager
+def folder_lock(out_dir):
+    """Hold ``out_dir/.lock`` for the whole sweep: a second sweep into the
+    same folder waits for the first (then resumes from its rows) instead of
+    racing it on results.csv."""
+    try:
+        import fcntl
+    except ImportError:             # not POSIX: no lock
+        yield
+        return
+    with open(os.path.join(out_dir, ".lock"), "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"seer sweep: another sweep is writing to {out_dir}; waiting for it", file=sys.stderr)
+            fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def run_sweep(path, out_dir=None, use_ray=False, progress=None, retry_failed=False, overwrite=False):
     """Run every point of ``path`` not yet in ``out_dir/results.csv``.
+
+    A results.csv holding rows that are not points of ``path`` (the file
+    was changed since) raises :class:`ConfigError` unless ``overwrite``
+    (then those rows are dropped): rows are never lost silently.
 
     Returns ``(rows in point order, number of points run now, csv path,
     png paths)``.
@@ -69,14 +125,28 @@ def run_sweep(path, out_dir=None, use_ray=False, progress=None, retry_failed=Fal
     stem = os.path.splitext(os.path.basename(path))[0]
     out_dir = out_dir or os.path.join("sweeps", stem)
     os.makedirs(out_dir, exist_ok=True)
+    with folder_lock(out_dir):
+        return _run_locked(spec, stem, out_dir, use_ray, progress, retry_failed, overwrite)
+
+
+def _run_locked(spec, stem, out_dir, use_ray, progress, retry_failed, overwrite):
     csv_path = os.path.join(out_dir, "results.csv")
     done = read_done(csv_path)
     points = spec.points()
+    stale = set(done) - {point_key(p) for p in points}
+    if stale and not overwrite:
+        raise ConfigError(f"{csv_path} holds {len(stale)} row(s) that are not points of {spec.path} (the sweep "
+                          f"file changed since); rerun with --overwrite to replace them, or give a new --out")
+    for k in stale:
+        del done[k]
+    if stale:
+        write_rows(csv_path, [done[k] for k in _order(points, done)])
     todo = [p for p in points if point_key(p) not in done
             or (retry_failed and done[point_key(p)].get("error"))]
     results = dict(done)
-    if progress:
-        progress.total = max(1, len(todo))
+    if progress is not None:
+        progress.total = len(todo)
+        progress.refresh()
     if use_ray and todo:
         for key, row in _run_on_ray(spec.scenario.name, todo, progress):
             results[key] = row
@@ -86,11 +156,19 @@ def run_sweep(path, out_dir=None, use_ray=False, progress=None, retry_failed=Fal
             row = run_point(spec.scenario.name, p)
             results[row["key"]] = row
             write_rows(csv_path, [results[k] for k in _order(points, results)])
-            if progress:
-                progress.update(1, note=row.get("error", "")[:30])
+            _tick(progress, row)
     rows = [results[k] for k in _order(points, results)]
-    pngs = plots.sweep_plots(rows, list(spec.sweep), out_dir, title=stem) if spec.sweep else []
+    from seer_envs._config import describe
+    units = {field: unit for field, _, unit, _ in describe(spec.scenario.config_cls)}
+    pngs = plots.sweep_plots(rows, list(spec.sweep), out_dir, title=stem, units=units) if spec.sweep else []
     return rows, len(todo), csv_path, pngs
+
+
+def _tick(progress, row):
+    if progress is not None:
+        if row.get("error"):
+            progress.set_postfix_str("failed: " + row["error"][:30], refresh=False)
+        progress.update(1)
 
 
 def _order(points, results):
@@ -111,6 +189,5 @@ def _run_on_ray(scenario_name, todo, progress):
         for ref in ready:
             pending.pop(ref)
             row = ray.get(ref)
-            if progress:
-                progress.update(1, note=row.get("error", "")[:30])
+            _tick(progress, row)
             yield row["key"], row

@@ -500,13 +500,18 @@ class SeerParallelEnv(ParallelEnv):
             self._last_times = self._thread_times()
 
     def render(self):
-        """``"rgb_array"``: an H x W x 3 uint8 image; ``"human"``: a text map
-        printed to stdout (returns None); None: nothing."""
+        """``"rgb_array"``: an H x W x 3 uint8 image (a colour scale or
+        legend, the time and a scale; plain pixels without matplotlib);
+        ``"human"``: a text map printed to stdout, paced to
+        ``metadata["render_fps"]`` frames per second (returns None); None:
+        nothing."""
         if self.render_mode is None:
             return None
         self._check_started()
         if self.render_mode == "rgb_array":
             return self._image()
+        from seer_envs._render import pace
+        pace(self)                       # at most metadata["render_fps"] frames per second
         self._print_map()
         return None
 

@@ -17,6 +17,8 @@ ScenarioSpec, Run, register, registry
     Scenario specs and their registry (``seer_runtime.spec``).
 """
 
+import os
+
 from seer_runtime._errors import ContractViolation, OutOfMemory
 from seer_runtime.loop import (Engine, Scenario, check_num_threads,
                                omp_max_threads, openmp_enabled)
@@ -26,3 +28,12 @@ from seer_runtime.spec import Run, ScenarioSpec, register, registry
 __all__ = ["Engine", "Scenario", "ContractViolation", "OutOfMemory", "openmp_enabled", "omp_max_threads",
            "resolve_threads", "thread_caps", "available_cpus", "check_num_threads",
            "ScenarioSpec", "Run", "register", "registry"]
+
+# pip hides the build's own warning (it swallows setup.py's stderr), so the
+# first import says it instead, where a user sees it.
+if not openmp_enabled() and not os.environ.get("SEER_NO_OPENMP"):
+    import warnings
+    warnings.warn("seer_runtime was built without OpenMP: every run uses one thread. Install a C "
+                  "compiler with OpenMP (gcc's libgomp or clang's libomp) and reinstall; set "
+                  "SEER_NO_OPENMP=1 to silence this for a deliberately serial build.",
+                  RuntimeWarning, stacklevel=2)

@@ -11,6 +11,7 @@ import argparse
 import csv
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -45,6 +46,8 @@ def collect_config(open_run, candidates, repeats=3, min_seconds=0.12, seed=1):
 
 
 def load_dataset(path, split=None):
+    if not os.path.isfile(path):
+        raise SystemExit(f"stpa: no dataset file {path} (write one with `stpa collect --out {path}`)")
     with open(path) as f:
         rows = [r for r in csv.DictReader(f) if split is None or r["split"] == split]
     if not rows:
@@ -62,6 +65,9 @@ def cmd_train(a):
     from stpa.model import LgbmModel
     rows = load_dataset(a.data, "train")
     groups = sorted({r["config_id"] for r in rows})
+    if len(groups) < 3:
+        raise SystemExit(f"stpa train: {a.data} has {len(groups)} training configuration(s); "
+                         f"cross-validation needs at least 3")
     # held-out error: 5-fold cross-validation grouped by configuration
     errs = []
     k = min(5, len(groups))

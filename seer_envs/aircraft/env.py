@@ -91,7 +91,6 @@ rows are checked but ignored).
 Version history: v0 — first release.
 """
 
-import sys
 
 import numpy as np
 from gymnasium import spaces
@@ -105,7 +104,6 @@ from seer_envs.aircraft.handlers import N_NEIGHBOURS_PY as N_NEIGHBOURS
 from seer_envs.aircraft.handlers import OBS_SIZE_PY as OBS_SIZE
 
 N_DISCRETE = 9
-RENDER_SIZE = 384
 
 
 def observation_bounds():
@@ -224,68 +222,10 @@ class AircraftEnv(SeerParallelEnv):
         return out
 
     def _image(self):
-        cfg, m = self.config, self._model
-        nu, size = cfg.num_uavs, RENDER_SIZE
-        scale = (size - 1) / cfg.arena_size
-        img = np.empty((size, size, 3), np.uint8)
-        img[...] = (236, 240, 228)
-        alive = m.salive.astype(bool)
-
-        def px(x, y):
-            # arena y points up, image rows point down
-            return (np.clip(np.rint(x * scale), 0, size - 1).astype(np.int64),
-                    np.clip(np.rint((cfg.arena_size - y) * scale), 0, size - 1).astype(np.int64))
-
-        ux, uy = m.sx[:nu], m.sy[:nu]
-        if alive.any() and cfg.sensor_range * scale >= 1.0:
-            ang = np.linspace(0.0, 2 * np.pi, 48, endpoint=False)
-            cx = ux[alive, None] + cfg.sensor_range * np.cos(ang)
-            cy = uy[alive, None] + cfg.sensor_range * np.sin(ang)
-            c, r = px(cx, cy)
-            img[r, c] = (170, 200, 240)
-        tx, ty = px(m.sx[nu:], m.sy[nu:])
-        for dr in range(-2, 3):
-            for dc in range(-2, 3):
-                img[np.clip(ty + dr, 0, size - 1), np.clip(tx + dc, 0, size - 1)] = (220, 40, 40)
-        sp = np.hypot(m.svx[:nu], m.svy[:nu])
-        moving = alive & (sp > 1e-9)
-        for k in range(1, 9):
-            hx = ux[moving] + m.svx[:nu][moving] / sp[moving] * (k * 1.2 / scale)
-            hy = uy[moving] + m.svy[:nu][moving] / sp[moving] * (k * 1.2 / scale)
-            c, r = px(hx, hy)
-            img[r, c] = (20, 30, 120)
-        c, r = px(ux, uy)
-        for dr in range(-1, 2):
-            for dc in range(-1, 2):
-                rr, cc = np.clip(r + dr, 0, size - 1), np.clip(c + dc, 0, size - 1)
-                img[rr[alive], cc[alive]] = (40, 90, 230)
-                img[rr[~alive], cc[~alive]] = (120, 120, 120)
-        return img
+        from seer_envs.aircraft.render import image
+        return image(self)
 
     def _print_map(self):
-        cfg, m = self.config, self._model
-        nu = cfg.num_uavs
-        w, h = 64, 32
-        grid = [["." for _ in range(w)] for _ in range(h)]
+        from seer_envs.aircraft.render import print_map
+        print_map(self)
 
-        def cell(x, y):
-            return (min(h - 1, int((cfg.arena_size - y) / cfg.arena_size * h)),
-                    min(w - 1, int(x / cfg.arena_size * w)))
-
-        for t in range(cfg.num_targets):
-            r, c = cell(m.sx[nu + t], m.sy[nu + t])
-            grid[r][c] = "T"
-        arrows = ">^<v"
-        for i in range(nu):
-            r, c = cell(m.sx[i], m.sy[i])
-            if not m.salive[i]:
-                ch = "x"
-            elif m.svx[i] == 0.0 and m.svy[i] == 0.0:
-                ch = "o"
-            else:
-                ch = arrows[int(((np.arctan2(m.svy[i], m.svx[i]) + np.pi / 4) % (2 * np.pi)) // (np.pi / 2))]
-            grid[r][c] = ch
-        print(f"Aircraft t={self._cycle * cfg.dt:g} s  UAVs alive {int(m.salive.sum())}/{nu}, "
-              f"targets {cfg.num_targets}  (arrows: UAV headings, o: hovering, x: stopped, T: target)",
-              file=sys.stdout)
-        print("\n".join("".join(row) for row in grid), file=sys.stdout)

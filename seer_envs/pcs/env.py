@@ -21,7 +21,8 @@ Observation space      ``Box(0, inf, (11,), float32)``: own busy fraction,
                        power-control estimate
 State                  all observations, flattened (``state_space``)
 Reward                 ``-(channel blocks + handoff_penalty * handoff
-                       blocks)`` of the cell in the step
+                       blocks)`` of the cell in the step, mixed with the
+                       mean over all cells by ``team_reward_share``
 Termination            none; truncation after ``max_cycles`` steps
 Infos                  ``{}`` per step; at an agent's last step its
                        cumulative counters and ``"episode": {"r", "l"}``
@@ -36,7 +37,8 @@ units and bounds): ``grid_width`` (16), ``grid_height`` (16),
 ``call_interarrival_mean`` (360), ``call_duration_mean`` (180),
 ``move_interval_mean`` (4500; ``inf`` switches moves off),
 ``handoff_latency`` (1.0, the lookahead), ``power_control_iters`` (0),
-``dt`` (60), ``handoff_penalty`` (5.0), ``max_cycles`` (240); plus
+``dt`` (60), ``handoff_penalty`` (5.0), ``max_cycles`` (240),
+``team_reward_share`` (0.0); plus
 ``num_threads`` (``"auto"`` or an int >= 1), ``full_infos`` (False) and ``render_mode``
 (``None``, ``"rgb_array"``: an H x W x 3 heat map of cell load,
 ``"human"``: the same map printed as text).
@@ -48,7 +50,6 @@ The dict API costs well under 1 us per agent on top of it (docs/guide.md).
 Version history: v0 — first release.
 """
 
-import sys
 
 import numpy as np
 from gymnasium import spaces
@@ -57,6 +58,7 @@ from seer_envs._config import build
 from seer_envs._parallel import SeerParallelEnv
 from seer_envs.pcs.config import PCSConfig
 from seer_envs.pcs.handlers import ACTION_KIND, COUNTERS, OBS_LAYOUT, PcsModel, boundary
+from seer_envs.pcs.rewards import mix_team_reward
 from seer_envs.pcs.handlers import OBS_SIZE_PY as OBS_SIZE
 
 
@@ -116,6 +118,7 @@ class PcsEnv(SeerParallelEnv):
     def _boundary(self, t):
         boundary(self._model, self._obs, self._rew, self._prev, self._delta,
                  self.config.handoff_penalty, self.num_threads)
+        mix_team_reward(self._rew, self.config.team_reward_share)
         return self._no_term
 
     def _agent_infos(self, rows):
@@ -133,23 +136,12 @@ class PcsEnv(SeerParallelEnv):
         return summarize(self._model.counters, self._engine)
 
     def _image(self):
-        cfg = self.config
-        busy = 1.0 - self._model.free_channels.reshape(cfg.grid_height, cfg.grid_width) / cfg.channels_per_cell
-        v = np.clip(busy, 0.0, 1.0)
-        # white (idle) -> yellow -> red (every channel busy)
-        rgb = np.stack([np.full_like(v, 255.0), 255.0 * (1.0 - 0.6 * v) * (1.0 - v) + 96 * v * (1 - v),
-                        255.0 * (1.0 - v) ** 2], axis=-1)
-        img = rgb.astype(np.uint8)
-        scale = max(1, 256 // max(cfg.grid_width, cfg.grid_height))
-        return np.repeat(np.repeat(img, scale, axis=0), scale, axis=1)
+        from seer_envs.pcs.render import image
+        return image(self)
 
     def _print_map(self):
-        cfg = self.config
-        busy = 1.0 - self._model.free_channels.reshape(cfg.grid_height, cfg.grid_width) / cfg.channels_per_cell
-        shades = " .:-=+*#%@"
-        rows = ["".join(shades[min(9, int(v * 10))] for v in row[:120]) for row in busy[:60]]
-        print(f"PCS t={self._cycle * cfg.dt:g} min  (cell load: ' ' idle .. '@' full)", file=sys.stdout)
-        print("\n".join(rows), file=sys.stdout)
+        from seer_envs.pcs.render import print_map
+        print_map(self)
 
 
 def summarize(counters, engine=None):

@@ -15,11 +15,11 @@ def test_rgb_array_is_a_load_heat_map():
     env.reset(seed=0)
     img0 = env.render()
     assert img0.dtype == np.uint8 and img0.ndim == 3 and img0.shape[2] == 3
-    assert img0.shape[0] * 2 == img0.shape[1]          # 4 x 8 cells, square pixels
-    assert (img0 == 255).all()                          # no calls yet: all white
     for _ in range(3):
         env.step({a: 0 for a in env.agents})
-    assert (env.render() != 255).any()                  # busy cells are coloured
+    img1 = env.render()
+    assert img1.shape == img0.shape and (img1 != img0).any()   # same frame size, new content
+    # (tests/integrations/test_render.py checks the colour scale, time and grid)
 
 
 def test_spaces_are_cached_and_shaped():

@@ -86,3 +86,46 @@ def test_cleanrl_examples_run(script, args):
     r = subprocess.run([sys.executable, path] + args, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "held-out evaluation" in r.stdout
+
+
+def test_rllib_episode_ends_when_uavs_terminate_on_the_last_step():
+    """Issue 15's reproducer: odd UAVs burn their battery and terminate at the
+    last step while the rest are truncated; RLlib needs one __all__ True."""
+    rllib = _rllib()
+    if "aircraft_v0" not in seer_envs.registry():
+        pytest.fail("aircraft_v0 is not registered")
+    env = rllib.SeerRLlibEnv("aircraft_v0", dict(num_uavs=16, battery_capacity=40.0, thrust_power=1.0,
+                                                 num_threads=1, max_cycles=5))
+    env.reset(seed=1)
+    for k in range(5):
+        acts = {a: np.array([0.7, 0.7] if int(a.split("_")[-1]) % 2 else [0.0, 0.0], np.float32)
+                for a in env.par_env.agents}
+        _, _, term, trunc, _ = env.step(acts)
+        if k < 4:
+            assert not term["__all__"] and not trunc["__all__"]
+    agents_term = {a for a, v in term.items() if a != "__all__" and v}
+    assert agents_term and len(agents_term) < 16          # the mixed ending the reproducer makes
+    assert not env.par_env.agents
+    assert trunc["__all__"] and not term["__all__"]
+    env.reset(seed=2)                                      # and the next episode starts
+    assert len(env.par_env.agents) == 16
+
+
+def test_rllib_sub_envs_of_one_runner_get_different_seeds():
+    rllib = _rllib()
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+    rllib.register()
+    cfg = (PPOConfig().environment("seer/pcs_v0", env_config=dict(SMALL["pcs_v0"], num_threads=1, seed=7))
+           .multi_agent(policies={"shared"}, policy_mapping_fn=lambda a, *x, **k: "shared")
+           .env_runners(num_env_runners=0, num_envs_per_env_runner=2))
+    runner = MultiAgentEnvRunner(config=cfg)
+    envs = [e.unwrapped for e in runner.env.envs]
+    assert [e._seed for e in envs] == [7, 8]
+    trajs = []
+    for e in envs:                      # RLlib resets with seed=None without .debugging(seed=...)
+        e.reset(seed=None)
+        obs = [e.step({a: 1 for a in e.par_env.agents})[0] for _ in range(5)]
+        trajs.append(np.stack([np.concatenate([o[a] for a in sorted(o)]) for o in obs]))
+    assert not np.array_equal(trajs[0], trajs[1])
+    runner.stop()

@@ -44,5 +44,21 @@ def main(argv=None):
     return 0
 
 
+def _main():
+    """``main`` without tracebacks for a closed pipe (``... | head -1``) or Ctrl-C."""
+    import os
+    import sys
+    try:
+        rc = main()
+        sys.stdout.flush()
+        return rc
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # no second EPIPE at exit
+        return 0
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(_main())
