@@ -1,0 +1,366 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Closed-loop thread-count tuning for ``num_threads="auto"``.
+
+One controller, :class:`ThreadTuner`, used after every *unit* of a run: an
+env step, or a chunk of simulated time in a headless PCS or PHOLD run.  It
+only ever changes ``Engine.num_threads`` between units, which is safe at any
+point because results do not depend on the thread count.
+
+1. Closed loop: the first units measure the time per event at the start
+   count (STPA's pick), then at the neighbouring counts, and climb in the
+   better direction for a few trials; it then settles on the best.
+2. Contention: when the workers mostly wait (idle share of their time) and
+   the run got slower than when the count was set, or the team is slower
+   than one thread doing the same work, it halves the team.
+3. Recovery: below the closed loop's pick it probes upward now and then
+   (exponential backoff) and keeps a probe only when it is faster.
+
+Per unit it reads two counters and a few numbers: O(1), no per-agent work.
+Every switch is reported in :meth:`ThreadTuner.report` (``adapted``: step,
+from, to, reason, measured seconds per event).
+"""
+
+import math
+import time
+from collections import deque
+
+from seer_runtime import effective_n_threads
+
+# Contention: healthy runs on the development machine spend at most ~0.2 of
+# their thread time waiting; with another process on a core it is 0.4-0.6
+# (docs/stpa.md).  Waiting alone is not enough (many-core runs can be idle
+# and still fastest): the cost per event must also have risen this much.
+IDLE_SHARE = 0.3
+SLOWDOWN = 1.25
+CONTENTION_WINDOW = 5      # units whose median decides contention
+WINDOW = 3                 # units measured per trial (median)
+SETTLE = 1                 # units discarded after a switch (team start-up)
+MARGIN = 1.03              # more threads must be this much faster to win
+ABORT = 2.0                # a trial unit this much slower than the best ends the trial
+MAX_TRIALS = 5             # closed-loop trials, start count included
+PROBE_FIRST = 8            # units before the first upward probe
+PROBE_MAX = 512            # longest wait between probes
+MAX_REPORTED = 64          # decisions kept in the report
+
+
+def usable_threads():
+    """CPUs this process may use for "auto": the affinity mask capped by
+    OMP_NUM_THREADS (which Ray sets to the CPUs it gave a task).  The one
+    place the tuner asks; re-point it at a shared resolver when there is one."""
+    return effective_n_threads("auto")
+
+
+def _step(t):
+    return max(1, t // 4)
+
+
+def _median(xs):
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+class ThreadTuner:
+    """Decides the thread count of the next unit from the last units' times.
+
+    Parameters
+    ----------
+    start : int
+        The count the run starts with (STPA's pick).
+    cap : int, optional
+        Largest count it may use; default :func:`usable_threads`.
+    predicted : dict, optional
+        ``{threads: predicted speedup}``; a neighbour predicted below half the
+        start count's speedup is not tried.
+    explore : bool
+        Run the closed loop at the start (else the start count is taken as
+        the best, and only contention and recovery act).
+    engine, thread_times : optional
+        For :meth:`after_unit`: the engine to read and switch, and a
+        callable returning cumulative (busy_s, idle_s) of its team (default
+        ``engine.thread_times``).
+
+    :meth:`observe` is the pure decision function (unit deltas in, new
+    count or None out); :meth:`after_unit` reads the engine and applies it.
+    """
+
+    def __init__(self, start, cap=None, predicted=None, explore=True, engine=None,
+                 thread_times=None):
+        self.count = self._start = int(start)
+        self.cap = max(int(cap if cap is not None else usable_threads()), self.count, 1)
+        self.predicted = {int(k): float(v) for k, v in (predicted or {}).items()}
+        self.unit = 0
+        self.decisions = []
+        self.dropped = 0
+        self.measured = {}                 # count -> latest trial cost (s per event)
+        self._recent = deque(maxlen=CONTENTION_WINDOW)   # (cost, idle share, serial estimate)
+        self._baseline = None              # cost when the current count was set
+        self._backoff = PROBE_FIRST
+        self._next_probe = None
+        self._probe = None                 # (from count, its cost) while probing
+        self._samples = []
+        self._skip = SETTLE
+        self.closed_loop = None
+        if explore and self.cap > 1:
+            self.state = "explore"
+            self._queue = [self.count] + self._neighbours(self.count)
+            self._trials = 0
+            self._trial = self._queue.pop(0)
+        else:
+            self.state = "steady"
+            self.best = self.count
+        self.engine = engine
+        self._times = thread_times or (engine.thread_times if engine is not None else None)
+        self._last = self._sample() if engine is not None else None
+
+    # --- decisions ----------------------------------------------------------------
+
+    def _neighbours(self, t):
+        out = []
+        ref = self.predicted.get(t)
+        for n in (t - _step(t), t + _step(t)):
+            if 1 <= n <= self.cap and n != t:
+                if ref is not None and n in self.predicted and self.predicted[n] < 0.5 * ref:
+                    continue
+                out.append(n)
+        return out
+
+    @staticmethod
+    def _prefer(a, ca, b, cb):
+        """Is count a (cost ca) better than count b (cost cb)?  Fewer threads
+        win unless more are MARGIN faster."""
+        if a == b:
+            return ca < cb
+        if a < b:
+            return ca <= cb * MARGIN
+        return ca * MARGIN < cb
+
+    def _best_measured(self):
+        best = None
+        for t, c in sorted(self.measured.items()):
+            if best is None or self._prefer(t, c, best, self.measured[best]):
+                best = t
+        return best
+
+    def _record(self, reason, old, new, **info):
+        d = {"step": self.unit, "from": old, "to": new, "reason": reason}
+        d.update({k: (round(v, 12) if isinstance(v, float) else v) for k, v in info.items()})
+        if len(self.decisions) >= MAX_REPORTED:
+            self.decisions.pop(0)
+            self.dropped += 1
+        self.decisions.append(d)
+
+    def _switch(self, new):
+        self.count = new
+        self._skip = SETTLE
+        self._samples = []
+        self._recent.clear()
+        return new
+
+    def observe(self, wall_s, events, busy_s=0.0, idle_s=0.0):
+        """One unit ran at ``self.count`` threads: ``wall_s`` seconds for
+        ``events`` events, its workers ``busy_s`` busy and ``idle_s`` idle
+        (summed).  Returns the count for the next unit when it changes, else
+        None."""
+        self.unit += 1
+        if events <= 0 or wall_s <= 0:
+            return None                    # nothing ran: no information
+        cost = wall_s / events
+        total = busy_s + idle_s
+        idle = idle_s / total if total > 0 else 0.0
+        serial = busy_s / events if busy_s > 0 else math.inf
+        if self.state == "explore":
+            return self._explore(cost)
+        if self.state == "probe":
+            return self._probing(cost)
+        return self._steady(cost, idle, serial)
+
+    def _explore(self, cost):
+        best = self._best_measured()
+        ref = self.measured[best] if best is not None else None
+        if self._skip:
+            self._skip -= 1
+            if ref is None or cost <= ABORT * ref:
+                return None
+        self._samples.append(cost)
+        if len(self._samples) < WINDOW and (ref is None or cost <= ABORT * ref):
+            return None
+        self.measured[self._trial] = _median(self._samples)   # aborted trials keep their bad cost
+        self._trials += 1
+        best = self._best_measured()
+        if not self._queue and best != self._start and self._trials < MAX_TRIALS:
+            # keep climbing in the direction that won
+            d = 1 if best > self._start else -1
+            nxt = best + d * _step(best)
+            if 1 <= nxt <= self.cap and nxt not in self.measured:
+                self._queue.append(nxt)
+        if self._queue and self._trials < MAX_TRIALS:
+            self._trial = self._queue.pop(0)
+            return self._switch(self._trial) if self._trial != self.count else None
+        # done: settle on the best
+        self.state = "steady"
+        self.best = best
+        self.closed_loop = {"units": self.unit, "start": self._start, "picked": best,
+                            "measured_s_per_event": {t: round(c, 12) for t, c in sorted(self.measured.items())}}
+        old = self.count
+        self._baseline = self.measured[best]
+        if best != self._start:
+            self._record("closed loop", self._start, best,
+                         measured=dict(self.closed_loop["measured_s_per_event"]))
+        if best != old:
+            return self._switch(best)
+        self._skip = 0
+        return None
+
+    def _steady(self, cost, idle, serial):
+        if self._skip:
+            self._skip -= 1
+            return None
+        self._recent.append((cost, idle, serial))
+        if len(self._recent) < self._recent.maxlen:
+            return self._maybe_probe()
+        mc = _median([r[0] for r in self._recent])
+        mi = _median([r[1] for r in self._recent])
+        ms = _median([r[2] for r in self._recent])
+        if self._baseline is None:
+            self._baseline = mc
+        if self.count > 1:
+            one = min(ms, self.measured.get(1, math.inf))
+            reason = None
+            if mi > IDLE_SHARE and mc > self._baseline * SLOWDOWN:
+                reason = "contention: workers waiting"
+            elif mc > one:
+                reason = "contention: slower than one thread"
+            if reason:
+                old, new = self.count, max(1, self.count // 2)
+                self._record(reason, old, new, idle_share=mi, s_per_event=mc,
+                             baseline_s_per_event=self._baseline, one_thread_s_per_event=one)
+                self.measured[old] = mc
+                self._baseline = None
+                self._backoff = PROBE_FIRST
+                self._next_probe = self.unit + self._backoff
+                return self._switch(new)
+        return self._maybe_probe()
+
+    def _maybe_probe(self):
+        if self.count >= self.best or not self._recent:
+            return None
+        if self._next_probe is None:
+            self._next_probe = self.unit + self._backoff
+        if self.unit < self._next_probe or len(self._recent) < WINDOW:
+            return None
+        ref = _median([r[0] for r in self._recent])
+        target = min(self.cap, self.count + max(1, (self.best - self.count + 1) // 2))
+        self._probe = (self.count, ref)
+        self.state = "probe"
+        return self._switch(target)
+
+    def _probing(self, cost):
+        old, ref = self._probe
+        self._samples.append(cost)
+        bad = cost > ABORT * ref
+        if self._skip and not bad:
+            self._skip -= 1
+            self._samples = []
+            return None
+        if len(self._samples) < WINDOW and not bad:
+            return None
+        pc = _median(self._samples)
+        target = self.count
+        self.state = "steady"
+        self._probe = None
+        kept = not bad and self._prefer(target, pc, old, ref)
+        self.measured[target] = pc
+        self._record("probe up", old, target if kept else old, tried=target, kept=kept,
+                     s_per_event=ref, probe_s_per_event=pc)
+        if kept:
+            self._baseline = pc
+            self._backoff = PROBE_FIRST
+            self._next_probe = self.unit + PROBE_FIRST
+            self._samples = []
+            self._skip = 0
+            self._recent.clear()
+            return None
+        self._backoff = min(PROBE_MAX, self._backoff * 2)
+        self._next_probe = self.unit + self._backoff
+        self._switch(old)
+        self._skip = 0                     # back to a known count
+        return old
+
+    # --- engine glue --------------------------------------------------------------
+
+    def _sample(self):
+        s = self.engine.stats()
+        busy, idle = self._times()
+        return s["wall_s"], s["events"], busy, idle
+
+    def after_unit(self):
+        """Read the engine's counters for the unit that just ran, decide, and
+        switch the engine's team when the decision changes it.  Returns True
+        when the report changed (a switch, or the closed loop ended)."""
+        now = self._sample()
+        w0, e0, b0, i0 = self._last
+        n_dec, loop_done = len(self.decisions) + self.dropped, self.closed_loop is not None
+        new = self.observe(now[0] - w0, now[1] - e0, max(0.0, now[2] - b0), max(0.0, now[3] - i0))
+        if new is not None and new != self.engine.num_threads:
+            self.engine.num_threads = new
+            now = self._sample()           # a new team starts its own counters
+        self._last = now
+        return (len(self.decisions) + self.dropped != n_dec
+                or (self.closed_loop is not None) != loop_done)
+
+    def report(self):
+        """``{"chosen", "adapted": [decisions], "closed_loop": {...} or None}``
+        for a ``thread_choice`` dict."""
+        out = {"chosen": self.count, "adapted": [dict(d) for d in self.decisions],
+               "closed_loop": dict(self.closed_loop) if self.closed_loop else None}
+        if self.dropped:
+            out["adapted_dropped"] = self.dropped
+        return out
+
+
+def tuner_for(engine, num_threads_setting, choice=None, thread_times=None):
+    """A :class:`ThreadTuner` for ``engine`` when the setting is "auto" and
+    more than one thread is usable; None otherwise (an explicit count is the
+    user's)."""
+    if num_threads_setting != "auto":
+        return None
+    cap = usable_threads()
+    if cap <= 1 and engine.num_threads <= 1:
+        return None
+    pred = (choice or {}).get("predicted_speedup") or None
+    return ThreadTuner(engine.num_threads, cap, predicted=pred, engine=engine,
+                       thread_times=thread_times)
+
+
+# Headless runs split the run into units of about this much wall time.
+UNIT_WALL_S = 0.01
+
+
+def run_until_tuned(engine, t_end, tuner=None, unit_wall_s=UNIT_WALL_S):
+    """``engine.run_until(t_end)`` in chunks of simulated time sized to about
+    ``unit_wall_s`` of wall time, with ``tuner.after_unit()`` between them.
+    Without a tuner it is one ``run_until`` call.  Results are the same
+    either way (chunk boundaries and team sizes do not change them)."""
+    if tuner is None:
+        return engine.run_until(t_end)
+    t_end = float(t_end)
+    now = engine.now
+    span = t_end - now
+    if not span > 0:
+        return engine.run_until(t_end)
+    chunk = span / 64
+    floor = span / 4096                # at most a few thousand units
+    events = 0
+    while now < t_end:
+        nxt = min(t_end, now + chunk)
+        if t_end - nxt < 0.5 * chunk:
+            nxt = t_end
+        t0 = time.perf_counter()
+        events += engine.run_until(nxt)
+        dt = time.perf_counter() - t0
+        now = nxt
+        tuner.after_unit()
+        # aim the next chunk at unit_wall_s (at most doubling / halving)
+        chunk = max(floor, chunk * min(2.0, max(0.5, unit_wall_s / dt if dt > 0 else 2.0)))
+    return events
