@@ -34,12 +34,13 @@ def resolve_num_threads(num_threads, workload=None, params=None):
     return n, {"chosen": n, "method": "user"}
 
 
-# Contention fallback for num_threads="auto": healthy runs here spend at most
-# ~0.2 of their thread time waiting at barriers; when another process takes
-# a core, a preempted worker makes the others wait and the share jumps to
-# 0.4-0.6 while 2 threads run slower than 1 (docs/stpa.md).
-ADAPT_IDLE_SHARE = 0.3
-ADAPT_WINDOW = 5
+# num_threads="auto" runs under seer_runtime.tuner.ThreadTuner after every
+# step (closed loop, contention step-down, upward probes); its thresholds
+# live there.  Kept here for callers that read them.
+from seer_runtime import tuner as _tuner  # noqa: E402
+
+ADAPT_IDLE_SHARE = _tuner.IDLE_SHARE
+ADAPT_WINDOW = _tuner.CONTENTION_WINDOW
 
 
 class SeerParallelEnv(ParallelEnv):
@@ -206,35 +207,22 @@ class SeerParallelEnv(ParallelEnv):
         self._engine.init(0.0)
         self._cycle = 0
         self._set_agents(self.possible_agents[:])
-        self._idle_shares = []
-        self._last_times = self._thread_times()
+        self._tuner = _tuner.tuner_for(self._engine, self._num_threads_setting, self.thread_choice,
+                                       thread_times=lambda: self._thread_times())
 
     def _thread_times(self):
         return self._engine.thread_times()
 
     def _after_step(self):
-        """With ``num_threads="auto"``, halve the team when the workers have
-        spent most of the last steps waiting at barriers (another process is
-        taking cores).  Safe at any step: results do not depend on the thread
-        count.  STPA's choice comes back at the next reset()."""
-        if self._num_threads_setting != "auto" or self._engine.num_threads == 1:
-            return
-        busy, idle = self._thread_times()
-        db, di = busy - self._last_times[0], idle - self._last_times[1]
-        self._last_times = (busy, idle)
-        self._idle_shares.append(di / (db + di) if db + di > 0 else 0.0)
-        recent = self._idle_shares[-ADAPT_WINDOW:]
-        if len(recent) == ADAPT_WINDOW and sorted(recent)[ADAPT_WINDOW // 2] > ADAPT_IDLE_SHARE:
-            old = self._engine.num_threads
-            new = max(1, old // 2)
-            self._engine.num_threads = new
-            self.num_threads = new
-            adapted = list(self.thread_choice.get("adapted", []))
-            adapted.append({"step": self._cycle, "from": old, "to": new,
-                            "idle_share": sorted(recent)[ADAPT_WINDOW // 2]})
-            self.thread_choice = dict(self.thread_choice, chosen=new, adapted=adapted)
-            self._idle_shares = []
-            self._last_times = self._thread_times()
+        """With ``num_threads="auto"``, let the tuner adjust the team between
+        steps (seer_runtime.tuner): the closed loop over the first steps, a
+        step down when other processes take the cores, upward probes when
+        they leave.  Safe at any step: results do not depend on the thread
+        count.  ``thread_choice`` reports every switch; STPA's choice comes
+        back at the next reset()."""
+        if self._tuner is not None and self._tuner.after_unit():
+            self.num_threads = self._engine.num_threads
+            self.thread_choice = dict(self.thread_choice, **self._tuner.report())
 
     def render(self):
         """``"rgb_array"``: an H x W x 3 uint8 image; ``"human"``: a text map

@@ -102,16 +102,22 @@ class ThreadTuner:
         self._skip = SETTLE
         self.closed_loop = None
         if explore and self.cap > 1:
+            # Fewer threads first: a smaller team is never the catastrophic
+            # one, and its time lets a much slower larger team be cut short.
             self.state = "explore"
-            self._queue = [self.count] + self._neighbours(self.count)
+            self._queue = sorted([self.count] + self._neighbours(self.count))
             self._trials = 0
-            self._trial = self._queue.pop(0)
+            self._trial = self.count = self._queue.pop(0)
         else:
             self.state = "steady"
             self.best = self.count
+        self._reported = (self._start, 0)
         self.engine = engine
         self._times = thread_times or (engine.thread_times if engine is not None else None)
-        self._last = self._sample() if engine is not None else None
+        if engine is not None:
+            if engine.num_threads != self.count:
+                engine.num_threads = self.count
+            self._last = self._sample()
 
     # --- decisions ----------------------------------------------------------------
 
@@ -297,17 +303,18 @@ class ThreadTuner:
     def after_unit(self):
         """Read the engine's counters for the unit that just ran, decide, and
         switch the engine's team when the decision changes it.  Returns True
-        when the report changed (a switch, or the closed loop ended)."""
+        when the count or the report changed (a switch, a closed-loop trial,
+        the closed loop's end)."""
         now = self._sample()
         w0, e0, b0, i0 = self._last
-        n_dec, loop_done = len(self.decisions) + self.dropped, self.closed_loop is not None
         new = self.observe(now[0] - w0, now[1] - e0, max(0.0, now[2] - b0), max(0.0, now[3] - i0))
         if new is not None and new != self.engine.num_threads:
             self.engine.num_threads = new
             now = self._sample()           # a new team starts its own counters
         self._last = now
-        return (len(self.decisions) + self.dropped != n_dec
-                or (self.closed_loop is not None) != loop_done)
+        state = (self.count, len(self.decisions) + self.dropped + (self.closed_loop is not None))
+        changed, self._reported = state != self._reported, state
+        return changed
 
     def report(self):
         """``{"chosen", "adapted": [decisions], "closed_loop": {...} or None}``
@@ -349,10 +356,15 @@ def run_until_tuned(engine, t_end, tuner=None, unit_wall_s=UNIT_WALL_S):
     span = t_end - now
     if not span > 0:
         return engine.run_until(t_end)
-    chunk = span / 64
     floor = span / 4096                # at most a few thousand units
+    chunk = 4 * floor                  # start small: the first units are trials
     events = 0
+    count = engine.num_threads
     while now < t_end:
+        if engine.num_threads != count:
+            # a team size not yet timed may be far slower: keep its first unit short
+            count = engine.num_threads
+            chunk = max(floor, chunk / 8)
         nxt = min(t_end, now + chunk)
         if t_end - nxt < 0.5 * chunk:
             nxt = t_end

@@ -89,7 +89,8 @@ def test_explicit_counts_and_single_cpu_get_no_tuner(monkeypatch):
     assert tuner_for(Engine(phold.PholdModel(16, 1.0, 1.0, 0.25, 1, 0), num_threads=1), "auto") is None
     monkeypatch.setattr(tn, "usable_threads", lambda: 4)
     t = tuner_for(eng, "auto", {"predicted_speedup": {1: 1.0, 2: 1.5}})
-    assert t.cap == 4 and t.count == 2 and t.predicted == {1: 1.0, 2: 1.5}
+    assert t.cap == 4 and t.predicted == {1: 1.0, 2: 1.5}
+    assert t.count == eng.num_threads == 1 and t._queue == [2, 3]      # smallest team first
 
 
 # --- contention and recovery --------------------------------------------------------

@@ -19,6 +19,7 @@ import time
 
 from seer_runtime import Engine, effective_n_threads, openmp_enabled
 from seer_runtime.models.phold._model import PholdModel
+from seer_runtime.tuner import run_until_tuned, tuner_for
 
 __all__ = ["run", "PholdModel", "make"]
 
@@ -131,10 +132,13 @@ def run(num_lps=1024, end_time=100.0, num_threads="auto", seed=0, **params):
     p = _validate(num_lps, **params)
     n, choice = _resolve(num_threads, p)
     model, engine = _build(p, n, seed, engine_kwargs)
+    tuner = tuner_for(engine, num_threads, choice)     # None unless "auto"
     t0 = time.perf_counter()
     engine.init(0.0)
-    engine.run_until(end_time)
+    run_until_tuned(engine, end_time, tuner)
     wall = time.perf_counter() - t0
+    if tuner is not None:
+        choice = dict(choice, **tuner.report())
     events, remote = model.totals()
     stats = engine.stats()
     assert stats["events"] == events
