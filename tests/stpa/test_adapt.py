@@ -90,3 +90,29 @@ def test_no_change_when_healthy_or_user_fixed(two_threads):
 def test_threshold_sits_between_healthy_and_contended():
     # measured on the development machine (docs/stpa.md): <= 0.18 healthy, >= 0.37 contended
     assert 0.18 < _parallel.ADAPT_IDLE_SHARE < 0.37
+
+
+# --- several SEER processes on one node ------------------------------------------------
+
+
+def test_ray_sweep_tasks_ask_for_their_thread_count():
+    from seer.sweep import ray_task_options
+    pt = lambda t: {"params": {}, "run": {"num_threads": t}, "swept": {}}   # noqa: E731
+    assert ray_task_options(pt(1), 16) == {"num_cpus": 1}
+    assert ray_task_options(pt(4), 16) == {"num_cpus": 4}
+    assert ray_task_options(pt(64), 16) == {"num_cpus": 16}      # never a task no node can run
+    assert ray_task_options(pt("auto"), 16) == {"num_cpus": 16}
+    assert ray_task_options({"params": {}, "run": {}, "swept": {}}, 8.0) == {"num_cpus": 8}
+
+
+def test_auto_caps_at_the_cpus_granted(monkeypatch):
+    # Ray grants a task its CPUs through OMP_NUM_THREADS; "auto" and the tuner stay within them
+    from seer_runtime import Engine, effective_n_threads
+    from seer_runtime.models import phold
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert effective_n_threads("auto") == 1 and tn.usable_threads() == 1
+    eng = Engine(phold.PholdModel(16, 1.0, 1.0, 0.25, 1, 0), num_threads=1)
+    assert tn.tuner_for(eng, "auto") is None
+    env = seer_envs.make("pcs_v0", **PARAMS["pcs_v0"])
+    env.reset_arrays(seed=0)
+    assert env.num_threads == env.engine.num_threads == 1 and env._tuner is None
