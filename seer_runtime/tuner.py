@@ -21,6 +21,7 @@ from, to, reason, measured seconds per event).
 """
 
 import math
+import os
 import time
 from collections import deque
 
@@ -48,6 +49,21 @@ def usable_threads():
     OMP_NUM_THREADS (which Ray sets to the CPUs it gave a task).  The one
     place the tuner asks; re-point it at a shared resolver when there is one."""
     return effective_n_threads("auto")
+
+
+def free_cpus(own_threads=1):
+    """CPUs of this process's affinity mask not wanted by other runnable
+    tasks right now (Linux: /proc/loadavg's runnable count, scaled to the mask
+    when it is a part of the machine); None where unknown.  Read before a
+    larger team is tried, never per unit."""
+    try:
+        with open("/proc/loadavg") as f:
+            running = int(f.read().split()[3].split("/")[0])
+        mask = len(os.sched_getaffinity(0))
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+    others = max(0, running - own_threads) * mask / max(mask, os.cpu_count() or mask)
+    return mask - others
 
 
 def _step(t):
@@ -79,13 +95,17 @@ class ThreadTuner:
         For :meth:`after_unit`: the engine to read and switch, and a
         callable returning cumulative (busy_s, idle_s) of its team (default
         ``engine.thread_times``).
+    free : callable, optional
+        ``free(own_threads)`` -> CPUs other processes leave free (default
+        :func:`free_cpus` with an engine, else no check).  A larger team is
+        tried (closed loop or probe) only when that many CPUs are free.
 
     :meth:`observe` is the pure decision function (unit deltas in, new
     count or None out); :meth:`after_unit` reads the engine and applies it.
     """
 
     def __init__(self, start, cap=None, predicted=None, explore=True, engine=None,
-                 thread_times=None):
+                 thread_times=None, free=None):
         self.count = self._start = int(start)
         self.cap = max(int(cap if cap is not None else usable_threads()), self.count, 1)
         self.predicted = {int(k): float(v) for k, v in (predicted or {}).items()}
@@ -107,11 +127,14 @@ class ThreadTuner:
             self.state = "explore"
             self._queue = sorted([self.count] + self._neighbours(self.count))
             self._trials = 0
+            self._unreached = 0
             self._trial = self.count = self._queue.pop(0)
         else:
             self.state = "steady"
             self.best = self.count
         self._reported = (self._start, 0)
+        self.skipped = 0                   # larger teams not tried: the CPUs were taken
+        self._free = free if free is not None else (free_cpus if engine is not None else None)
         self.engine = engine
         self._times = thread_times or (engine.thread_times if engine is not None else None)
         if engine is not None:
@@ -155,6 +178,17 @@ class ThreadTuner:
             self.decisions.pop(0)
             self.dropped += 1
         self.decisions.append(d)
+
+    def _room_for(self, t):
+        """May a team of t be tried now?  Not when other processes hold the
+        CPUs it would need: such a trial costs much and tells nothing new."""
+        if self._free is None or t <= self.count:
+            return True
+        f = self._free(self.count)
+        if f is None or f >= t:
+            return True
+        self.skipped += 1
+        return False
 
     def _switch(self, new):
         self.count = new
@@ -200,12 +234,17 @@ class ThreadTuner:
             nxt = best + d * _step(best)
             if 1 <= nxt <= self.cap and nxt not in self.measured:
                 self._queue.append(nxt)
-        if self._queue and self._trials < MAX_TRIALS:
+        while self._queue and self._trials < MAX_TRIALS:
             self._trial = self._queue.pop(0)
+            if not self._room_for(self._trial):
+                # not tried now; the upward probes may reach it later
+                self._unreached = max(self._unreached, self._trial)
+                self._queue = [t for t in self._queue if t < self._trial]
+                continue
             return self._switch(self._trial) if self._trial != self.count else None
         # done: settle on the best
         self.state = "steady"
-        self.best = best
+        self.best = max(best, self._unreached)          # the probes' ceiling
         self.closed_loop = {"units": self.unit, "start": self._start, "picked": best,
                             "measured_s_per_event": {t: round(c, 12) for t, c in sorted(self.measured.items())}}
         old = self.count
@@ -257,6 +296,10 @@ class ThreadTuner:
             return None
         ref = _median([r[0] for r in self._recent])
         target = min(self.cap, self.count + max(1, (self.best - self.count + 1) // 2))
+        if not self._room_for(target):
+            self._backoff = min(PROBE_MAX, self._backoff * 2)
+            self._next_probe = self.unit + self._backoff
+            return None
         self._probe = (self.count, ref)
         self.state = "probe"
         return self._switch(target)
@@ -320,7 +363,8 @@ class ThreadTuner:
         """``{"chosen", "adapted": [decisions], "closed_loop": {...} or None}``
         for a ``thread_choice`` dict."""
         out = {"chosen": self.count, "adapted": [dict(d) for d in self.decisions],
-               "closed_loop": dict(self.closed_loop) if self.closed_loop else None}
+               "closed_loop": dict(self.closed_loop) if self.closed_loop else None,
+               "larger_teams_skipped": self.skipped}
         if self.dropped:
             out["adapted_dropped"] = self.dropped
         return out
@@ -344,12 +388,14 @@ def tuner_for(engine, num_threads_setting, choice=None, thread_times=None):
 UNIT_WALL_S = 0.01
 
 
-def run_until_tuned(engine, t_end, tuner=None, unit_wall_s=UNIT_WALL_S):
+def run_until_tuned(engine, t_end, tuner=None, unit_wall_s=UNIT_WALL_S, max_wall_s=None):
     """``engine.run_until(t_end)`` in chunks of simulated time sized to about
     ``unit_wall_s`` of wall time, with ``tuner.after_unit()`` between them.
-    Without a tuner it is one ``run_until`` call.  Results are the same
-    either way (chunk boundaries and team sizes do not change them)."""
-    if tuner is None:
+    Without a tuner (and ``max_wall_s``) it is one ``run_until`` call.
+    Results are the same either way (chunk boundaries and team sizes do not
+    change them).  ``max_wall_s`` stops early, between chunks (benchmarks).
+    Returns the events run."""
+    if tuner is None and max_wall_s is None:
         return engine.run_until(t_end)
     t_end = float(t_end)
     now = engine.now
@@ -360,7 +406,8 @@ def run_until_tuned(engine, t_end, tuner=None, unit_wall_s=UNIT_WALL_S):
     chunk = 4 * floor                  # start small: the first units are trials
     events = 0
     count = engine.num_threads
-    while now < t_end:
+    start = time.perf_counter()
+    while now < t_end and (max_wall_s is None or time.perf_counter() - start < max_wall_s):
         if engine.num_threads != count:
             # a team size not yet timed may be far slower: keep its first unit short
             count = engine.num_threads
@@ -372,7 +419,8 @@ def run_until_tuned(engine, t_end, tuner=None, unit_wall_s=UNIT_WALL_S):
         events += engine.run_until(nxt)
         dt = time.perf_counter() - t0
         now = nxt
-        tuner.after_unit()
+        if tuner is not None:
+            tuner.after_unit()
         # aim the next chunk at unit_wall_s (at most doubling / halving)
         chunk = max(floor, chunk * min(2.0, max(0.5, unit_wall_s / dt if dt > 0 else 2.0)))
     return events

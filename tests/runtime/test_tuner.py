@@ -152,6 +152,37 @@ def test_probes_back_up_with_backoff_and_keeps_only_a_faster_count():
     assert len(tu.decisions) == n                                 # back at the best: no more probes
 
 
+def test_larger_teams_are_not_tried_while_other_processes_hold_the_cpus():
+    free = {"n": 1}
+    tu = ThreadTuner(2, cap=4, free=lambda own: free["n"])
+    used = drive(tu, curve({1: 1.0, 2: 1.9, 3: 2.7, 4: 3.5}), 30)
+    assert set(used) == {1} and tu.closed_loop["picked"] == 1 and tu.skipped >= 1
+    free["n"] = 4                          # the other processes left: the probes climb
+    drive(tu, curve({1: 1.0, 2: 1.9, 3: 2.7, 4: 3.5}), 300)
+    probes = [d for d in tu.decisions if d["reason"] == "probe up"]
+    assert tu.count == 2 and [p["to"] for p in probes] == [2] and probes[0]["kept"]   # STPA's pick
+
+
+def test_gated_probe_backs_off_and_recovers_when_cpus_free_up():
+    free = {"n": 2}
+    tu = ThreadTuner(2, cap=2, explore=False, free=lambda own: free["n"])
+    load = {"on": True}
+    cost = lambda t, k: (3e-6 if t == 2 and load["on"] else 1e-6 / t)   # noqa: E731
+    drive(tu, cost, 10, idle_of=0.6)
+    assert tu.count == 1
+    free["n"] = 1                          # still busy: no probes, no cost
+    used = drive(tu, cost, 200, idle_of=0.1)
+    assert set(used) == {1} and tu.skipped >= 3
+    free["n"], load["on"] = 2, False
+    drive(tu, cost, 2 * tn.PROBE_MAX + 20, idle_of=0.1)
+    assert tu.count == 2 and tu.decisions[-1]["kept"]
+
+
+def test_free_cpus_reads_the_machine():
+    f = tn.free_cpus(1)
+    assert f is None or f <= len(os.sched_getaffinity(0))
+
+
 def test_report_is_bounded():
     tu = ThreadTuner(2, cap=2, explore=False)
     flip = lambda t, k: 1.8e-6 if t == 2 else 1e-6                 # noqa: E731
@@ -180,7 +211,7 @@ def test_switching_both_ways_mid_run_is_bit_identical(seed):
 def test_real_tuner_on_phold_gives_the_serial_digest():
     ref = phold.run(num_lps=400, end_time=40.0, num_threads=1, seed=3)
     model, eng = phold.make(400, num_threads=2, seed=3)
-    tu = ThreadTuner(2, cap=4, engine=eng)
+    tu = ThreadTuner(2, cap=4, engine=eng, free=lambda own: 4)
     eng.init(0.0)
     run_until_tuned(eng, 40.0, tu, unit_wall_s=1e-4)
     assert model.digest(eng) == ref["digest"] and tu.unit > 10 and len(tu.measured) >= 2
@@ -189,6 +220,7 @@ def test_real_tuner_on_phold_gives_the_serial_digest():
 def test_auto_entry_points_run_the_tuner_and_match_one_thread(monkeypatch):
     from seer_envs.pcs.headless import run_headless
     monkeypatch.setattr(tn, "usable_threads", lambda: 2)
+    monkeypatch.setattr(tn, "free_cpus", lambda own=1: 2)
     a = phold.run(num_lps=256, end_time=30.0, num_threads="auto", seed=2)
     b = phold.run(num_lps=256, end_time=30.0, num_threads=1, seed=2)
     assert a["digest"] == b["digest"] and a["thread_choice"]["closed_loop"] is not None
@@ -227,7 +259,8 @@ def _busy_loop_scenario():
         pytest.skip("needs 2 CPUs")
     # PHOLD with ~2-3 us events; units of a few ms
     model, eng = phold.make(2048, num_threads=2, seed=1, work_iters=200)
-    tu = ThreadTuner(2, cap=2, explore=False, engine=eng)
+    # the CPU check is off: this machine may be busy with other work
+    tu = ThreadTuner(2, cap=2, explore=False, engine=eng, free=lambda own: None)
     eng.init(0.0)
     _run_units(eng, tu, lambda: tu.unit >= 10, time.monotonic() + 5)
     procs = _hogs(cpus + cpus)             # two per engine core: the workers get preempted
