@@ -86,8 +86,8 @@ class ThreadTuner:
     cap : int, optional
         Largest count it may use; default :func:`usable_threads`.
     predicted : dict, optional
-        ``{threads: predicted speedup}``; a neighbour predicted below half the
-        start count's speedup is not tried.
+        ``{threads: predicted speedup}``; a larger neighbour predicted below
+        half the start count's speedup is not tried.
     explore : bool
         Run the closed loop at the start (else the start count is taken as
         the best, and only contention and recovery act).
@@ -149,7 +149,9 @@ class ThreadTuner:
         ref = self.predicted.get(t)
         for n in (t - _step(t), t + _step(t)):
             if 1 <= n <= self.cap and n != t:
-                if ref is not None and n in self.predicted and self.predicted[n] < 0.5 * ref:
+                # a larger team predicted far slower is not worth a trial; a
+                # smaller one always is (it is the safe side under contention)
+                if n > t and ref is not None and n in self.predicted and self.predicted[n] < 0.5 * ref:
                     continue
                 out.append(n)
         return out
@@ -262,14 +264,12 @@ class ThreadTuner:
             self._skip -= 1
             return None
         self._recent.append((cost, idle, serial))
-        if len(self._recent) < self._recent.maxlen:
-            return self._maybe_probe()
-        mc = _median([r[0] for r in self._recent])
-        mi = _median([r[1] for r in self._recent])
-        ms = _median([r[2] for r in self._recent])
-        if self._baseline is None:
-            self._baseline = mc
-        if self.count > 1:
+        if self.count > 1 and len(self._recent) == self._recent.maxlen:
+            mc = _median([r[0] for r in self._recent])
+            mi = _median([r[1] for r in self._recent])
+            ms = _median([r[2] for r in self._recent])
+            if self._baseline is None:
+                self._baseline = mc
             one = min(ms, self.measured.get(1, math.inf))
             reason = None
             if mi > IDLE_SHARE and mc > self._baseline * SLOWDOWN:
@@ -288,7 +288,7 @@ class ThreadTuner:
         return self._maybe_probe()
 
     def _maybe_probe(self):
-        if self.count >= self.best or not self._recent:
+        if self.count >= self.best:
             return None
         if self._next_probe is None:
             self._next_probe = self.unit + self._backoff
