@@ -209,18 +209,21 @@ class SeerParallelEnv(ParallelEnv):
         self._set_agents(self.possible_agents[:])
         self._tuner = _tuner.tuner_for(self._engine, self._num_threads_setting, self.thread_choice,
                                        thread_times=lambda: self._thread_times())
+        self._after_step(started=True)            # its first trial may be a smaller team
 
     def _thread_times(self):
         return self._engine.thread_times()
 
-    def _after_step(self):
+    def _after_step(self, started=False):
         """With ``num_threads="auto"``, let the tuner adjust the team between
         steps (seer_runtime.tuner): the closed loop over the first steps, a
         step down when other processes take the cores, upward probes when
         they leave.  Safe at any step: results do not depend on the thread
-        count.  ``thread_choice`` reports every switch; STPA's choice comes
-        back at the next reset()."""
-        if self._tuner is not None and self._tuner.after_unit():
+        count.  ``num_threads`` (also used by the boundary kernels) follows
+        the engine; ``thread_choice`` reports every switch, and STPA's
+        choice comes back at the next reset().  ``started``: the episode
+        has just been set up (no step ran)."""
+        if self._tuner is not None and (started or self._tuner.after_unit()):
             self.num_threads = self._engine.num_threads
             self.thread_choice = dict(self.thread_choice, **self._tuner.report())
 
