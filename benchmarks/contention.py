@@ -81,9 +81,13 @@ class HeadlessWork:
 
     def _model_and_choice(self, threads):
         if self.kind == "phold":
-            p = phold._validate(self.kw["num_lps"], work_iters=self.kw.get("work_iters", 0))
-            n, choice = phold._resolve(threads, p)
-            model, engine = phold._build(p, n, 0, {})
+            n, choice = threads, {}
+            if threads == "auto":          # as phold.run resolves it (STPA)
+                params = dict(phold.DEFAULTS, num_lps=self.kw["num_lps"],
+                              work_iters=self.kw.get("work_iters", 0))
+                n, choice = resolve_num_threads("auto", "phold", params)
+            model, engine = phold.make(self.kw["num_lps"], num_threads=n, seed=0,
+                                       work_iters=self.kw.get("work_iters", 0))
             return engine, choice
         cfg = build(PCSConfig, dict(self.kw))
         import dataclasses
