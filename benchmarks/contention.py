@@ -4,10 +4,11 @@
 3 busy-loop processes; then 2 SEER processes x 2 threads against 2 x 1.
 
     python benchmarks/contention.py --quick          # ~1-2 min
-    python benchmarks/contention.py                  # full: longer, 3 repeats
+    python benchmarks/contention.py                  # full: ~7-8 min, 3 repeats of 2 s
     python benchmarks/contention.py --busy 0,4,8     # a 16-core machine
 
-Workloads: PHOLD (fine events, and ~20 us events), PCS 8x8 and 32x32 envs,
+"ended(sw)": the count "auto" ended with and the decisions its tuner
+reported (last repeat).  Workloads: PHOLD (fine events, and ~20 us events), PCS 8x8 and 32x32 envs,
 headless PCS 256x256, Aircraft 1024 env.  Every measurement runs for a fixed
 wall-clock budget and reports work / time (env steps/s or events/s), so a
 collapsed configuration costs its budget, not hours.  Counts are interleaved
@@ -224,7 +225,7 @@ def main():
         w.calibrate(budget)
         w.prepare("auto")
     print(f"{'busy':>4} {'load1':>5}  {'workload':<22} {'unit':<9} {'1 thread':>11} {'2 threads':>11} "
-          f"{'auto':>11} {'ended':>5} {'2/1':>5} {'auto/best':>9}")
+          f"{'auto':>11} {'ended(sw)':>9} {'2/1':>5} {'auto/best':>9}")
     verdicts = []
     for nb in busy_levels:
         procs = start_busy(nb)
@@ -243,7 +244,7 @@ def main():
                 r21 = m[2] / m[1]
                 rab = m["auto"] / max(m[1], m[2])
                 print(f"{nb:>4} {load1():>5.1f}  {w.label:<22} {w.unit:<9} {fmt(m[1]):>11} {fmt(m[2]):>11} "
-                      f"{fmt(m['auto']):>11} {ended:>5} {r21:>5.2f} {rab:>9.2f}", flush=True)
+                      f"{fmt(m['auto']):>11} {f'{ended}({switches})':>9} {r21:>5.2f} {rab:>9.2f}", flush=True)
                 if nb:
                     verdicts.append((w.label, nb, r21 >= 0.8, rab >= 0.95))
         finally:
