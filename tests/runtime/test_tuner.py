@@ -287,5 +287,5 @@ def test_busy_loop_recovery_keeps_the_faster_count():
     # needs a machine whose 2 cores are otherwise free: 2 threads must beat 1
     eng, tu, stepped, n = _busy_loop_scenario()
     assert stepped
-    _run_units(eng, tu, lambda: tu.count == 2, time.monotonic() + 30)
-    assert tu.count == 2 and tu.decisions[-1]["kept"]
+    _run_units(eng, tu, lambda: tu.count == 2 and tu.state == "steady", time.monotonic() + 30)
+    assert tu.count == 2 and tu.state == "steady" and tu.decisions[-1]["kept"]
