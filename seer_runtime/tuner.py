@@ -121,6 +121,7 @@ class ThreadTuner:
         self._samples = []
         self._skip = SETTLE
         self.closed_loop = None
+        self.best = self.count             # the probes' ceiling (set by the closed loop)
         if explore and self.cap > 1:
             # Fewer threads first: a smaller team is never the catastrophic
             # one, and its time lets a much slower larger team be cut short.
@@ -131,7 +132,6 @@ class ThreadTuner:
             self._trial = self.count = self._queue.pop(0)
         else:
             self.state = "steady"
-            self.best = self.count
         self._reported = (self._start, 0)
         self.skipped = 0                   # larger teams not tried: the CPUs were taken
         self._free = free if free is not None else (free_cpus if engine is not None else None)
