@@ -173,23 +173,24 @@ def child(args):
         w.end_time = args.end_time
     t = args.threads if args.threads == "auto" else int(args.threads)
     prep = w.prepare(t)
-    late = time.time() - args.start_at
-    time.sleep(max(0.0, -late))
+    print("ready", flush=True)
+    sys.stdin.readline()                                 # "go": every child is built
     rate, ended, nd = w.measure(prep, args.budget)
-    print(json.dumps({"rate": rate, "ended": ended, "late": max(0.0, late)}))
+    print(json.dumps({"rate": rate, "ended": ended}), flush=True)
     return 0
 
 
 def processes(w, nproc, threads, budget):
-    start_at = time.time() + 8.0                         # every child built before it starts
     cmd = [sys.executable, os.path.abspath(__file__), "--child", w.label, "--threads", str(threads),
-           "--budget", str(budget), "--start-at", str(start_at),
-           "--end-time", str(getattr(w, "end_time", 1.0))]
-    ps = [subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) for _ in range(nproc)]
+           "--budget", str(budget), "--end-time", str(getattr(w, "end_time", 1.0))]
+    ps = [subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+          for _ in range(nproc)]
+    for p in ps:                                         # start together, once all are built
+        assert p.stdout.readline().strip() == "ready"
+    for p in ps:
+        p.stdin.write("go\n")
+        p.stdin.flush()
     outs = [json.loads(p.communicate()[0].strip().splitlines()[-1]) for p in ps]
-    late = max(o["late"] for o in outs)
-    if late > 0:
-        print(f"  (a child started {late:.1f} s late: its setup overlapped the other's run)")
     return sum(o["rate"] for o in outs), [o["ended"] for o in outs]
 
 
@@ -210,7 +211,6 @@ def main():
     p.add_argument("--no-procs", action="store_true", help="skip the 2-process test")
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("--threads", default="1", help=argparse.SUPPRESS)
-    p.add_argument("--start-at", type=float, default=0.0, help=argparse.SUPPRESS)
     p.add_argument("--end-time", type=float, default=1.0, help=argparse.SUPPRESS)
     a = p.parse_args()
     budget = a.budget or (0.4 if a.quick else 2.0)
