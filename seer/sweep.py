@@ -175,6 +175,17 @@ def _order(points, results):
     return [point_key(p) for p in points if point_key(p) in results]
 
 
+def ray_task_options(point, node_cpus):
+    """Ray options of one sweep point's task: ``num_cpus`` is its thread
+    count, so points sharing a node never oversubscribe it; "auto" asks for
+    a whole node.  Capped at ``node_cpus`` (the largest node), or the task
+    would wait for a node that does not exist.  Ray sets OMP_NUM_THREADS to
+    the CPUs it grants, and "auto" caps at it."""
+    node_cpus = max(1, int(node_cpus))
+    t = point["run"].get("num_threads", "auto")
+    return {"num_cpus": node_cpus if t == "auto" else max(1, min(int(t), node_cpus))}
+
+
 def _run_on_ray(scenario_name, todo, progress):
     try:
         import ray
@@ -182,8 +193,9 @@ def _run_on_ray(scenario_name, todo, progress):
         raise SystemExit('seer sweep --ray needs Ray: pip install -e ".[ray]"') from None
     if not ray.is_initialized():
         ray.init(ignore_reinit_error=True, log_to_driver=False, include_dashboard=False)
+    node_cpus = max([n["Resources"].get("CPU", 0) for n in ray.nodes() if n.get("Alive")] or [1])
     task = ray.remote(run_point)
-    pending = {task.remote(scenario_name, p): p for p in todo}
+    pending = {task.options(**ray_task_options(p, node_cpus)).remote(scenario_name, p): p for p in todo}
     while pending:
         ready, _ = ray.wait(list(pending), num_returns=1)
         for ref in ready:

@@ -11,15 +11,12 @@ import operator
 import numpy as np
 from pettingzoo import ParallelEnv
 
+from seer_runtime import tuner as _tuner
 from seer_runtime._threads import check_num_threads, resolve_threads
 
-
-# Contention fallback for num_threads="auto": healthy runs here spend at most
-# ~0.2 of their thread time waiting at barriers; when another process takes
-# a core, a preempted worker makes the others wait and the share jumps to
-# 0.4-0.6 while 2 threads run slower than 1 (docs/stpa.md).
-ADAPT_IDLE_SHARE = 0.3
-ADAPT_WINDOW = 5
+# num_threads="auto" runs under seer_runtime.tuner.ThreadTuner after every
+# step (closed loop, contention step-down, upward probes); its thresholds
+# live there.
 
 
 class UnknownAgentError(KeyError, ValueError):
@@ -96,6 +93,7 @@ class SeerParallelEnv(ParallelEnv):
     _engine = None
     _scenario_id = None
     _model_cls = None
+    _tuner = None
 
     def _init_common(self, render_mode, num_threads, params=None, full_infos=False):
         if render_mode not in (None, "human", "rgb_array"):
@@ -238,8 +236,9 @@ class SeerParallelEnv(ParallelEnv):
         self._ep_return[:] = 0.0
         self._ep_length[:] = 0
         self._set_agents(self.possible_agents[:])
-        self._idle_shares = []
-        self._last_times = self._thread_times()
+        self._tuner = _tuner.tuner_for(self._engine, self._num_threads_setting, self.thread_choice,
+                                       thread_times=self._thread_times)
+        self._after_step(started=True)            # its first trial may be a smaller team
         self._episode_started()
         self._boundary(0.0)
         self._interrupted = None
@@ -475,29 +474,18 @@ class SeerParallelEnv(ParallelEnv):
     def _thread_times(self):
         return self._engine.thread_times()
 
-    def _after_step(self):
-        """With ``num_threads="auto"``, halve the team when the workers have
-        spent most of the last steps waiting at barriers (another process is
-        taking cores).  Safe at any step: results do not depend on the thread
-        count.  STPA's choice comes back at the next reset()."""
-        if self._num_threads_setting != "auto" or self._engine.num_threads == 1:
-            return
-        busy, idle = self._thread_times()
-        db, di = busy - self._last_times[0], idle - self._last_times[1]
-        self._last_times = (busy, idle)
-        self._idle_shares.append(di / (db + di) if db + di > 0 else 0.0)
-        recent = self._idle_shares[-ADAPT_WINDOW:]
-        if len(recent) == ADAPT_WINDOW and sorted(recent)[ADAPT_WINDOW // 2] > ADAPT_IDLE_SHARE:
-            old = self._engine.num_threads
-            new = max(1, old // 2)
-            self._engine.num_threads = new
-            self.num_threads = new
-            adapted = list(self.thread_choice.get("adapted", []))
-            adapted.append({"step": self._cycle, "from": old, "to": new,
-                            "idle_share": sorted(recent)[ADAPT_WINDOW // 2]})
-            self.thread_choice = dict(self.thread_choice, chosen=new, adapted=adapted)
-            self._idle_shares = []
-            self._last_times = self._thread_times()
+    def _after_step(self, started=False):
+        """With ``num_threads="auto"``, let the tuner adjust the team between
+        steps (seer_runtime.tuner): the closed loop over the first steps, a
+        step down when other processes take the cores, upward probes when
+        they leave.  Safe at any step: results do not depend on the thread
+        count.  ``num_threads`` (also used by the boundary kernels) follows
+        the engine; ``thread_choice`` reports every switch, and STPA's
+        choice comes back at the next reset().  ``started``: the episode
+        has just been set up (no step ran)."""
+        if self._tuner is not None and (started or self._tuner.after_unit()):
+            self.num_threads = self._engine.num_threads
+            self.thread_choice = dict(self.thread_choice, **self._tuner.report())
 
     def render(self):
         """``"rgb_array"``: an H x W x 3 uint8 image (a colour scale or

@@ -11,6 +11,7 @@ from seer_envs.pcs.config import PCSConfig
 from seer_envs.pcs.env import summarize
 from seer_envs.pcs.handlers import PcsModel
 from seer_runtime import Engine
+from seer_runtime.tuner import run_until_tuned, tuner_for
 
 
 def run_headless(grid_width=256, grid_height=256, end_time=1000.0, num_threads="auto", seed=0,
@@ -35,10 +36,13 @@ def run_headless(grid_width=256, grid_height=256, end_time=1000.0, num_threads="
     n_threads, choice = resolve_threads(num_threads, choose)
     model = PcsModel(cfg)
     engine = Engine(model, num_threads=n_threads, seed=seed)
+    tuner = tuner_for(engine, num_threads, choice)     # None unless "auto"
     t0 = time.perf_counter()
     engine.init(0.0)
-    engine.run_until(end_time)
+    run_until_tuned(engine, end_time, tuner)
     wall = time.perf_counter() - t0
+    if tuner is not None:
+        choice = dict(choice, **tuner.report())
     stats = engine.stats()
     out = dict(stats)
     out.update(summarize(model.counters, engine))

@@ -23,6 +23,7 @@ from seer_runtime._threads import resolve_threads
 from seer_runtime.config import build
 from seer_runtime.models.phold._model import MAX_WORK_ITERS, PholdModel
 from seer_runtime.models.phold.config import PholdConfig
+from seer_runtime.tuner import run_until_tuned, tuner_for
 
 __all__ = ["run", "PholdModel", "PholdConfig", "make", "MAX_WORK_ITERS"]
 
@@ -101,10 +102,13 @@ def run(num_lps=PholdConfig.num_lps, end_time=100.0, num_threads="auto", seed=0,
     n, choice = resolve_threads(num_threads, choose)
     model = model_from_config(cfg)
     engine = Engine(model, num_threads=n, seed=seed, **engine_kwargs)
+    tuner = tuner_for(engine, num_threads, choice)     # None unless "auto"
     t0 = time.perf_counter()
     engine.init(0.0)
-    engine.run_until(end_time)
+    run_until_tuned(engine, end_time, tuner)
     wall = time.perf_counter() - t0
+    if tuner is not None:
+        choice = dict(choice, **tuner.report())
     events, remote = model.totals()
     stats = engine.stats()
     assert stats["events"] == events

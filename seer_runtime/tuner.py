@@ -1,0 +1,429 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Closed-loop thread-count tuning for ``num_threads="auto"``.
+
+One controller, :class:`ThreadTuner`, used after every *unit* of a run: an
+env step, or a chunk of simulated time in a headless PCS or PHOLD run.  It
+only ever changes ``Engine.num_threads`` between units, which is safe at any
+point because results do not depend on the thread count.
+
+1. Closed loop: the first units measure the time per event at the start
+   count (STPA's pick), then at the neighbouring counts, and climb in the
+   better direction for a few trials; it then settles on the best.
+2. Contention: when the workers mostly wait (idle share of their time) and
+   the run got slower than when the count was set, or the team is slower
+   than one thread doing the same work, it halves the team.
+3. Recovery: below the closed loop's pick it probes upward now and then
+   (exponential backoff) and keeps a probe only when it is faster.
+
+Per unit it reads two counters and a few numbers: O(1), no per-agent work.
+Every switch is reported in :meth:`ThreadTuner.report` (``adapted``: step,
+from, to, reason, measured seconds per event).
+"""
+
+import math
+import os
+import time
+from collections import deque
+
+from seer_runtime._threads import thread_caps
+
+# Contention: healthy runs on the development machine spend at most ~0.2 of
+# their thread time waiting; with another process on a core it is 0.4-0.6
+# (docs/stpa.md).  Waiting alone is not enough (many-core runs can be idle
+# and still fastest): the cost per event must also have risen this much.
+IDLE_SHARE = 0.3
+SLOWDOWN = 1.25
+CONTENTION_WINDOW = 5      # units whose median decides contention
+WINDOW = 3                 # units measured per trial (median)
+SETTLE = 1                 # units discarded after a switch (team start-up)
+MARGIN = 1.03              # more threads must be this much faster to win
+ABORT = 2.0                # a trial unit this much slower than the best ends the trial
+MAX_TRIALS = 5             # closed-loop trials, start count included
+PROBE_FIRST = 8            # units before the first upward probe
+PROBE_MAX = 512            # longest wait between probes
+MAX_REPORTED = 64          # decisions kept in the report
+
+
+def usable_threads():
+    """CPUs this process may use for "auto": the affinity mask capped by
+    OMP_NUM_THREADS (which Ray sets to the CPUs it gave a task); 1 without
+    OpenMP."""
+    return thread_caps()[0]
+
+
+def free_cpus(own_threads=1):
+    """CPUs of this process's affinity mask not wanted by other runnable
+    tasks right now (Linux: /proc/loadavg's runnable count, scaled to the mask
+    when it is a part of the machine); None where unknown.  Read before a
+    larger team is tried, never per unit."""
+    try:
+        with open("/proc/loadavg") as f:
+            running = int(f.read().split()[3].split("/")[0])
+        mask = len(os.sched_getaffinity(0))
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+    others = max(0, running - own_threads) * mask / max(mask, os.cpu_count() or mask)
+    return mask - others
+
+
+def _step(t):
+    return max(1, t // 4)
+
+
+def _median(xs):
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+class ThreadTuner:
+    """Decides the thread count of the next unit from the last units' times.
+
+    Parameters
+    ----------
+    start : int
+        The count the run starts with (STPA's pick).
+    cap : int, optional
+        Largest count it may use; default :func:`usable_threads`.
+    predicted : dict, optional
+        ``{threads: predicted speedup}``; a larger neighbour predicted below
+        half the start count's speedup is not tried.
+    explore : bool
+        Run the closed loop at the start (else the start count is taken as
+        the best, and only contention and recovery act).
+    engine, thread_times : optional
+        For :meth:`after_unit`: the engine to read and switch, and a
+        callable returning cumulative (busy_s, idle_s) of its team (default
+        ``engine.thread_times``).
+    free : callable, optional
+        ``free(own_threads)`` -> CPUs other processes leave free (default
+        :func:`free_cpus` with an engine, else no check).  A larger team is
+        tried (closed loop or probe) only when that many CPUs are free.
+
+    :meth:`observe` is the pure decision function (unit deltas in, new
+    count or None out); :meth:`after_unit` reads the engine and applies it.
+    """
+
+    def __init__(self, start, cap=None, predicted=None, explore=True, engine=None,
+                 thread_times=None, free=None):
+        self.count = self._start = int(start)
+        self.cap = max(int(cap if cap is not None else usable_threads()), self.count, 1)
+        self.predicted = {int(k): float(v) for k, v in (predicted or {}).items()}
+        self.unit = 0
+        self.decisions = []
+        self.dropped = 0
+        self.measured = {}                 # count -> latest trial cost (s per event)
+        self._recent = deque(maxlen=CONTENTION_WINDOW)   # (cost, idle share, serial estimate)
+        self._baseline = None              # cost when the current count was set
+        self._backoff = PROBE_FIRST
+        self._next_probe = None
+        self._probe = None                 # (from count, its cost) while probing
+        self._samples = []
+        self._skip = SETTLE
+        self.closed_loop = None
+        self.best = self.count             # the probes' ceiling (set by the closed loop)
+        if explore and self.cap > 1:
+            # Fewer threads first: a smaller team is never the catastrophic
+            # one, and its time lets a much slower larger team be cut short.
+            self.state = "explore"
+            self._queue = sorted([self.count] + self._neighbours(self.count))
+            self._trials = 0
+            self._unreached = 0
+            self._trial = self.count = self._queue.pop(0)
+        else:
+            self.state = "steady"
+        self._reported = (self._start, 0)
+        self.skipped = 0                   # larger teams not tried: the CPUs were taken
+        self._free = free if free is not None else (free_cpus if engine is not None else None)
+        self.engine = engine
+        self._times = thread_times or (engine.thread_times if engine is not None else None)
+        if engine is not None:
+            if engine.num_threads != self.count:
+                engine.num_threads = self.count
+            self._last = self._sample()
+
+    # --- decisions ----------------------------------------------------------------
+
+    def _neighbours(self, t):
+        out = []
+        ref = self.predicted.get(t)
+        for n in (t - _step(t), t + _step(t)):
+            if 1 <= n <= self.cap and n != t:
+                # a larger team predicted far slower is not worth a trial; a
+                # smaller one always is (it is the safe side under contention)
+                if n > t and ref is not None and n in self.predicted and self.predicted[n] < 0.5 * ref:
+                    continue
+                out.append(n)
+        return out
+
+    @staticmethod
+    def _prefer(a, ca, b, cb):
+        """Is count a (cost ca) better than count b (cost cb)?  Fewer threads
+        win unless more are MARGIN faster."""
+        if a == b:
+            return ca < cb
+        if a < b:
+            return ca <= cb * MARGIN
+        return ca * MARGIN < cb
+
+    def _best_measured(self):
+        best = None
+        for t, c in sorted(self.measured.items()):
+            if best is None or self._prefer(t, c, best, self.measured[best]):
+                best = t
+        return best
+
+    def _record(self, reason, old, new, **info):
+        d = {"step": self.unit, "from": old, "to": new, "reason": reason}
+        d.update({k: (round(v, 12) if isinstance(v, float) else v) for k, v in info.items()})
+        if len(self.decisions) >= MAX_REPORTED:
+            self.decisions.pop(0)
+            self.dropped += 1
+        self.decisions.append(d)
+
+    def _room_for(self, t):
+        """May a team of t be tried now?  Not when other processes hold the
+        CPUs it would need: such a trial costs much and tells nothing new."""
+        if self._free is None or t <= self.count:
+            return True
+        f = self._free(self.count)
+        if f is None or f >= t:
+            return True
+        self.skipped += 1
+        return False
+
+    def _switch(self, new):
+        self.count = new
+        self._skip = SETTLE
+        self._samples = []
+        self._recent.clear()
+        return new
+
+    def observe(self, wall_s, events, busy_s=0.0, idle_s=0.0):
+        """One unit ran at ``self.count`` threads: ``wall_s`` seconds for
+        ``events`` events, its workers ``busy_s`` busy and ``idle_s`` idle
+        (summed).  Returns the count for the next unit when it changes, else
+        None."""
+        self.unit += 1
+        if events <= 0 or wall_s <= 0:
+            return None                    # nothing ran: no information
+        cost = wall_s / events
+        total = busy_s + idle_s
+        idle = idle_s / total if total > 0 else 0.0
+        serial = busy_s / events if busy_s > 0 else math.inf
+        if self.state == "explore":
+            return self._explore(cost)
+        if self.state == "probe":
+            return self._probing(cost)
+        return self._steady(cost, idle, serial)
+
+    def _explore(self, cost):
+        best = self._best_measured()
+        ref = self.measured[best] if best is not None else None
+        if self._skip:
+            self._skip -= 1
+            if ref is None or cost <= ABORT * ref:
+                return None
+        self._samples.append(cost)
+        if len(self._samples) < WINDOW and (ref is None or cost <= ABORT * ref):
+            return None
+        self.measured[self._trial] = _median(self._samples)   # aborted trials keep their bad cost
+        self._trials += 1
+        best = self._best_measured()
+        if not self._queue and best != self._start and self._trials < MAX_TRIALS:
+            # keep climbing in the direction that won
+            d = 1 if best > self._start else -1
+            nxt = best + d * _step(best)
+            if 1 <= nxt <= self.cap and nxt not in self.measured:
+                self._queue.append(nxt)
+        while self._queue and self._trials < MAX_TRIALS:
+            self._trial = self._queue.pop(0)
+            if not self._room_for(self._trial):
+                # not tried now; the upward probes may reach it later
+                self._unreached = max(self._unreached, self._trial)
+                self._queue = [t for t in self._queue if t < self._trial]
+                continue
+            return self._switch(self._trial) if self._trial != self.count else None
+        # done: settle on the best
+        self.state = "steady"
+        self.best = max(best, self._unreached)          # the probes' ceiling
+        self.closed_loop = {"units": self.unit, "start": self._start, "picked": best,
+                            "measured_s_per_event": {t: round(c, 12) for t, c in sorted(self.measured.items())}}
+        old = self.count
+        self._baseline = self.measured[best]
+        if best != self._start:
+            self._record("closed loop", self._start, best,
+                         measured=dict(self.closed_loop["measured_s_per_event"]))
+        if best != old:
+            return self._switch(best)
+        self._skip = 0
+        return None
+
+    def _steady(self, cost, idle, serial):
+        if self._skip:
+            self._skip -= 1
+            return None
+        self._recent.append((cost, idle, serial))
+        if self.count > 1 and len(self._recent) == self._recent.maxlen:
+            mc = _median([r[0] for r in self._recent])
+            mi = _median([r[1] for r in self._recent])
+            ms = _median([r[2] for r in self._recent])
+            if self._baseline is None:
+                self._baseline = mc
+            one = min(ms, self.measured.get(1, math.inf))
+            reason = None
+            if mi > IDLE_SHARE and mc > self._baseline * SLOWDOWN:
+                reason = "contention: workers waiting"
+            elif mc > one:
+                reason = "contention: slower than one thread"
+            if reason:
+                old, new = self.count, max(1, self.count // 2)
+                self._record(reason, old, new, idle_share=mi, s_per_event=mc,
+                             baseline_s_per_event=self._baseline, one_thread_s_per_event=one)
+                self.measured[old] = mc
+                self._baseline = None
+                self._backoff = PROBE_FIRST
+                self._next_probe = self.unit + self._backoff
+                return self._switch(new)
+        return self._maybe_probe()
+
+    def _maybe_probe(self):
+        if self.count >= self.best:
+            return None
+        if self._next_probe is None:
+            self._next_probe = self.unit + self._backoff
+        if self.unit < self._next_probe or len(self._recent) < WINDOW:
+            return None
+        ref = _median([r[0] for r in self._recent])
+        target = min(self.cap, self.count + max(1, (self.best - self.count + 1) // 2))
+        if not self._room_for(target):
+            self._backoff = min(PROBE_MAX, self._backoff * 2)
+            self._next_probe = self.unit + self._backoff
+            return None
+        self._probe = (self.count, ref)
+        self.state = "probe"
+        return self._switch(target)
+
+    def _probing(self, cost):
+        old, ref = self._probe
+        self._samples.append(cost)
+        bad = cost > ABORT * ref
+        if self._skip and not bad:
+            self._skip -= 1
+            self._samples = []
+            return None
+        if len(self._samples) < WINDOW and not bad:
+            return None
+        pc = _median(self._samples)
+        target = self.count
+        self.state = "steady"
+        self._probe = None
+        kept = not bad and self._prefer(target, pc, old, ref)
+        self.measured[target] = pc
+        self._record("probe up", old, target if kept else old, tried=target, kept=kept,
+                     s_per_event=ref, probe_s_per_event=pc)
+        if kept:
+            self._baseline = pc
+            self._backoff = PROBE_FIRST
+            self._next_probe = self.unit + PROBE_FIRST
+            self._samples = []
+            self._skip = 0
+            self._recent.clear()
+            return None
+        self._backoff = min(PROBE_MAX, self._backoff * 2)
+        self._next_probe = self.unit + self._backoff
+        self._switch(old)
+        self._skip = 0                     # back to a known count
+        return old
+
+    # --- engine glue --------------------------------------------------------------
+
+    def _sample(self):
+        s = self.engine.stats()
+        busy, idle = self._times()
+        return s["wall_s"], s["events"], busy, idle
+
+    def after_unit(self):
+        """Read the engine's counters for the unit that just ran, decide, and
+        switch the engine's team when the decision changes it.  Returns True
+        when the count or the report changed (a switch, a closed-loop trial,
+        the closed loop's end)."""
+        if self.state == "steady" and self.count == 1 and self.best == 1:
+            self.unit += 1                 # nothing left to decide: skip the reads
+            return False
+        now = self._sample()
+        w0, e0, b0, i0 = self._last
+        new = self.observe(now[0] - w0, now[1] - e0, max(0.0, now[2] - b0), max(0.0, now[3] - i0))
+        if new is not None and new != self.engine.num_threads:
+            self.engine.num_threads = new
+            now = self._sample()           # a new team starts its own counters
+        self._last = now
+        state = (self.count, len(self.decisions) + self.dropped + (self.closed_loop is not None))
+        changed, self._reported = state != self._reported, state
+        return changed
+
+    def report(self):
+        """``{"chosen", "adapted": [decisions], "closed_loop": {...} or None}``
+        for a ``thread_choice`` dict."""
+        out = {"chosen": self.count, "adapted": [dict(d) for d in self.decisions],
+               "closed_loop": dict(self.closed_loop) if self.closed_loop else None,
+               "larger_teams_skipped": self.skipped}
+        if self.dropped:
+            out["adapted_dropped"] = self.dropped
+        return out
+
+
+def tuner_for(engine, num_threads_setting, choice=None, thread_times=None):
+    """A :class:`ThreadTuner` for ``engine`` when the setting is "auto" and
+    more than one thread is usable; None otherwise (an explicit count is the
+    user's)."""
+    if num_threads_setting != "auto":
+        return None
+    cap = usable_threads()
+    if cap <= 1 and engine.num_threads <= 1:
+        return None
+    pred = (choice or {}).get("predicted_speedup") or None
+    return ThreadTuner(engine.num_threads, cap, predicted=pred, engine=engine,
+                       thread_times=thread_times)
+
+
+# Headless runs split the run into units of about this much wall time.
+UNIT_WALL_S = 0.01
+
+
+def run_until_tuned(engine, t_end, tuner=None, unit_wall_s=UNIT_WALL_S, max_wall_s=None):
+    """``engine.run_until(t_end)`` in chunks of simulated time sized to about
+    ``unit_wall_s`` of wall time, with ``tuner.after_unit()`` between them.
+    Without a tuner (and ``max_wall_s``) it is one ``run_until`` call.
+    Results are the same either way (chunk boundaries and team sizes do not
+    change them).  ``max_wall_s`` stops early, between chunks (benchmarks).
+    Returns the events run."""
+    if tuner is None and max_wall_s is None:
+        return engine.run_until(t_end)
+    t_end = float(t_end)
+    now = engine.now
+    span = t_end - now
+    if not span > 0:
+        return engine.run_until(t_end)
+    floor = span / 4096                # at most a few thousand units
+    chunk = 4 * floor                  # start small: the first units are trials
+    events = 0
+    count = engine.num_threads
+    start = time.perf_counter()
+    while now < t_end and (max_wall_s is None or time.perf_counter() - start < max_wall_s):
+        if engine.num_threads != count:
+            # a team size not yet timed may be far slower: keep its first unit short
+            count = engine.num_threads
+            chunk = max(floor, chunk / 8)
+        nxt = min(t_end, now + chunk)
+        if t_end - nxt < 0.5 * chunk:
+            nxt = t_end
+        t0 = time.perf_counter()
+        events += engine.run_until(nxt)
+        dt = time.perf_counter() - t0
+        now = nxt
+        if tuner is not None:
+            tuner.after_unit()
+        # aim the next chunk at unit_wall_s (at most doubling / halving)
+        chunk = max(floor, chunk * min(2.0, max(0.5, unit_wall_s / dt if dt > 0 else 2.0)))
+    return events
