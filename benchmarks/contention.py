@@ -32,10 +32,9 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import seer_envs                                        # noqa: E402
 from seer_envs._config import build                    # noqa: E402
-from seer_envs._parallel import resolve_num_threads     # noqa: E402
 from seer_envs.pcs.config import PCSConfig              # noqa: E402
 from seer_envs.pcs.handlers import PcsModel             # noqa: E402
-from seer_runtime import Engine                         # noqa: E402
+from seer_runtime import Engine, resolve_threads        # noqa: E402
 from seer_runtime.models import phold                   # noqa: E402
 from seer_runtime.tuner import run_until_tuned, tuner_for, usable_threads  # noqa: E402
 
@@ -83,16 +82,15 @@ class HeadlessWork:
     def _model_and_choice(self, threads):
         if self.kind == "phold":
             n, choice = threads, {}
-            if threads == "auto":          # as phold.run resolves it (STPA)
-                params = dict(phold.DEFAULTS, num_lps=self.kw["num_lps"],
-                              work_iters=self.kw.get("work_iters", 0))
-                n, choice = resolve_num_threads("auto", "phold", params)
+            if threads == "auto":          # as the seer CLI resolves it (STPA)
+                params = dict(num_lps=self.kw["num_lps"], work_iters=self.kw.get("work_iters", 0))
+                n, choice = resolve_threads("auto", seer_envs.stpa_chooser(seer_envs.get("phold"), params))
             model, engine = phold.make(self.kw["num_lps"], num_threads=n, seed=0,
                                        work_iters=self.kw.get("work_iters", 0))
             return engine, choice
         cfg = build(PCSConfig, dict(self.kw))
-        import dataclasses
-        n, choice = resolve_num_threads(threads, "pcs_headless", dataclasses.asdict(cfg))
+        n, choice = resolve_threads(threads, seer_envs.stpa_chooser(seer_envs.get("pcs_v0"), dict(self.kw),
+                                                                    headless=True))
         return Engine(PcsModel(cfg), num_threads=n, seed=0), choice
 
     def prepare(self, threads):
