@@ -1,68 +1,136 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Choose a thread count for a configuration: hard caps, a preflight, a
-speedup model; cached per configuration and hardware."""
+speedup curve; the preflight is cached per configuration and hardware, in
+this process and across processes (:mod:`stpa.cache`)."""
 
 import json
 import os
 
+from stpa import cache as _disk
+from stpa import features
 from stpa import model as _model
 from stpa.preflight import preflight
-from stpa.probe import omp_num_threads_cap, probe, thread_caps
-from stpa import workloads
+from stpa.probe import cpu_model, omp_num_threads_cap, probe, thread_caps
 
 # Prefer fewer threads unless more are predicted this much faster.
 MARGIN = 1.03
+# Bump when the preflight measures something different: old entries are ignored.
+PREFLIGHT_VERSION = 2
 
 _CACHE = {}
 
 
-def choose_from_features(trace, hw, cap, model):
-    """Deterministic core: (chosen count, {t: predicted speedup})."""
-    candidates = list(range(1, cap + 1))
-    preds = model.predict(trace, hw, candidates)
+def pick(speedups):
+    """The count to use from ``{t: predicted speedup}``: the fastest, unless
+    fewer threads are within MARGIN of it."""
     best, best_s = 1, 1.0
-    for t, s in zip(candidates, preds):
+    for t, s in sorted(speedups.items()):
         if s > best_s * MARGIN:
             best, best_s = t, s
-    return best, dict(zip(candidates, preds))
+    return best
 
 
-def cache_key(workload, params, hw):
-    return json.dumps([workload, params, hw["physical_cores"], hw["logical_cores"],
-                       hw["affinity_cpus"], omp_num_threads_cap(),
-                       os.environ.get("STPA_MODEL")], sort_keys=True, default=str)
+def choose_from_features(trace, hw, cap, model):
+    """Deterministic core: (chosen count, {t: predicted speedup} for 1..cap)."""
+    candidates = list(range(1, cap + 1))
+    preds = dict(zip(candidates, model.predict(trace, hw, candidates)))
+    return pick(preds), preds
 
 
-def choose(workload, params, seed=0, model_path=None):
-    """Thread count for ``params`` of ``workload`` on this machine.
+def cache_key(key, hw, cap):
+    """The identity of a preflight: configuration, hardware, cap."""
+    return json.dumps([PREFLIGHT_VERSION, key, cpu_model(), hw["physical_cores"], hw["logical_cores"],
+                       hw["affinity_cpus"], cap], sort_keys=True, default=str)
+
+
+class _LegacyRun:
+    """A ``Run`` over a ``stpa.workloads`` runner (the older entry point)."""
+
+    def __init__(self, opened):
+        self._runner, self._get_engine, self.n_entities, self.n_agents = opened
+
+    def advance(self, n=1):
+        self._runner.advance(n)
+
+    @property
+    def engine(self):
+        return self._get_engine()
+
+
+def _legacy(workload, params):
+    from stpa import workloads
+    w = workloads.get(workload)
+    full = w.normalize(params or {})
+    return [workload, full], (lambda n, seed: _LegacyRun(w.open(full, n, seed))), workload
+
+
+def _restore(trace):
+    """JSON turned int keys into strings: turn them back."""
+    for k in ("probe_speedup", "probe_round_ns"):
+        if isinstance(trace.get(k), dict):
+            trace[k] = {int(t): v for t, v in trace[k].items()}
+    return trace
+
+
+def choose(key, open_run=None, seed=0, model_path=None):
+    """Thread count for one configuration on this machine.
+
+    ``key`` is the configuration's identity (JSON-able) and
+    ``open_run(num_threads, seed)`` opens it (see :func:`stpa.preflight`).
+    The older form ``choose(workload_name, params)`` is still accepted.
 
     Returns ``(num_threads, choice)`` where ``choice`` explains it: chosen,
-    cap and the caps that bind, method (``"lightgbm"``, ``"analytic"`` or
-    ``"cap"``), predicted speedups, trace and hardware features, preflight
-    seconds, and ``cached``.
+    cap and the caps that bind, method (``"lightgbm"``: the law with its
+    learned residual, ``"usl"``: the law alone, ``"analytic"``: no probes,
+    ``"cap"``: nothing to choose), ``predicted_speedup`` ``{t: speedup}`` for
+    every count 1..cap, ``probe_speedup`` (measured), the trace and hardware
+    features, preflight seconds, ``cached`` and ``cache`` (None, "memory" or
+    "disk").
     """
-    w = workloads.get(workload)
-    full = w.normalize(params)
+    workload = None
+    if open_run is None or isinstance(open_run, dict):
+        if not isinstance(key, str):
+            raise ValueError("choose(key, open_run): open_run(num_threads, seed) is required")
+        key, open_run, workload = _legacy(key, open_run)
+    elif isinstance(key, (list, tuple)) and key and isinstance(key[0], str):
+        workload = key[0]
+    elif isinstance(key, dict):
+        workload = key.get("workload") or key.get("scenario")
     hw = probe()
-    key = cache_key(workload, full, hw)
-    if key in _CACHE:
-        n, choice = _CACHE[key]
-        return n, dict(choice, cached=True)
     cap, binding = thread_caps(hw)
+    mem_key = json.dumps([key, cap, hw["affinity_cpus"], omp_num_threads_cap(), model_path,
+                          os.environ.get("STPA_MODEL")], sort_keys=True, default=str)
+    if mem_key in _CACHE:
+        n, choice = _CACHE[mem_key]
+        return n, dict(choice, cached=True, cache="memory")
     if cap == 1:
         n, choice = 1, {"chosen": 1, "cap": 1, "caps": binding, "method": "cap",
-                        "predicted_speedup": {1: 1.0}, "features": {}, "hardware": hw,
-                        "preflight_s": 0.0, "model_warning": None}
+                        "predicted_speedup": {1: 1.0}, "probe_speedup": {}, "features": {},
+                        "hardware": hw, "preflight_s": 0.0, "model_warning": None}
+        _CACHE[mem_key] = (n, choice)
+        return n, dict(choice, cached=False, cache=None)
+    dkey = cache_key(key, hw, cap)
+    stored = _disk.get(dkey)
+    source = "disk" if isinstance(stored, dict) else None
+    if source:
+        trace = _restore(dict(stored))
     else:
-        trace = preflight(w, full, seed=seed)
-        m, why = _model.load_default(model_path)
-        n, preds = choose_from_features(trace, hw, cap, m)
-        choice = {"chosen": n, "cap": cap, "caps": binding, "method": m.name,
-                  "predicted_speedup": preds, "features": trace, "hardware": hw,
-                  "preflight_s": trace["preflight_s"], "model_warning": why}
-    _CACHE[key] = (n, choice)
-    return n, dict(choice, cached=False)
+        trace = preflight(open_run, seed=seed, cap=cap, workload=workload)
+        _disk.put(dkey, trace)
+    m, why = _model.load_default(model_path)
+    n, preds = choose_from_features(trace, hw, cap, m)
+    method = m.name if _model.probes_of(trace) else "analytic"
+    s, k = features.fit_usl(_model.probes_of(trace), cap)
+    choice = {"chosen": n, "cap": cap, "caps": binding, "method": method,
+              "predicted_speedup": preds, "probe_speedup": dict(trace.get("probe_speedup", {})),
+              "law": {"s": s, "k": k}, "features": trace, "hardware": hw,
+              "preflight_s": 0.0 if source else trace["preflight_s"], "model_warning": why}
+    _CACHE[mem_key] = (n, choice)
+    return n, dict(choice, cached=bool(source), cache=source)
 
 
-def clear_cache():
+def clear_cache(disk=False):
+    """Forget this process's choices (and the cache file with ``disk=True``)."""
     _CACHE.clear()
+    if disk:
+        _disk.clear()
