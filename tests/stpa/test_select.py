@@ -15,7 +15,8 @@ PARAMS = {"grid_width": 8, "grid_height": 8}
 
 
 @pytest.fixture(autouse=True)
-def fresh(monkeypatch):
+def fresh(monkeypatch, tmp_path):
+    monkeypatch.setenv("STPA_CACHE", str(tmp_path / "stpa_cache.json"))
     stpa.clear_cache()
     stpa_model._loaded.clear()
     yield
@@ -44,9 +45,9 @@ def test_caps_never_exceed_cores_or_affinity():
 @pytest.mark.skipif(thread_caps()[0] < 2, reason="one CPU: the cap decides, no model runs")
 def test_missing_model_falls_back_with_a_warning(monkeypatch, tmp_path):
     monkeypatch.setenv("STPA_MODEL", str(tmp_path / "nope.txt"))
-    with pytest.warns(RuntimeWarning, match="analytic fallback"):
+    with pytest.warns(RuntimeWarning, match="without its learned residual"):
         n, choice = stpa.choose("pcs_env", PARAMS)
-    assert choice["method"] == "analytic" and "nope.txt" in choice["model_warning"]
+    assert choice["method"] == "usl" and "nope.txt" in choice["model_warning"]
     assert n in choice["predicted_speedup"]
 
 
@@ -57,7 +58,7 @@ def test_corrupt_model_falls_back_with_a_warning(monkeypatch, tmp_path):
     monkeypatch.setenv("STPA_MODEL", str(bad))
     with pytest.warns(RuntimeWarning, match="cannot load STPA model"):
         _, choice = stpa.choose("pcs_env", PARAMS)
-    assert choice["method"] == "analytic"
+    assert choice["method"] == "usl"
 
 
 @pytest.mark.skipif(thread_caps()[0] < 2, reason="one CPU: the cap decides, no model runs")
@@ -67,7 +68,7 @@ def test_without_lightgbm_the_fallback_is_used(monkeypatch, tmp_path):
     (tmp_path / "m.txt").write_text("x")
     with pytest.warns(RuntimeWarning, match="lightgbm is not installed"):
         _, choice = stpa.choose("phold", {"num_lps": 128})
-    assert choice["method"] == "analytic"
+    assert choice["method"] == "usl" and set(choice["probe_speedup"]) <= set(choice["predicted_speedup"])
 
 
 def test_probe_without_psutil_warns_and_works(monkeypatch):
@@ -93,6 +94,50 @@ def test_cache_avoids_a_second_preflight(monkeypatch):
     # a different configuration is a different entry
     stpa.choose("pcs_env", {"grid_width": 9, "grid_height": 8})
     assert len(calls) == 2 * expected
+    # another process (here: a fresh in-memory cache) reads the cache file
+    stpa.clear_cache()
+    n3, c3 = stpa.choose("pcs_env", dict(PARAMS))
+    assert len(calls) == 2 * expected and n3 == n1
+    if expected:
+        assert c3["cache"] == "disk" and c3["cached"] and c3["preflight_s"] == 0.0
+        assert c3["predicted_speedup"] == c1["predicted_speedup"]
+
+
+@pytest.mark.skipif(thread_caps()[0] < 2, reason="one CPU: the cap decides, no model runs")
+def test_cache_file_is_shared_with_another_process(tmp_path):
+    import json
+    import os
+    import subprocess
+    code = ("import json, stpa; n, c = stpa.choose('phold', {'num_lps': 64}); "
+            "print(json.dumps([n, c['cache'], c['preflight_s'] > 0]))")
+    env = dict(os.environ, STPA_CACHE=str(tmp_path / "shared.json"))
+    first = json.loads(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                      check=True).stdout)
+    second = json.loads(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                       check=True).stdout)
+    assert first[1:] == [None, True] and second[1:] == ["disk", False] and first[0] == second[0]
+
+
+def test_new_entry_point_with_open_run_and_a_big_cap(monkeypatch):
+    """choose(key, open_run) on a pretend 16-core machine: the preflight
+    probes 2, 6 and 16 threads on the caller's run and the curve covers every
+    count; the tuner reads predicted_speedup for neighbours."""
+    opened = []
+
+    def open_run(n, seed):
+        from stpa.select import _legacy
+        _, legacy_open, _ = _legacy("phold", {"num_lps": 256, "work_iters": 200})
+        run = legacy_open(n, seed)
+        opened.append(run)
+        return run
+    monkeypatch.setattr(stpa_select, "thread_caps", lambda hw: (16, {"physical_cores": 16}))
+    n, choice = stpa.choose({"workload": "phold", "num_lps": 256}, open_run)
+    assert len(opened) == 1 and opened[0].engine.num_threads in (2, 6, 16)
+    assert set(choice["predicted_speedup"]) == set(range(1, 17)) and 1 <= n <= 16
+    assert set(choice["probe_speedup"]) <= {2, 6, 16} and 2 in choice["probe_speedup"]
+    assert choice["features"]["workload_code"] == 0 and choice["law"]["k"] >= 0
+    with pytest.raises(ValueError, match="open_run"):
+        stpa.choose({"workload": "phold"})
 
 
 def test_env_reset_uses_the_cache():
@@ -108,17 +153,18 @@ def test_env_reset_uses_the_cache():
 def test_choice_is_deterministic_for_fixed_features():
     trace = {"workload_code": 2, "n_entities": 4096, "n_agents": 4096, "events_per_unit": 20000.0,
              "event_ns": 170.0, "event_ns_cv": 0.04, "cross_frac": 0.03, "ready_per_round": 330.0,
-             "rounds_per_unit": 60.0, "events_per_round": 340.0, "overhead_ns": 4e5, "unit_ns": 4e6}
+             "rounds_per_unit": 60.0, "events_per_round": 340.0, "overhead_ns": 4e5, "unit_ns": 4e6,
+             "probe_speedup": {2: 1.8, 3: 2.4, 4: 2.7}, "probe_cap": 4}
     hw = {"physical_cores": 4, "logical_cores": 8, "affinity_cpus": 8, "freq_mhz": 2600.0,
           "mem_avail_gb": 16.0, "load_per_cpu": 0.1, "l2_kb": 2048, "l3_kb": 32768}
-    models = [stpa_model.AnalyticModel()]
+    models = [stpa_model.AnalyticModel(), stpa_model.UslModel(None)]
     m, why = stpa_model.load_default()
     if why is None:
         models.append(m)
     for m in models:
         a = stpa.choose_from_features(trace, hw, 4, m)
         b = stpa.choose_from_features(dict(trace), dict(hw), 4, m)
-        assert a == b and 1 <= a[0] <= 4
+        assert a == b and 1 <= a[0] <= 4 and set(a[1]) == {1, 2, 3, 4}
 
 
 def test_analytic_model_orders_fine_and_coarse_work():
