@@ -286,3 +286,18 @@ def test_collect_thread_options():
     for bad in ("a,2", "0,2", ""):
         with pytest.raises(SystemExit):
             cli.parse_threads(bad, 16)
+
+
+def test_collect_stops_at_its_budget_and_writes_the_probe_columns(tmp_path, capsys):
+    import csv
+    from stpa import cli
+    out = tmp_path / "d.csv"
+    assert cli.main(["collect", "--out", str(out), "--split", "heldout", "--quick", "--threads", "1,2",
+                     "--repeats", "1", "--budget-s", "0.001"]) == 0
+    assert "time budget" in capsys.readouterr().err
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+    assert [int(float(r["threads"])) for r in rows] == [1, 2]
+    assert json.loads(rows[0]["probe_speedup"]).keys() == {"2"}
+    (c,) = dataset.load(str(out))
+    assert c.cap == 2 and c.measured_probe.keys() == {2}
