@@ -25,7 +25,10 @@ noise of that relative size on every probe (5 draws), as a short probe has.
 Predictors: STPA (the law fitted to the probes times the LightGBM residual),
 the law alone, always one thread, always all cores, the analytic rule (the
 serial trace alone), and scikit-learn's gradient boosting and a Gaussian
-process on the dataset's feature rows (``pip install -e ".[bench]"``).
+process on the dataset's feature rows (``pip install -e ".[bench]"``), and
+the same gradient boosting given STPA's probes too (a learner on equal
+inputs).  Where a dataset holds the probes its preflight measured during
+``stpa collect``, STPA also runs on those.
 """
 
 import argparse
@@ -50,9 +53,15 @@ TARGET_LOCAL, TARGET_TRANSFER = 0.95, 0.85
 
 # --- predictors: fit(train configs) -> f(config) -> {t: predicted speedup} -----------
 
-def fit_stpa(train, residual=True):
+def fit_stpa(train, residual=True, measured=False):
+    """STPA; ``measured``: with the probes its preflight measured while the
+    dataset was collected (columns probe_speedup) instead of the curve's."""
     m = UslModel.fit(*dataset.residual_xy(train)) if residual else UslModel(None)
-    return lambda c, noise=0.0, rng=None: m.curve(c.probe_trace(noise, rng), c.cap, sorted(c.throughput))
+
+    def f(c, noise=0.0, rng=None):
+        tr = dict(c.trace, probe_speedup=c.measured_probe, probe_cap=c.cap) if measured else c.probe_trace(noise, rng)
+        return m.curve(tr, c.cap, sorted(c.throughput))
+    return f
 
 
 def fit_always_one(train):
@@ -68,24 +77,37 @@ def fit_analytic(train):
     return lambda c: dict(zip(sorted(c.throughput), a.predict(c.trace, c.hw, sorted(c.throughput))))
 
 
-def _rows(configs):
+def plain_row(c, t):
+    """The dataset's feature row (trace, hardware, candidate)."""
+    return features.row(c.trace, c.hw, t)
+
+
+def probe_row(c, t):
+    """The same and what STPA's preflight measures: log speedups at the
+    probe counts (log 1e-3 where a probe was skipped) and t / cap."""
+    pr = c.probes()
+    return plain_row(c, t) + [math.log(pr.get(x, 1e-3)) for x in features.probe_counts(c.cap)[:3]] \
+        + [0.0] * (3 - len(features.probe_counts(c.cap)[:3])) + [t / c.cap]
+
+
+def _rows(configs, rowf):
     X, y = [], []
     for c in configs:
         for t in sorted(c.throughput):
             if t > 1 and c.speedup[t] > 0:
-                X.append(features.row(c.trace, c.hw, t))
+                X.append(rowf(c, t))
                 y.append(math.log(c.speedup[t]))
     return np.asarray(X), np.asarray(y)
 
 
-def _fit_rows(reg):
+def _fit_rows(reg, rowf=plain_row):
     def fit(train):
-        X, y = _rows(train)
+        X, y = _rows(train, rowf)
         r = reg().fit(X, y)
 
         def f(c):
             ts = sorted(c.throughput)
-            p = r.predict(np.asarray([features.row(c.trace, c.hw, t) for t in ts]))
+            p = r.predict(np.asarray([rowf(c, t) for t in ts]))
             return {t: (1.0 if t == 1 else math.exp(v)) for t, v in zip(ts, p)}
         return f
     return fit
@@ -104,7 +126,8 @@ def sklearn_predictors():
     gbm = lambda: GradientBoostingRegressor(random_state=0)  # noqa: E731
     gp = lambda: make_pipeline(StandardScaler(), GaussianProcessRegressor(  # noqa: E731
         kernel=RBF(length_scale=3.0) + WhiteKernel(0.01), normalize_y=True, random_state=0))
-    return [("scikit-learn GBM", _fit_rows(gbm)), ("Gaussian process", _fit_rows(gp))]
+    return [("scikit-learn GBM", _fit_rows(gbm)), ("Gaussian process", _fit_rows(gp)),
+            ("scikit-learn GBM + STPA's probes", _fit_rows(gbm, probe_row))]
 
 
 # --- scoring ---------------------------------------------------------------------------
@@ -209,6 +232,9 @@ def main(argv=None):
             tr, te = evaluate(fit, train, test, loco)
             rows.append((name, tr, te))
             regrets[name] = te["regret"]
+        if all(c.measured_probe for c in test):
+            tr, te = evaluate(lambda t: fit_stpa(t, measured=True), train, test, loco)
+            rows.insert(1, ("STPA, with its preflight's own measured probes", tr, te))
         if a.noise > 0 and not a.quick:
             te = noisy_stpa(train, test, loco, a.noise)
             rows.insert(1, (f"STPA, probes with {a.noise:.0%} noise (mean of 5)", None, te))

@@ -20,6 +20,13 @@ PREFLIGHT_VERSION = 2
 _CACHE = {}
 
 
+def _taken_under_more_load(stored, hw):
+    """A cached preflight measured while the machine was much busier than
+    now (probes then favour fewer threads) is measured again."""
+    then = float(stored.get("load_per_cpu", 0.0) or 0.0)
+    return then > 1.5 * float(hw.get("load_per_cpu", 0.0) or 0.0) + 0.5
+
+
 def pick(speedups):
     """The count to use from ``{t: predicted speedup}``: the fastest, unless
     fewer threads are within MARGIN of it."""
@@ -111,11 +118,12 @@ def choose(key, open_run=None, seed=0, model_path=None):
         return n, dict(choice, cached=False, cache=None)
     dkey = cache_key(key, hw, cap)
     stored = _disk.get(dkey)
-    source = "disk" if isinstance(stored, dict) else None
+    source = "disk" if isinstance(stored, dict) and not _taken_under_more_load(stored, hw) else None
     if source:
         trace = _restore(dict(stored))
     else:
         trace = preflight(open_run, seed=seed, cap=cap, workload=workload)
+        trace["load_per_cpu"] = hw.get("load_per_cpu", 0.0)
         _disk.put(dkey, trace)
     m, why = _model.load_default(model_path)
     n, preds = choose_from_features(trace, hw, cap, m)

@@ -103,6 +103,29 @@ def test_cache_avoids_a_second_preflight(monkeypatch):
         assert c3["predicted_speedup"] == c1["predicted_speedup"]
 
 
+def test_a_preflight_taken_under_heavy_load_is_taken_again(monkeypatch):
+    calls = []
+    monkeypatch.setattr(stpa_select, "thread_caps", lambda hw: (4, {"physical_cores": 4}))
+    monkeypatch.setattr(stpa_select, "preflight", lambda *a, **k: calls.append(1) or {
+        "unit_ns": 1e6, "probe_speedup": {2: 1.5, 3: 1.8, 4: 2.0}, "preflight_s": 0.01})
+    load = {"v": 3.0}
+    monkeypatch.setattr(stpa_select, "probe", lambda: {"physical_cores": 4, "logical_cores": 4,
+                                                      "affinity_cpus": 4, "load_per_cpu": load["v"]})
+    run = lambda n, seed: None  # noqa: E731  (never opened: preflight is replaced)
+    stpa.choose({"k": 1}, run)
+    stpa.clear_cache()
+    stpa.choose({"k": 1}, run)              # as busy as before: the cached one is used
+    assert len(calls) == 1
+    stpa.clear_cache()
+    load["v"] = 0.2                         # quiet now: measure again, and store that
+    _, c = stpa.choose({"k": 1}, run)
+    assert len(calls) == 2 and c["cache"] is None
+    stpa.clear_cache()
+    load["v"] = 0.3
+    _, c = stpa.choose({"k": 1}, run)
+    assert len(calls) == 2 and c["cache"] == "disk"
+
+
 @pytest.mark.skipif(thread_caps()[0] < 2, reason="one CPU: the cap decides, no model runs")
 def test_cache_file_is_shared_with_another_process(tmp_path):
     import json
