@@ -178,7 +178,7 @@ def table(title, rows, note=""):
     for name, tr, te in rows:
         trs = f"{tr['mae']:.2f} | {tr['mse']:.2f}" if tr else "- | -"
         lines.append(f"| {name} | {trs} | {te['mae']:.2f} | {te['mse']:.2f} | {te['regret']:.3f} | "
-                     f"{te['min_regret']:.3f} | {te['hits']:.0f}/{te['n']} |")
+                     f"{te['min_regret']:.3f} | {te['hits']:.3g}/{te['n']:.0f} |")
     return lines
 
 
