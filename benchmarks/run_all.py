@@ -420,7 +420,8 @@ def main():
         w("| --- | --- | --- | --- | --- | --- |")
         for r in res["fig10"]:
             w(f"| {r['point']} | {fmt(r['sps[serial]'], r['noisy[serial]'])} | {fmt(r['sps[auto]'], r['noisy[auto]'])} "
-              f"| {r['ratio']:.2f}x | {r['policy_ms[auto]']:.2f} | {r['env_ms[serial]']:.2f} / {r['env_ms[auto]']:.2f} |")
+              f"| {r['ratio']:.2f}x | {r['policy_ms[auto]']:.2f} "
+              f"| {r['env_ms[serial]']:.2f} / {r['env_ms[auto]']:.2f} |")
         w("")
     if "fig11" in res:
         w(f"## 5. Per-thread CPU time (Fig. 11)\n\n![](evaluation/fig11_thread_time.png)\n")
