@@ -301,3 +301,16 @@ def test_collect_stops_at_its_budget_and_writes_the_probe_columns(tmp_path, caps
     assert json.loads(rows[0]["probe_speedup"]).keys() == {"2"}
     (c,) = dataset.load(str(out))
     assert c.cap == 2 and c.measured_probe.keys() == {2}
+
+
+def test_probe_leaves_no_file_open():
+    import gc
+    import warnings
+    probe_mod = importlib.import_module("stpa.probe")
+    probe_mod._cpu_model = None
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        probe_mod.probe()
+        probe_mod.cpu_model()
+        gc.collect()
+    assert not [x for x in w if issubclass(x.category, ResourceWarning)]
