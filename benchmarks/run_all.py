@@ -424,7 +424,7 @@ def main():
               f"| {r['env_ms[serial]']:.2f} / {r['env_ms[auto]']:.2f} |")
         w("")
     if "fig11" in res:
-        w(f"## 5. Per-thread CPU time (Fig. 11)\n\n![](evaluation/fig11_thread_time.png)\n")
+        w("## 5. Per-thread CPU time (Fig. 11)\n\n![](evaluation/fig11_thread_time.png)\n")
         w("| config | thread | busy s | idle s (barriers) |\n| --- | --- | --- | --- |")
         for r in res["fig11"]:
             w(f"| {r['config']} | {r['thread']} | {r['busy_s']:.3f} | {r['idle_s']:.3f} |")

@@ -67,7 +67,8 @@ def cmd_collect(a):
         out = csv.writer(f)
         out.writerow(FIELDS)
         for i, (split, w, p) in enumerate(todo):
-            if a.budget_s and time.perf_counter() - t_start > a.budget_s:
+            # at least one configuration, whatever the budget: an empty dataset serves no one
+            if done and a.budget_s and time.perf_counter() - t_start > a.budget_s:
                 print(f"\nstpa collect: time budget of {a.budget_s:.0f} s spent; stopping after "
                       f"{done} of {len(todo)} configurations", file=sys.stderr)
                 break
@@ -131,7 +132,8 @@ def main(argv=None):
     c.add_argument("--threads", help="comma-separated thread counts (default: 1,2,3,4,6,8,12,16,... "
                    "up to this machine's cap, with the preflight's probe counts)")
     c.add_argument("--budget-s", type=float, default=0.0,
-                   help="stop starting configurations after this many seconds (0: no limit)")
+                   help="stop starting configurations after this many seconds, once one is "
+                   "collected (0: no limit)")
     c.add_argument("--repeats", type=int, default=3)
     c.add_argument("--quick", action="store_true", help="half the configurations")
     add_train_parser(sub)
