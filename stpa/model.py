@@ -118,9 +118,12 @@ class UslModel:
         return cls(booster)
 
     def save(self, path):
+        """Write the residual as LightGBM text (an unwritable path is an OSError)."""
         if self.booster is None:
             raise ValueError("nothing to save: the model has no residual (no data above 2 threads)")
-        self.booster.save_model(path)
+        text = self.booster.model_to_string()
+        with open(path, "w") as f:
+            f.write(text)
 
     # --- prediction ---------------------------------------------------------------
 
