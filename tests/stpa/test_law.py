@@ -316,3 +316,24 @@ def test_probe_leaves_no_file_open():
         probe_mod.cpu_model()
         gc.collect()
     assert not [x for x in w if issubclass(x.category, ResourceWarning)]
+
+
+def test_train_to_an_unwritable_path_is_one_line(tmp_path, capsys):
+    from stpa import cli
+    rc = cli.main(["train", "--data", os.path.join(DATA, "stpa_data_xeon16.csv"),
+                   "--out", str(tmp_path / "no_such_dir" / "m.txt")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "cannot write" in err and err.strip().count("\n") == 0
+
+
+def test_predict_reads_the_registry_and_bad_input_is_one_line(capsys):
+    from seer import stpa_cli
+    assert stpa_cli.main(["predict", "phold", "num_lps=32", "work_iters=0"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("phold {'num_lps': 32, 'work_iters': 0}: ") and "1 thread(s): predicted speedup 1.00" in out
+    for argv, words in ((["nope_v0"], "unknown scenario"), (["phold", "num_lps=0"], "num_lps"),
+                        (["phold", "bogus=1"], "bogus"), (["phold", "num_lps"], "key=value"),
+                        (["pcs_v0:sideways"], "headless")):
+        assert stpa_cli.main(["predict"] + argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("stpa predict: ") and words in err and err.strip().count("\n") == 0
