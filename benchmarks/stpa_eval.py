@@ -1,142 +1,271 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Evaluate STPA on configurations held out of training, beside baselines.
+"""Evaluate STPA's thread-count choice beside baselines, on each machine's
+data and across machines (the paper's Table 1 layout).
 
-    python benchmarks/stpa_eval.py [--data stpa/data/stpa_data.csv] [--collect] [--quick]
+    python benchmarks/stpa_eval.py [--data 2core.csv --data xeon16.csv] [--noise 0.1] [--quick]
 
-The dataset (from ``stpa collect``) holds, per configuration, the preflight
-trace features and the measured throughput at every thread count (medians of
-interleaved repeats).  ``--collect`` measures a fresh one on this machine
-first (several minutes).  For each held-out configuration every predictor
-picks a thread count; the table reports the thread-count MAE against the
-measured best and the regret (throughput at the chosen count / at the best).
+Datasets (``stpa collect`` format, one per machine; by default the two
+shipped in ``stpa/data/``: this 2-core machine at 1 and 2 threads, and a
+16-core Xeon at 1, 2, 3, 4, 6, 8, 12, 16).  Scenarios:
 
-Predictors: STPA (the shipped LightGBM model), always all cores, always one,
-the analytic model alone, and scikit-learn's gradient boosting and a Gaussian
-process trained on the same training rows (``pip install -e ".[bench]"``).
-Target (issue 5): STPA mean regret >= 0.97 and better than every baseline;
-the preflight costs < 1% of a 1000-step episode.
+* on each machine: configurations held out of training (the 2-core file's
+  ``heldout`` split; leave-one-configuration-out where a file has no such
+  split);
+* transfer: train on the smaller machine only, test on the bigger one (and
+  the reverse).
+
+Each predictor picks a count among those measured for a configuration; the
+tables give the thread-count MAE and MSE against the measured best on the
+training configurations (in-sample) and on the test ones, and the regret
+(throughput at the pick / at the best) on the test ones.  STPA's probes (the
+speedups its preflight measures at 2 threads, the cap and one count between)
+are read off the measured curve; ``--noise`` also runs STPA with log-normal
+noise of that relative size on every probe (5 draws), as a short probe has.
+
+Predictors: STPA (the law fitted to the probes times the LightGBM residual),
+the law alone, always one thread, always all cores, the analytic rule (the
+serial trace alone), and scikit-learn's gradient boosting and a Gaussian
+process on the dataset's feature rows (``pip install -e ".[bench]"``), and
+the same gradient boosting given STPA's probes too (a learner on equal
+inputs).  Where a dataset holds the probes its preflight measured during
+``stpa collect``, STPA also runs on those.
 """
 
 import argparse
-import collections
 import math
 import os
+import random
 import statistics
-import subprocess
 import sys
+import time
 
 import numpy as np
 
-from stpa import features
-from stpa.cli import load_dataset, xy
-from stpa.model import AnalyticModel, LgbmModel, load_default
-from stpa.select import MARGIN
+from stpa import dataset, features
+from stpa.model import AnalyticModel, UslModel
+from stpa.select import pick
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_DATA = os.path.join(HERE, "..", "stpa", "data", "stpa_data.csv")
-
-TRACE_KEYS = features.TRACE
-
-
-def by_config(rows):
-    out = collections.OrderedDict()
-    for r in rows:
-        out.setdefault(r["config_id"], []).append(r)
-    return out
+DATA_DIR = os.path.join(HERE, "..", "stpa", "data")
+DEFAULT_DATA = [os.path.join(DATA_DIR, "stpa_data.csv"), os.path.join(DATA_DIR, "stpa_data_xeon16.csv")]
+TARGET_LOCAL, TARGET_TRANSFER = 0.95, 0.85
 
 
-def pick(speedups):
-    best, best_s = 1, 1.0
-    for t, s in sorted(speedups.items()):
-        if s > best_s * MARGIN:
-            best, best_s = t, s
-    return best
+# --- predictors: fit(train configs) -> f(config) -> {t: predicted speedup} -----------
+
+def fit_stpa(train, residual=True, measured=False):
+    """STPA; ``measured``: with the probes its preflight measured while the
+    dataset was collected (columns probe_speedup) instead of the curve's."""
+    m = UslModel.fit(*dataset.residual_xy(train)) if residual else UslModel(None)
+
+    def f(c, noise=0.0, rng=None):
+        tr = dict(c.trace, probe_speedup=c.measured_probe, probe_cap=c.cap) if measured else c.probe_trace(noise, rng)
+        return m.curve(tr, c.cap, sorted(c.throughput))
+    return f
 
 
-class RowModel:
-    """Wraps a regressor on feature rows -> log speedup."""
-
-    def __init__(self, name, reg):
-        self.name, self.reg = name, reg
-
-    def speedups(self, group):
-        rows = np.asarray([[float(r[c]) for c in features.COLUMNS] for r in group])
-        preds = self.reg.predict(rows)
-        return {int(float(r["threads"])): (1.0 if int(float(r["threads"])) == 1 else math.exp(p))
-                for r, p in zip(group, preds)}
+def fit_always_one(train):
+    return lambda c: {t: (1.0 if t == 1 else 0.0) for t in c.throughput}
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data", default=DEFAULT_DATA)
-    p.add_argument("--collect", action="store_true", help="measure a fresh dataset first")
-    p.add_argument("--quick", action="store_true", help="with --collect: half the configurations")
-    a = p.parse_args()
-    if a.collect:
-        os.makedirs(os.path.dirname(os.path.abspath(a.data)), exist_ok=True)
-        cmd = [sys.executable, "-m", "seer.stpa_cli", "collect", "--out", a.data] + (["--quick"] if a.quick else [])
-        subprocess.run(cmd, check=True)
-    train = load_dataset(a.data, "train")
-    held = by_config(load_dataset(a.data, "heldout"))
-    X, y = xy(train)
+def fit_all_cores(train):
+    return lambda c: {t: float(t) for t in c.throughput}
 
-    predictors = []
-    m, why = load_default()
-    if why is None:
-        predictors.append(("STPA (LightGBM)", lambda g, m=m: RowModel("", m.booster).speedups(g)))
-    else:
-        print(f"(no shipped model: {why}; fitting LightGBM on the training rows)")
-        fitted = LgbmModel.fit(X, y)
-        predictors.append(("STPA (LightGBM)", lambda g: RowModel("", fitted.booster).speedups(g)))
-    predictors.append(("always all cores", lambda g: {int(float(r["threads"])): float(int(float(r["threads"]))) for r in g}))
-    predictors.append(("always one", lambda g: {int(float(r["threads"])): (1.0 if int(float(r["threads"])) == 1 else 0.0) for r in g}))
-    analytic = AnalyticModel()
 
-    def analytic_speedups(g):
-        trace = {k: float(g[0][k]) for k in TRACE_KEYS}
-        ts = [int(float(r["threads"])) for r in g]
-        return dict(zip(ts, analytic.predict(trace, {}, ts)))
-    predictors.append(("analytic model", analytic_speedups))
+def fit_analytic(train):
+    a = AnalyticModel()
+    return lambda c: dict(zip(sorted(c.throughput), a.predict(c.trace, c.hw, sorted(c.throughput))))
+
+
+def plain_row(c, t):
+    """The dataset's feature row (trace, hardware, candidate)."""
+    return features.row(c.trace, c.hw, t)
+
+
+def probe_row(c, t):
+    """The same and what STPA's preflight measures: log speedups at the
+    probe counts (log 1e-3 where a probe was skipped) and t / cap."""
+    pr = c.probes()
+    return plain_row(c, t) + [math.log(pr.get(x, 1e-3)) for x in features.probe_counts(c.cap)[:3]] \
+        + [0.0] * (3 - len(features.probe_counts(c.cap)[:3])) + [t / c.cap]
+
+
+def _rows(configs, rowf):
+    X, y = [], []
+    for c in configs:
+        for t in sorted(c.throughput):
+            if t > 1 and c.speedup[t] > 0:
+                X.append(rowf(c, t))
+                y.append(math.log(c.speedup[t]))
+    return np.asarray(X), np.asarray(y)
+
+
+def _fit_rows(reg, rowf=plain_row):
+    def fit(train):
+        X, y = _rows(train, rowf)
+        r = reg().fit(X, y)
+
+        def f(c):
+            ts = sorted(c.throughput)
+            p = r.predict(np.asarray([rowf(c, t) for t in ts]))
+            return {t: (1.0 if t == 1 else math.exp(v)) for t, v in zip(ts, p)}
+        return f
+    return fit
+
+
+def sklearn_predictors():
     try:
         from sklearn.ensemble import GradientBoostingRegressor
         from sklearn.gaussian_process import GaussianProcessRegressor
         from sklearn.gaussian_process.kernels import RBF, WhiteKernel
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
-        gbr = GradientBoostingRegressor(random_state=0).fit(X, y)
-        gp = make_pipeline(StandardScaler(), GaussianProcessRegressor(
-            kernel=RBF(length_scale=3.0) + WhiteKernel(0.01), normalize_y=True, random_state=0)).fit(X, y)
-        predictors.append(("sklearn gradient boosting", lambda g: RowModel("", gbr).speedups(g)))
-        predictors.append(("Gaussian process", lambda g: RowModel("", gp).speedups(g)))
     except ImportError:
-        print("(scikit-learn not installed: pip install -e \".[bench]\" for the GBM and GP baselines)")
+        print('(scikit-learn not installed: pip install -e ".[bench]" for the GBM and GP baselines)')
+        return []
+    gbm = lambda: GradientBoostingRegressor(random_state=0)  # noqa: E731
+    gp = lambda: make_pipeline(StandardScaler(), GaussianProcessRegressor(  # noqa: E731
+        kernel=RBF(length_scale=3.0) + WhiteKernel(0.01), normalize_y=True, random_state=0))
+    return [("scikit-learn GBM", _fit_rows(gbm)), ("Gaussian process", _fit_rows(gp)),
+            ("scikit-learn GBM + STPA's probes", _fit_rows(gbm, probe_row))]
 
-    print(f"STPA evaluation: {len(held)} held-out configurations "
-          f"({', '.join(f'{k}: {v}' for k, v in collections.Counter(g[0]['workload'] for g in held.values()).items())}); "
-          f"trained on {len({r['config_id'] for r in train})} configurations\n")
-    print(f"{'predictor':<28} {'thread MAE':>10} {'mean regret':>12} {'min regret':>11} {'best picked':>12}")
-    results = {}
-    for name, fn in predictors:
-        maes, regrets, hits = [], [], 0
-        for g in held.values():
-            thr = {int(float(r["threads"])): float(r["throughput"]) for r in g}
-            best = max(thr, key=thr.get)
-            chosen = pick(fn(g))
-            maes.append(abs(chosen - best))
-            regrets.append(thr[chosen] / thr[best])
-            hits += chosen == best
-        results[name] = statistics.fmean(regrets)
-        print(f"{name:<28} {statistics.fmean(maes):>10.3f} {statistics.fmean(regrets):>12.4f} "
-              f"{min(regrets):>11.4f} {hits:>7}/{len(held)}")
-    stpa_r = results["STPA (LightGBM)"]
-    others = [v for k, v in results.items() if k != "STPA (LightGBM)"]
-    print(f"\ntarget: STPA mean regret >= 0.97 -> {'MET' if stpa_r >= 0.97 else 'NOT MET'}; "
-          f"better than every baseline -> {'MET' if all(stpa_r > o for o in others) else 'NOT MET'}"
-          f" (ties count as not better)")
-    # preflight cost against a 1000-unit episode of the same configuration
-    ratios = [float(g[0]["preflight_s"]) / (1000 * float(g[0]["unit_ns"]) * 1e-9) for g in held.values()]
-    print(f"preflight cost / 1000-step episode: mean {statistics.fmean(ratios):.2%}, max {max(ratios):.2%} "
-          f"-> target < 1%: {'MET' if max(ratios) < 0.01 else 'NOT MET'}")
+
+# --- scoring ---------------------------------------------------------------------------
+
+def score(configs, preds):
+    """Thread-count MAE and MSE, regrets, best picked; preds[i] is config i's curve."""
+    errs, regrets, hits = [], [], 0
+    for c, p in zip(configs, preds):
+        chosen, best = pick(p), c.best()
+        errs.append(chosen - best)
+        regrets.append(c.throughput[chosen] / c.throughput[best])
+        hits += chosen == best
+    return {"mae": statistics.fmean(abs(e) for e in errs), "mse": statistics.fmean(e * e for e in errs),
+            "regret": statistics.fmean(regrets), "min_regret": min(regrets), "hits": hits, "n": len(configs)}
+
+
+def evaluate(fit, train, test, loco):
+    """(train score, test score).  ``loco``: test = train, one configuration
+    left out at a time; else fit once on ``train``."""
+    full = fit(train)
+    s_train = score(train, [full(c) for c in train])
+    if loco:
+        preds = []
+        for i, c in enumerate(test):
+            preds.append(fit(test[:i] + test[i + 1:])(c))
+        return s_train, score(test, preds)
+    return s_train, score(test, [full(c) for c in test])
+
+
+def noisy_stpa(train, test, loco, noise, draws=5):
+    """STPA's test score with noisy probes, averaged over ``draws``."""
+    rng = random.Random(0)
+    fits = [fit_stpa(test[:i] + test[i + 1:]) for i in range(len(test))] if loco else None
+    full = fit_stpa(train)
+    out = []
+    for _ in range(draws):
+        preds = [(fits[i] if loco else full)(c, noise, rng) for i, c in enumerate(test)]
+        out.append(score(test, preds))
+    return {k: statistics.fmean(s[k] for s in out) for k in out[0]}
+
+
+def table(title, rows, note=""):
+    lines = [f"### {title}", ""]
+    if note:
+        lines += [note, ""]
+    lines += ["| predictor | MAE train | MSE train | MAE test | MSE test | mean regret | min regret | best picked |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for name, tr, te in rows:
+        trs = f"{tr['mae']:.2f} | {tr['mse']:.2f}" if tr else "- | -"
+        lines.append(f"| {name} | {trs} | {te['mae']:.2f} | {te['mse']:.2f} | {te['regret']:.3f} | "
+                     f"{te['min_regret']:.3f} | {te['hits']:.3g}/{te['n']:.0f} |")
+    return lines
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data", action="append", help="a dataset (repeat: one per machine)")
+    p.add_argument("--noise", type=float, default=0.1, help="relative probe noise to test (0: skip)")
+    p.add_argument("--quick", action="store_true", help="skip the Gaussian process and the noise runs")
+    p.add_argument("--out", help="also write the tables (markdown) to this file")
+    a = p.parse_args(argv)
+    t_start = time.perf_counter()
+    paths = a.data or DEFAULT_DATA
+    machines = {}
+    for path in paths:
+        for c in dataset.load(path):
+            machines.setdefault(c.cap, []).append(c)
+    caps = sorted(machines)
+    predictors = [("STPA (law on probes x LightGBM residual)", fit_stpa),
+                  ("law on probes alone (USL)", lambda tr: fit_stpa(tr, residual=False)),
+                  ("always one", fit_always_one), ("always all cores", fit_all_cores),
+                  ("analytic rule (serial trace)", fit_analytic)]
+    extra = sklearn_predictors()
+    if a.quick:
+        extra = [e for e in extra if e[0] != "Gaussian process"]
+    predictors += extra
+
+    scenarios = []
+    for cap in caps:
+        cs = machines[cap]
+        held = [c for c in cs if c.split == "heldout"]
+        if held:
+            train = [c for c in cs if c.split != "heldout"]
+            scenarios.append((f"{cap}-core machine: {len(held)} held-out configurations, trained on "
+                              f"{len(train)} others", train, held, False, cap, cap))
+        else:
+            scenarios.append((f"{cap}-core machine: leave-one-configuration-out over {len(cs)} "
+                              f"configurations", cs, cs, True, cap, cap))
+    if len(caps) >= 2:
+        lo, hi = caps[0], caps[-1]
+        scenarios.append((f"transfer: trained on the {lo}-core data only, tested on the {hi}-core data",
+                          machines[lo], machines[hi], False, lo, hi))
+        scenarios.append((f"transfer: trained on the {hi}-core data only, tested on the {lo}-core data",
+                          machines[hi], machines[lo], False, hi, lo))
+
+    out = [f"Data: {', '.join(os.path.relpath(x) for x in paths)}. Thread counts measured: "
+           + "; ".join(f"{cap} cores: {sorted(machines[cap][0].throughput)}" for cap in caps) + ".", ""]
+    verdicts = []
+    for title, train, test, loco, src, dst in scenarios:
+        rows, regrets = [], {}
+        for name, fit in predictors:
+            tr, te = evaluate(fit, train, test, loco)
+            rows.append((name, tr, te))
+            regrets[name] = te["regret"]
+        if all(c.measured_probe for c in test):
+            tr, te = evaluate(lambda t: fit_stpa(t, measured=True), train, test, loco)
+            rows.insert(1, ("STPA, with its preflight's own measured probes", tr, te))
+        if a.noise > 0 and not a.quick:
+            te = noisy_stpa(train, test, loco, a.noise)
+            rows.insert(1, (f"STPA, probes with {a.noise:.0%} noise (mean of 5)", None, te))
+        out += table(title, rows) + [""]
+        stpa_r = regrets[predictors[0][0]]
+        target = TARGET_LOCAL if src == dst else (TARGET_TRANSFER if src < dst else None)
+        if target is not None:
+            verdicts.append(f"{title}: STPA mean regret {stpa_r:.3f} (target >= {target}) -> "
+                            f"{'MET' if stpa_r >= target else 'NOT MET'}")
+        if src == dst == caps[-1]:
+            others = {k: v for k, v in regrets.items() if not k.startswith(("STPA", "law"))}
+            beat = all(stpa_r > v for v in others.values())
+            verdicts.append(f"{dst}-core data: STPA beats every baseline on regret -> "
+                            f"{'MET' if beat else 'NOT MET'} (best baseline: "
+                            f"{max(others, key=others.get)} {max(others.values()):.3f})")
+    out += ["### Preflight cost (share of a 1000-step episode of the same configuration)", "",
+            "| machine | mean | median | max | configurations over 1% |", "| --- | --- | --- | --- | --- |"]
+    for cap in caps:
+        sh = [c.preflight_share() for c in machines[cap]]
+        out.append(f"| {cap} cores | {statistics.fmean(sh):.2%} | {statistics.median(sh):.2%} | {max(sh):.2%} | "
+                   f"{sum(s > 0.01 for s in sh)}/{len(sh)} |")
+        worst = max(machines[cap], key=lambda c: c.preflight_share())
+        verdicts.append(f"preflight on {cap} cores: worst {worst.workload} {worst.params} "
+                        f"({worst.trace['unit_ns'] / 1e3:.0f} us/step): {worst.preflight_share():.2%}")
+    out += ["", "Targets:", ""] + [f"- {v}" for v in verdicts]
+    out.append(f"\n(took {time.perf_counter() - t_start:.0f} s)")
+    text = "\n".join(out)
+    print(text)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text + "\n")
     return 0
 
 

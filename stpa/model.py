@@ -1,9 +1,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Speedup models: a LightGBM regressor on (trace, hardware, threads), and
-the analytic model used alone as a fallback.
+"""Speedup models.
 
-Both predict the speedup of ``t`` threads over one thread; by definition
-one thread has speedup 1.
+``UslModel`` (STPA's model): Gunther's Universal Scalability Law
+S(t) = t / (1 + s(t-1) + k t(t-1)) fitted per configuration to the speedups
+the preflight measured on this machine (at 2 threads, the cap and one count
+between), times a LightGBM residual learned from data for the counts that
+were not probed.  The law carries the curve to any count on any machine; the
+residual corrects its shape where the law is systematically off.
+
+``AnalyticModel``: a time model from the serial trace alone, for when the
+preflight has no probes (the "analytic rule" baseline of the evaluation).
+
+Both predict the speedup of ``t`` threads over one thread; one thread has
+speedup 1 by definition.
 """
 
 import math
@@ -20,10 +29,13 @@ BARRIER_NS = 1000.0
 # Extra cost of a cross-entity event when sender and receiver run on
 # different cores (a cache-line transfer).
 CROSS_NS = 40.0
+# The residual is clipped to this factor either way: a few hundred training
+# rows must not overrule the law by more.
+RESIDUAL_CLIP = math.log(1.5)
 
 
 class AnalyticModel:
-    """Time per unit at t threads, from the preflight trace:
+    """Time per unit at t threads, from the serial preflight trace:
 
     ``T(t) = overhead + work / min(t, ready) + t>1 * (cross * CROSS_NS
     + 3 * rounds * BARRIER_NS * (1 + log2 t / 2))``
@@ -51,52 +63,96 @@ class AnalyticModel:
                 for t in candidates]
 
 
-class LgbmModel:
-    """LightGBM on ``features.COLUMNS`` predicting log speedup."""
+def probes_of(trace):
+    """The probed speedups ``{t: S}`` (t > 1) in a trace, keys as ints."""
+    raw = trace.get("probe_speedup") or {}
+    return {int(t): float(v) for t, v in raw.items() if int(t) > 1 and float(v) > 0}
 
-    name = "lightgbm"
 
-    def __init__(self, booster):
+class UslModel:
+    """The USL fitted to the probes, times an optional LightGBM residual
+    (``booster`` predicts log(measured / law) from ``features.RESIDUAL``).
+    Without probes it defers to :class:`AnalyticModel`."""
+
+    def __init__(self, booster=None):
         self.booster = booster
+        self.name = "lightgbm" if booster is not None else "usl"
+
+    # --- training -----------------------------------------------------------------
+
+    @staticmethod
+    def residual_rows(trace, cap, speedups):
+        """(X, y) residual training rows of one configuration: its law is
+        fitted on the probe counts of ``cap``, the rows are the other counts."""
+        probes = features.probe_view(speedups, cap)
+        s, k = features.fit_usl(probes, cap)
+        X, y = [], []
+        for t, S in sorted(speedups.items()):
+            if t <= 1 or t in probes or S <= 0:
+                continue
+            X.append(features.residual_row(trace, cap, t, s, k))
+            y.append(math.log(S / features.usl(t, s, k)))
+        return X, y
 
     @classmethod
-    def fit(cls, X, y, seed=0):
+    def fit(cls, X, y, seed=0, rounds=150):
+        """Fit the residual on rows from :meth:`residual_rows`; with no rows
+        (data at 1 and 2 threads only) the model is the law alone."""
+        if not X:
+            return cls(None)
         import lightgbm as lgb
-        params = {"objective": "regression", "learning_rate": 0.05, "num_leaves": 15,
-                  "min_data_in_leaf": 3, "feature_fraction": 0.9, "bagging_fraction": 0.9,
-                  "bagging_freq": 1, "lambda_l2": 1.0, "verbose": -1, "seed": seed,
-                  "deterministic": True, "num_threads": 1}
         import numpy as np
+        params = {"objective": "regression", "learning_rate": 0.05, "num_leaves": 7,
+                  "min_data_in_leaf": 5, "lambda_l2": 1.0, "feature_fraction": 0.9,
+                  "verbose": -1, "seed": seed, "deterministic": True, "num_threads": 1}
         ds = lgb.Dataset(np.asarray(X, dtype=np.float64), label=np.asarray(y, dtype=np.float64),
-                         feature_name=features.COLUMNS, free_raw_data=False)
-        return cls(lgb.train(params, ds, num_boost_round=300))
+                         feature_name=features.RESIDUAL, free_raw_data=False)
+        return cls(lgb.train(params, ds, num_boost_round=rounds))
 
     @classmethod
     def load(cls, path):
         import lightgbm as lgb
         booster = lgb.Booster(model_file=path)
-        if booster.feature_name() != features.COLUMNS:
+        if booster.feature_name() != features.RESIDUAL:
             raise ValueError(f"model {path} was trained on other features")
         return cls(booster)
 
     def save(self, path):
-        self.booster.save_model(path)
+        """Write the residual as LightGBM text (an unwritable path is an OSError)."""
+        if self.booster is None:
+            raise ValueError("nothing to save: the model has no residual (no data above 2 threads)")
+        text = self.booster.model_to_string()
+        with open(path, "w") as f:
+            f.write(text)
 
-    def predict_rows(self, rows):
-        import numpy as np
-        return [math.exp(v) for v in self.booster.predict(np.asarray(rows, dtype=np.float64), num_threads=1)]
+    # --- prediction ---------------------------------------------------------------
+
+    def curve(self, trace, cap, candidates):
+        """{t: predicted speedup} for ``candidates`` from the trace's probes."""
+        probes = probes_of(trace)
+        s, k = features.fit_usl(probes, cap)
+        out = {t: (1.0 if t <= 1 else features.usl(t, s, k)) for t in candidates}
+        rest = [t for t in candidates if t > 1 and t not in probes]
+        if self.booster is not None and rest:
+            import numpy as np
+            X = np.asarray([features.residual_row(trace, cap, t, s, k) for t in rest], dtype=np.float64)
+            for t, r in zip(rest, self.booster.predict(X, num_threads=1)):
+                out[t] *= math.exp(max(-RESIDUAL_CLIP, min(RESIDUAL_CLIP, float(r))))
+        return out
 
     def predict(self, trace, hw, candidates):
-        rows = [features.row(trace, hw, t) for t in candidates]
-        preds = self.predict_rows(rows)
-        return [1.0 if t == 1 else p for t, p in zip(candidates, preds)]
+        if not probes_of(trace):
+            return AnalyticModel().predict(trace, hw, candidates)
+        cap = int(trace.get("probe_cap") or max(candidates))
+        c = self.curve(trace, cap, candidates)
+        return [c[t] for t in candidates]
 
 
 _loaded = {}
 
 
 def load_default(path=None):
-    """(model, None) or (AnalyticModel(), reason) when LightGBM or the model
+    """(model, None), or (the law alone, reason) when LightGBM or the model
     file cannot be used; the reason is also warned once."""
     path = path or os.environ.get("STPA_MODEL") or DEFAULT_MODEL
     if path in _loaded:
@@ -104,13 +160,13 @@ def load_default(path=None):
     try:
         if not os.path.exists(path):
             raise FileNotFoundError("no such file (run `stpa collect` and `stpa train`)")
-        result = (LgbmModel.load(path), None)
+        result = (UslModel.load(path), None)
     except ImportError:
-        result = (AnalyticModel(), "lightgbm is not installed")
+        result = (UslModel(None), "lightgbm is not installed")
     except Exception as e:  # a missing, corrupt or foreign model file
-        result = (AnalyticModel(), f"cannot load STPA model {path!r}: {type(e).__name__}: {e}")
+        result = (UslModel(None), f"cannot load STPA model {path!r}: {type(e).__name__}: {e}")
     if result[1]:
-        warnings.warn(f"stpa: {result[1]}; using the analytic fallback model", RuntimeWarning,
-                      stacklevel=3)
+        warnings.warn(f"stpa: {result[1]}; using the scalability law without its learned residual",
+                      RuntimeWarning, stacklevel=3)
     _loaded[path] = result
     return result

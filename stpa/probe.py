@@ -23,14 +23,19 @@ def _size_kb(text):
     return int(text) // 1024 if text.isdigit() else 0
 
 
+def _read(path):
+    with open(path) as f:
+        return f.read()
+
+
 def cache_sizes_kb():
     """{'l1d': .., 'l2': .., 'l3': ..} in KiB where the OS exposes them (Linux sysfs)."""
     out = {"l1d": 0, "l2": 0, "l3": 0}
     for d in glob.glob(_CACHE_INDEX):
         try:
-            level = open(os.path.join(d, "level")).read().strip()
-            kind = open(os.path.join(d, "type")).read().strip()
-            size = _size_kb(open(os.path.join(d, "size")).read())
+            level = _read(os.path.join(d, "level")).strip()
+            kind = _read(os.path.join(d, "type")).strip()
+            size = _size_kb(_read(os.path.join(d, "size")))
         except OSError:
             continue
         if level == "1" and kind in ("Data", "Unified"):
@@ -38,6 +43,26 @@ def cache_sizes_kb():
         elif level in ("2", "3"):
             out["l" + level] = size
     return out
+
+
+_cpu_model = None
+
+
+def cpu_model():
+    """The CPU's model name (Linux /proc/cpuinfo, else platform), '' if unknown."""
+    global _cpu_model
+    if _cpu_model is None:
+        import platform
+        name = ""
+        try:
+            for line in _read("/proc/cpuinfo").splitlines():
+                if line.lower().startswith("model name"):
+                    name = line.split(":", 1)[1].strip()
+                    break
+        except OSError:
+            pass
+        _cpu_model = name or platform.processor() or platform.machine()
+    return _cpu_model
 
 
 def affinity_cpus():

@@ -1,35 +1,61 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Choose a thread count for a configuration: hard caps, a preflight, a
-speedup model; cached per configuration and hardware."""
+speedup curve; the preflight is cached per configuration and hardware, in
+this process and across processes (:mod:`stpa.cache`)."""
 
 import json
 import os
 
+from stpa import cache as _disk
+from stpa import features
 from stpa import model as _model
 from stpa.preflight import preflight
-from stpa.probe import omp_num_threads_cap, probe, thread_caps
+from stpa.probe import cpu_model, omp_num_threads_cap, probe, thread_caps
 
 # Prefer fewer threads unless more are predicted this much faster.
 MARGIN = 1.03
+# Bump when the preflight measures something different: old entries are ignored.
+PREFLIGHT_VERSION = 2
 
 _CACHE = {}
 
 
-def choose_from_features(trace, hw, cap, model):
-    """Deterministic core: (chosen count, {t: predicted speedup})."""
-    candidates = list(range(1, cap + 1))
-    preds = model.predict(trace, hw, candidates)
+def _taken_under_more_load(stored, hw):
+    """A cached preflight measured while the machine was much busier than
+    now (probes then favour fewer threads) is measured again."""
+    then = float(stored.get("load_per_cpu", 0.0) or 0.0)
+    return then > 1.5 * float(hw.get("load_per_cpu", 0.0) or 0.0) + 0.5
+
+
+def pick(speedups):
+    """The count to use from ``{t: predicted speedup}``: the fastest, unless
+    fewer threads are within MARGIN of it."""
     best, best_s = 1, 1.0
-    for t, s in zip(candidates, preds):
+    for t, s in sorted(speedups.items()):
         if s > best_s * MARGIN:
             best, best_s = t, s
-    return best, dict(zip(candidates, preds))
+    return best
 
 
-def cache_key(key, hw):
-    return json.dumps([key, hw["physical_cores"], hw["logical_cores"],
-                       hw["affinity_cpus"], omp_num_threads_cap(),
-                       os.environ.get("STPA_MODEL")], sort_keys=True, default=str)
+def choose_from_features(trace, hw, cap, model):
+    """Deterministic core: (chosen count, {t: predicted speedup} for 1..cap)."""
+    candidates = list(range(1, cap + 1))
+    preds = dict(zip(candidates, model.predict(trace, hw, candidates)))
+    return pick(preds), preds
+
+
+def cache_key(key, hw, cap):
+    """The identity of a preflight: configuration, hardware, cap."""
+    return json.dumps([PREFLIGHT_VERSION, key, cpu_model(), hw["physical_cores"], hw["logical_cores"],
+                       hw["affinity_cpus"], cap], sort_keys=True, default=str)
+
+
+def _restore(trace):
+    """JSON turned int keys into strings: turn them back."""
+    for k in ("probe_speedup", "probe_round_ns"):
+        if isinstance(trace.get(k), dict):
+            trace[k] = {int(t): v for t, v in trace[k].items()}
+    return trace
 
 
 def choose(key, open_run, seed=0, model_path=None):
@@ -37,35 +63,57 @@ def choose(key, open_run, seed=0, model_path=None):
 
     ``key`` is a JSON-able identity of the configuration (e.g. ``[scenario
     id, form, full parameters]``), the cache key; ``open_run(num_threads,
-    seed)`` opens it as a :class:`seer_runtime.Run` for the preflight.
-    STPA knows no scenario: the caller (an env, a headless runner, the
-    ``seer`` CLI) hands it both.
+    seed)`` opens it as a :class:`seer_runtime.Run` for the preflight (see
+    :func:`stpa.preflight.preflight`).  STPA knows no scenario: the caller
+    (an env, a headless runner, the ``seer`` CLI) hands it both.
 
     Returns ``(num_threads, choice)`` where ``choice`` explains it: chosen,
-    cap and the caps that bind, method (``"lightgbm"``, ``"analytic"`` or
-    ``"cap"``), predicted speedups, trace and hardware features, preflight
-    seconds, and ``cached``.
+    cap and the caps that bind, method (``"lightgbm"``: the law with its
+    learned residual, ``"usl"``: the law alone, ``"analytic"``: no probes,
+    ``"cap"``: nothing to choose), ``predicted_speedup`` ``{t: speedup}`` for
+    every count 1..cap, ``probe_speedup`` (measured), the trace and hardware
+    features, preflight seconds, ``cached`` and ``cache`` (None, "memory" or
+    "disk").
     """
+    if not callable(open_run):
+        raise ValueError("choose(key, open_run): open_run must be a callable "
+                         f"(num_threads, seed) -> Run, got {type(open_run).__name__}")
     hw = probe()
-    key = cache_key(key, hw)
-    if key in _CACHE:
-        n, choice = _CACHE[key]
-        return n, dict(choice, cached=True)
     cap, binding = thread_caps(hw)
+    mem_key = json.dumps([key, cap, hw["affinity_cpus"], omp_num_threads_cap(), model_path,
+                          os.environ.get("STPA_MODEL")], sort_keys=True, default=str)
+    if mem_key in _CACHE:
+        n, choice = _CACHE[mem_key]
+        return n, dict(choice, cached=True, cache="memory")
     if cap == 1:
         n, choice = 1, {"chosen": 1, "cap": 1, "caps": binding, "method": "cap",
-                        "predicted_speedup": {1: 1.0}, "features": {}, "hardware": hw,
-                        "preflight_s": 0.0, "model_warning": None}
+                        "predicted_speedup": {1: 1.0}, "probe_speedup": {}, "features": {},
+                        "hardware": hw, "preflight_s": 0.0, "model_warning": None}
+        _CACHE[mem_key] = (n, choice)
+        return n, dict(choice, cached=False, cache=None)
+    dkey = cache_key(key, hw, cap)
+    stored = _disk.get(dkey)
+    source = "disk" if isinstance(stored, dict) and not _taken_under_more_load(stored, hw) else None
+    if source:
+        trace = _restore(dict(stored))
     else:
-        trace = preflight(open_run, seed=seed)
-        m, why = _model.load_default(model_path)
-        n, preds = choose_from_features(trace, hw, cap, m)
-        choice = {"chosen": n, "cap": cap, "caps": binding, "method": m.name,
-                  "predicted_speedup": preds, "features": trace, "hardware": hw,
-                  "preflight_s": trace["preflight_s"], "model_warning": why}
-    _CACHE[key] = (n, choice)
-    return n, dict(choice, cached=False)
+        trace = preflight(open_run, seed=seed, cap=cap)
+        trace["load_per_cpu"] = hw.get("load_per_cpu", 0.0)
+        _disk.put(dkey, trace)
+    m, why = _model.load_default(model_path)
+    n, preds = choose_from_features(trace, hw, cap, m)
+    method = m.name if _model.probes_of(trace) else "analytic"
+    s, k = features.fit_usl(_model.probes_of(trace), cap)
+    choice = {"chosen": n, "cap": cap, "caps": binding, "method": method,
+              "predicted_speedup": preds, "probe_speedup": dict(trace.get("probe_speedup", {})),
+              "law": {"s": s, "k": k}, "features": trace, "hardware": hw,
+              "preflight_s": 0.0 if source else trace["preflight_s"], "model_warning": why}
+    _CACHE[mem_key] = (n, choice)
+    return n, dict(choice, cached=bool(source), cache=source)
 
 
-def clear_cache():
+def clear_cache(disk=False):
+    """Forget this process's choices (and the cache file with ``disk=True``)."""
     _CACHE.clear()
+    if disk:
+        _disk.clear()

@@ -1,9 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 import os
+import tempfile
 
 import pytest
 
 import seer_runtime
+
+# STPA keeps preflight results in a user cache file; tests must neither read
+# a developer's nor leave one behind.
+os.environ["STPA_CACHE"] = os.path.join(tempfile.mkdtemp(prefix="seer-tests-"), "stpa.json")
 
 
 def pytest_report_header(config):
