@@ -334,7 +334,8 @@ class AircraftEnv(SeerParallelEnv):
             elif m.svx[i] == 0.0 and m.svy[i] == 0.0:
                 ch = "o"
             else:
-                ch = arrows[int(((np.arctan2(m.svy[i], m.svx[i]) + np.pi / 4) % (2 * np.pi)) // (np.pi / 2))]
+                # Quadrant index mod 4: (a + pi/4) % 2pi can round up to 2pi itself.
+                ch = arrows[int(np.floor((np.arctan2(m.svy[i], m.svx[i]) + np.pi / 4) / (np.pi / 2))) % 4]
             grid[r][c] = ch
         print(f"Aircraft t={self._cycle * cfg.dt:g} s  UAVs alive {int(m.salive.sum())}/{nu}, "
               f"targets {cfg.num_targets}  (arrows: UAV headings, o: hovering, x: stopped, T: target)",
