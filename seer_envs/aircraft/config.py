@@ -145,11 +145,17 @@ class AircraftConfig:
                               "so observations stay finite")
         work = self.expected_work()
         if work > STEP_WORK_BUDGET:
-            senses = self.num_uavs * (self.dt / self.sense_period) * (1 + 2 * self.max_messages)
-            key = "sense_period" if 2 * senses >= work else "control_period"
+            terms = {"sense_period": self.num_uavs * (self.dt / self.sense_period)
+                     * (1 + 2 * self.max_messages),
+                     "control_period": self.num_uavs * self.control_intervals
+                     * (1 + self.dynamics_substeps),
+                     "num_targets": self.num_targets * (self.dt / self.control_period + 1)}
+            key = max(terms, key=terms.get)
             v = getattr(self, key)
+            need = (f"<= about {int(v * STEP_WORK_BUDGET / work)}" if key == "num_targets"
+                    else f">= about {v * work / STEP_WORK_BUDGET:.3g}")
             raise ValueError(
-                f"{name}.{key} must be >= about {v * work / STEP_WORK_BUDGET:.3g} here, got {v!r}: "
+                f"{name}.{key} must be {need} here, got {v!r}: "
                 f"one step's expected work (events and RK4 substeps) would be {work:.3g} > the "
                 f"budget 2**30 (num_uavs={self.num_uavs}, {self.dt / self.sense_period:.3g} SENSEs "
                 f"and {self.control_intervals} DYNAMICS x {self.dynamics_substeps} substeps per UAV "
