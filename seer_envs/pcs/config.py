@@ -73,12 +73,23 @@ class PCSConfig:
         check_horizon("PCSConfig", self, names, horizon, horizon_text)
         if self.moves_enabled:
             # An idle phone's moves up to its next call are walked inside one
-            # handler: call_interarrival_mean / move_interval_mean moves.
-            top = HANDLER_WORK_BUDGET * self.move_interval_mean
-            if self.call_interarrival_mean > top:
+            # handler: call_interarrival_mean / move_interval_mean moves on
+            # average, with a geometric tail (8x the mean: probability e**-8),
+            # hence 2**17 / 8.
+            ratio = self.call_interarrival_mean / self.move_interval_mean
+            top = HANDLER_WORK_BUDGET // 8 * self.move_interval_mean
+            if ratio > HANDLER_WORK_BUDGET // 8:
                 raise bound_error("PCSConfig", "call_interarrival_mean", self.call_interarrival_mean,
-                                  "<=", top, "2**17 x move_interval_mean: an idle phone's moves "
+                                  "<=", top, "2**14 x move_interval_mean: an idle phone's moves "
                                   "before its next call are walked in one handler call")
+            # reset() walks every phone to its first call at once.
+            init = self.num_cells * self.portables_per_cell * (1 + ratio)
+            if init > STEP_WORK_BUDGET:
+                raise bound_error("PCSConfig", "call_interarrival_mean", self.call_interarrival_mean,
+                                  "<=", STEP_WORK_BUDGET / init * self.call_interarrival_mean,
+                                  f"about; reset walks all {self.num_cells * self.portables_per_cell} "
+                                  f"phones' moves to their first call: expected {init:.3g} moves "
+                                  f"> the budget 2**30")
         work = self.expected_work(span)
         if work > budget:
             # Name the parameter that drives the rate hardest.

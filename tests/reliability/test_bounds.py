@@ -22,7 +22,7 @@ H = 1 / 32     # default RK4 substep: control_period 0.25 / 8 substeps
 
 EDGES = [   # env, common kwargs, parameter, inside, outside
     ("pcs_v0", dict(dt=1.0, max_cycles=3), "handoff_latency", 3 * HORIZON_REL_EPS, 2.9 * HORIZON_REL_EPS),
-    ("pcs_v0", dict(move_interval_mean=1.0), "call_interarrival_mean", 2.0**17, 2.0**17 * 1.01),
+    ("pcs_v0", dict(move_interval_mean=1.0), "call_interarrival_mean", 2.0**14, 2.0**14 * 1.01),
     ("pcs_v0", {}, "power_control_iters", 2**17, 2**17 + 1),
     ("pcs_v0", {}, "handoff_penalty", FLOAT32_MAX / STEP_WORK_BUDGET / 2, FLOAT32_MAX / STEP_WORK_BUDGET),
     ("aircraft_v0", {}, "wind_tau", H, H * 0.99),
@@ -123,3 +123,11 @@ def test_ctrl_c_bound_on_one_window():
         seer_envs.make("aircraft_v0", num_threads=1, num_uavs=4096, dynamics_substeps=1024)
     seer_envs.make("aircraft_v0", num_threads=1, num_uavs=4096, dynamics_substeps=512)
     assert math.isfinite(seer_envs.make("aircraft_v0", num_threads=1).config.expected_work())
+
+
+def test_reset_walk_is_bounded():
+    # reset() walks every phone to its first call: cells x phones x (1 + ia/mv) <= 2**30.
+    kw = dict(grid_width=512, grid_height=512, portables_per_cell=16, move_interval_mean=1.0)
+    seer_envs.make("pcs_v0", num_threads=1, call_interarrival_mean=200.0, **kw)
+    with pytest.raises(ValueError, match="call_interarrival_mean.*reset walks"):
+        seer_envs.make("pcs_v0", num_threads=1, call_interarrival_mean=2000.0, **kw)
