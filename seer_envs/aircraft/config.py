@@ -14,8 +14,8 @@ MAX_MESSAGES = 64       # cap on max_messages (the SENSE handler's top-k buffer)
 MAX_GRID_SIDE = 4096    # cap on the snapshot grid's cells per side
 MAX_ENTITIES = 2**32 - 2
 #: All UAVs' DYNAMICS events fall in one window at every step start; a window
-#: runs without the GIL, so num_uavs * dynamics_substeps RK4 substeps (about
-#: 100 ns each) bound how long Ctrl-C waits: 2**21 is about 0.2 s on one thread.
+#: runs without the GIL, so num_uavs * dynamics_substeps RK4 substeps (37-100 ns
+#: each) bound how long Ctrl-C waits: 2**21 is 0.08-0.2 s on one idle core.
 WINDOW_SUBSTEP_BUDGET = 2**21
 #: Largest h * max(1 / wind_tau, 2 * drag * max_speed) of an RK4 substep.
 #: Explicit RK4 is stable on the real axis for h * rate < 2.785; at 1 the
@@ -23,7 +23,7 @@ WINDOW_SUBSTEP_BUDGET = 2**21
 #: 91% of its stationary variance (exactly 1 as h -> 0).
 RK4_STIFFNESS_MAX = 1.0
 #: Speeds and accelerations are squared in the dynamics and distances are
-#: squared in the sensing: kept below sqrt(float64 max) / 2**12.
+#: squared in the sensing: kept below sqrt(float64 max) / 2**13.
 SQUARE_SAFE = 2.0 ** 499
 #: Largest |n| of a Box-Muller normal from 53-bit uniforms: sqrt(2 * 53 ln 2).
 GAUSS_MAX = 8.6
