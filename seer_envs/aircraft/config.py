@@ -3,6 +3,7 @@
 
 import dataclasses
 import math
+import sys
 
 import numpy as np
 
@@ -122,6 +123,12 @@ class AircraftConfig:
                               f"2**21 // num_uavs={self.num_uavs}: every UAV's DYNAMICS runs in "
                               "one window, which Ctrl-C cannot interrupt")
         h = self.control_period / self.dynamics_substeps
+        n = self.control_intervals
+        h_min = min(h, (self.dt - (n - 1) * self.control_period) / self.dynamics_substeps)
+        if not self.wind_tau * h_min >= sys.float_info.min:
+            raise bound_error(name, "wind_tau", self.wind_tau, ">=", sys.float_info.min / h_min,
+                              f"float64 min / the smallest RK4 substep {h_min:g}: the gust forcing "
+                              "wind_sigma * sqrt(2 / (wind_tau * substep)) must be finite")
         if h / self.wind_tau > RK4_STIFFNESS_MAX:
             raise bound_error(name, "wind_tau", self.wind_tau, ">=", h / RK4_STIFFNESS_MAX,
                               "the RK4 substep control_period / dynamics_substeps = "
@@ -131,10 +138,10 @@ class AircraftConfig:
             raise bound_error(name, "drag", self.drag, "<=", RK4_STIFFNESS_MAX / (2 * self.max_speed * h),
                               f"1 / (2 * max_speed * substep), substep = {h:g}: explicit RK4 on "
                               "the linearised drag at the speed limit needs 2 drag max_speed h <= 1")
-        # Worst gust: forcing GAUSS_MAX * wind_sigma * sqrt(2 / (wind_tau h)) held
-        # over a substep, and |w| <= wind_tau * that; one substep's stages may
+        # Worst gust: forcing GAUSS_MAX * wind_sigma * sqrt(2 / (wind_tau h_min))
+        # held over a substep, and |w| <= wind_tau * that; one substep's stages may
         # add h * (max_accel + |w| + drag * V^2) to a speed <= max_speed.
-        wmax_per_sigma = GAUSS_MAX * math.sqrt(2.0 * self.wind_tau / h)
+        wmax_per_sigma = GAUSS_MAX * math.sqrt(2.0 * self.wind_tau / h_min)
         dv = h * (self.max_accel + self.wind_sigma * wmax_per_sigma
                   + self.drag * self.max_speed * self.max_speed)
         if dv > SQUARE_SAFE:
