@@ -125,6 +125,10 @@ class AircraftConfig:
         h = self.control_period / self.dynamics_substeps
         n = self.control_intervals
         h_min = min(h, (self.dt - (n - 1) * self.control_period) / self.dynamics_substeps)
+        if not (n >= 1 and h_min >= sys.float_info.min):
+            raise ValueError(f"{name}.dt = {self.dt!r} is too small against control_period = "
+                             f"{self.control_period!r}: the step's last control interval / "
+                             f"dynamics_substeps must be a normal float64 (>= {sys.float_info.min:.6g})")
         if not self.wind_tau * h_min >= sys.float_info.min:
             raise bound_error(name, "wind_tau", self.wind_tau, ">=", sys.float_info.min / h_min,
                               f"float64 min / the smallest RK4 substep {h_min:g}: the gust forcing "

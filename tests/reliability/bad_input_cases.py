@@ -174,6 +174,8 @@ ISSUE16 = [
     ("aircraft_v0", NONSENSE, "wind_tau * substep underflows (gust forcing inf; found by the fuzzer)",
      dict(dt=1e-160, control_period=1e-160, sense_period=1e-160, comm_latency=1e-160, wind_tau=1e-160,
           dynamics_substeps=1), "wind_tau.*gust forcing"),
+    ("aircraft_v0", NONSENSE, "dt = 5e-324 (no control interval; found by the fuzzer)", dict(dt=5e-324),
+     "dt.*control_period"),
     ("aircraft_v0", NONSENSE, "wind_sigma = 1e200 (NaN observations)", dict(wind_sigma=1e200), "wind_sigma.*finite"),
     ("aircraft_v0", NONSENSE, "battery_capacity = 1e308 (infinite mean_energy)", dict(battery_capacity=1e308), "battery_capacity.*<="),
     ("aircraft_v0", NONSENSE, "arena_size = 1e200", dict(num_uavs=1, arena_size=1e200), "arena_size.*squared"),
