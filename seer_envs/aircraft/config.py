@@ -3,15 +3,31 @@
 
 import dataclasses
 import math
+import sys
 
 import numpy as np
 
-from seer_envs._config import param, validate
+from seer_envs._config import (FLOAT32_MAX, HANDLER_WORK_BUDGET, STEP_WORK_BUDGET, bound_error,
+                               check_horizon, param, validate)
 
 OUTBOX_CAPACITY = 256   # seer_runtime's SEER_OUTBOX_CAPACITY: events one hook call may emit
 MAX_MESSAGES = 64       # cap on max_messages (the SENSE handler's top-k buffer)
 MAX_GRID_SIDE = 4096    # cap on the snapshot grid's cells per side
 MAX_ENTITIES = 2**32 - 2
+#: All UAVs' DYNAMICS events fall in one window at every step start; a window
+#: runs without the GIL, so num_uavs * dynamics_substeps RK4 substeps (37-100 ns
+#: each) bound how long Ctrl-C waits: 2**21 is 0.08-0.2 s on one idle core.
+WINDOW_SUBSTEP_BUDGET = 2**21
+#: Largest h * max(1 / wind_tau, 2 * drag * max_speed) of an RK4 substep.
+#: Explicit RK4 is stable on the real axis for h * rate < 2.785; at 1 the
+#: amplification of the wind's decay is 0.375 and the discretised gust keeps
+#: 91% of its stationary variance (exactly 1 as h -> 0).
+RK4_STIFFNESS_MAX = 1.0
+#: Speeds and accelerations are squared in the dynamics and distances are
+#: squared in the sensing: kept below sqrt(float64 max) / 2**13.
+SQUARE_SAFE = 2.0 ** 499
+#: Largest |n| of a Box-Muller normal from 53-bit uniforms: sqrt(2 * 53 ln 2).
+GAUSS_MAX = 8.6
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,7 +51,7 @@ class AircraftConfig:
     control_period: float = param(0.25, "s", "period of each UAV's DYNAMICS and each target's "
                                   "TARGET_MOVE event", lo=0.0, lo_open=True)
     dynamics_substeps: int = param(8, "substeps", "RK4 substeps per DYNAMICS event "
-                                   "(event-granularity knob)", lo=1, hi=1_000_000, integer=True)
+                                   "(event-granularity knob)", lo=1, hi=HANDLER_WORK_BUDGET, integer=True)
     sense_period: float = param(0.5, "s", "period of each UAV's SENSE event", lo=0.0, lo_open=True)
     sensor_range: float = param(150.0, "m", "targets seen within this", lo=0.0)
     comm_range: float = param(300.0, "m", "neighbours messaged (and observed) within this",
@@ -55,11 +71,12 @@ class AircraftConfig:
     continuous_actions: bool = param(True, "", "Box(-1, 1, (2,)) commanded acceleration; "
                                      "False: Discrete(9) (stay + 8 directions)",
                                      choices=(True, False))
-    max_cycles: int = param(500, "steps", "truncation", lo=1, integer=True)
+    max_cycles: int = param(500, "steps", "truncation", lo=1, hi=2**53, integer=True)
     # --- not in SCENARIOS.md's table (see the class docstring) ---
     wind_tau: float = param(2.0, "s", "correlation time of the OU wind gust", lo=0.0, lo_open=True)
-    battery_capacity: float = param(600.0, "energy units", "initial energy of every UAV",
-                                    lo=0.0, lo_open=True)
+    battery_capacity: float = param(600.0, "energy units", "initial energy of every UAV "
+                                    "(<= float32 max / 10: a UAV may spend it all in one step, at "
+                                    "reward -0.1 per unit)", lo=0.0, lo_open=True, hi=FLOAT32_MAX / 10)
     idle_power: float = param(0.5, "units/s", "power drawn at rest", lo=0.0)
     thrust_power: float = param(0.1, "units/s per m/s^2", "power per unit of commanded "
                                 "acceleration plus drag deceleration", lo=0.0)
@@ -84,6 +101,86 @@ class AircraftConfig:
         if self.dt / self.control_period > 1_000_000:
             raise ValueError("AircraftConfig: dt / control_period must be <= 1e6 "
                              f"(got dt={self.dt!r}, control_period={self.control_period!r})")
+        self._check_model()
+
+    def _check_model(self):
+        """Model-derived bounds (docs/aircraft.md, "Bounds")."""
+        name = "AircraftConfig"
+        horizon = self.max_cycles * self.dt
+        if not horizon <= 1e300:
+            raise ValueError(f"{name}: the horizon max_cycles * dt = {horizon!r} must be finite "
+                             "and <= 1e300")
+        check_horizon(name, self, ("comm_latency", "sense_period", "control_period"), horizon,
+                      "max_cycles * dt")
+        for key in ("arena_size", "max_speed", "max_accel", "comm_range", "sensor_range",
+                    "collision_radius", "target_speed"):
+            if getattr(self, key) > SQUARE_SAFE:
+                raise bound_error(name, key, getattr(self, key), "<=", SQUARE_SAFE,
+                                  "2**499: it is squared in the dynamics or the sensing")
+        top = WINDOW_SUBSTEP_BUDGET // self.num_uavs
+        if self.dynamics_substeps > top:
+            raise bound_error(name, "dynamics_substeps", self.dynamics_substeps, "<=", max(top, 0),
+                              f"2**21 // num_uavs={self.num_uavs}: every UAV's DYNAMICS runs in "
+                              "one window, which Ctrl-C cannot interrupt")
+        h = self.control_period / self.dynamics_substeps
+        n = self.control_intervals
+        h_min = min(h, (self.dt - (n - 1) * self.control_period) / self.dynamics_substeps)
+        if not (n >= 1 and h_min >= sys.float_info.min):
+            raise ValueError(f"{name}.dt = {self.dt!r} is too small against control_period = "
+                             f"{self.control_period!r}: the step's last control interval / "
+                             f"dynamics_substeps must be a normal float64 (>= {sys.float_info.min:.6g})")
+        if not self.wind_tau * h_min >= sys.float_info.min:
+            raise bound_error(name, "wind_tau", self.wind_tau, ">=", sys.float_info.min / h_min,
+                              f"float64 min / the smallest RK4 substep {h_min:g}: the gust forcing "
+                              "wind_sigma * sqrt(2 / (wind_tau * substep)) must be finite")
+        if h / self.wind_tau > RK4_STIFFNESS_MAX:
+            raise bound_error(name, "wind_tau", self.wind_tau, ">=", h / RK4_STIFFNESS_MAX,
+                              "the RK4 substep control_period / dynamics_substeps = "
+                              f"{h:g}: explicit RK4 on the wind's decay needs substep / wind_tau "
+                              "<= 1 (stable below 2.785)")
+        if 2.0 * self.drag * self.max_speed * h > RK4_STIFFNESS_MAX:
+            raise bound_error(name, "drag", self.drag, "<=", RK4_STIFFNESS_MAX / (2 * self.max_speed * h),
+                              f"1 / (2 * max_speed * substep), substep = {h:g}: explicit RK4 on "
+                              "the linearised drag at the speed limit needs 2 drag max_speed h <= 1")
+        # Worst gust: forcing GAUSS_MAX * wind_sigma * sqrt(2 / (wind_tau h_min))
+        # held over a substep, and |w| <= wind_tau * that; one substep's stages may
+        # add h * (max_accel + |w| + drag * V^2) to a speed <= max_speed.
+        wmax_per_sigma = GAUSS_MAX * math.sqrt(2.0 * self.wind_tau / h_min)
+        dv = h * (self.max_accel + self.wind_sigma * wmax_per_sigma
+                  + self.drag * self.max_speed * self.max_speed)
+        if dv > SQUARE_SAFE:
+            smax = max(0.0, SQUARE_SAFE / h - self.max_accel
+                       - self.drag * self.max_speed * self.max_speed) / wmax_per_sigma
+            raise bound_error(name, "wind_sigma", self.wind_sigma, "<=", smax,
+                              "its worst gust over one RK4 substep must keep speeds below 2**499, "
+                              "so observations stay finite")
+        work = self.expected_work()
+        if work > STEP_WORK_BUDGET:
+            terms = {"sense_period": self.num_uavs * (self.dt / self.sense_period)
+                     * (1 + 2 * self.max_messages),
+                     "control_period": self.num_uavs * self.control_intervals
+                     * (1 + self.dynamics_substeps),
+                     "num_targets": self.num_targets * (self.dt / self.control_period + 1)}
+            key = max(terms, key=terms.get)
+            v = getattr(self, key)
+            need = (f"<= about {int(v * STEP_WORK_BUDGET / work)}" if key == "num_targets"
+                    else f">= about {v * work / STEP_WORK_BUDGET:.3g}")
+            raise ValueError(
+                f"{name}.{key} must be {need} here, got {v!r}: "
+                f"one step's expected work (events and RK4 substeps) would be {work:.3g} > the "
+                f"budget 2**30 (num_uavs={self.num_uavs}, {self.dt / self.sense_period:.3g} SENSEs "
+                f"and {self.control_intervals} DYNAMICS x {self.dynamics_substeps} substeps per UAV "
+                f"and step)")
+
+    def expected_work(self):
+        """Expected work of one step: per UAV an ACTION, control_intervals
+        DYNAMICS of dynamics_substeps RK4 substeps each, dt / sense_period
+        SENSEs each sending and receiving up to max_messages MSGs; per
+        target dt / control_period + 1 TARGET_MOVEs."""
+        senses = self.dt / self.sense_period
+        per_uav = (1 + self.control_intervals * (1 + self.dynamics_substeps)
+                   + senses * (1 + 2 * self.max_messages))
+        return self.num_uavs * per_uav + self.num_targets * (self.dt / self.control_period + 1)
 
     # --- derived quantities, shared by the compiled model and the reference ---
 

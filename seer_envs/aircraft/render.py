@@ -101,7 +101,8 @@ def print_map(env, file=None):
         elif m.svx[i] == 0.0 and m.svy[i] == 0.0:
             ch = "o"
         else:
-            ch = arrows[int(((np.arctan2(m.svy[i], m.svx[i]) + np.pi / 4) % (2 * np.pi)) // (np.pi / 2))]
+            # Quadrant index mod 4: (a + pi/4) % 2pi can round up to 2pi itself.
+            ch = arrows[int(np.floor((np.arctan2(m.svy[i], m.svx[i]) + np.pi / 4) / (np.pi / 2))) % 4]
         grid[r][c] = ch
     out = file or sys.stdout
     print(f"Aircraft step {env._cycle}/{env.max_cycles}  t={env._cycle * cfg.dt:g} s  UAVs flying "

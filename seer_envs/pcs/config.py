@@ -4,7 +4,8 @@
 import dataclasses
 import math
 
-from seer_envs._config import param, validate
+from seer_envs._config import (FLOAT32_MAX, HANDLER_WORK_BUDGET, STEP_WORK_BUDGET, bound_error,
+                               check_horizon, param, validate)
 
 OUTBOX_CAPACITY = 256   # seer_runtime's SEER_OUTBOX_CAPACITY: events one hook call may emit
 
@@ -27,10 +28,12 @@ class PCSConfig:
     handoff_latency: float = param(1.0, "min", "minimum delay of every cross-cell event: the lookahead",
                                    lo=0.0, lo_open=True)
     power_control_iters: int = param(0, "iterations", "power-control fixed-point iterations per admission "
-                                     "(event-granularity knob; 0 = plain PCS)", lo=0, integer=True)
+                                     "(event-granularity knob; 0 = plain PCS)", lo=0, hi=HANDLER_WORK_BUDGET,
+                                     integer=True)
     dt: float = param(60.0, "min", "simulated time of one env step", lo=0.0, lo_open=True)
     handoff_penalty: float = param(5.0, "", "weight of a dropped handoff against a blocked new call", lo=0.0)
-    max_cycles: int = param(240, "steps", "truncation (240 steps = 10 simulated days)", lo=1, integer=True)
+    max_cycles: int = param(240, "steps", "truncation (240 steps = 10 simulated days)", lo=1,
+                            hi=2**53, integer=True)
     team_reward_share: float = param(0.0, "", "share of each cell's reward taken from the mean over all cells "
                                      "(0 = own cell only, 1 = the team mean; like 1 - MPE's local_ratio)",
                                      lo=0.0, hi=1.0)
@@ -39,6 +42,71 @@ class PCSConfig:
         validate(self)
         if self.grid_width * self.grid_height >= 2**32 - 1:
             raise ValueError("PCSConfig: grid_width * grid_height must be < 2**32 - 1")
+        self.check_run(self.max_cycles * self.dt, "max_cycles * dt", self.dt, "dt")
+        # Float32 rewards: -(blocks + handoff_penalty * drops), each count at
+        # most the step's work budget.
+        pmax = FLOAT32_MAX / STEP_WORK_BUDGET / 2
+        if self.handoff_penalty > pmax:
+            raise bound_error("PCSConfig", "handoff_penalty", self.handoff_penalty, "<=", pmax,
+                              "float32 max / (2 * 2**30 events in a step): the float32 reward "
+                              "-(blocks + handoff_penalty * drops) must stay finite")
+
+    def expected_work(self, span):
+        """Expected work (events, walked moves, power-control iterations) of
+        the whole grid over ``span`` minutes: per phone and minute, at most
+        1/ia call attempts and 1/ia completions, 1/mv moves (a handoff is two
+        events), and an admission (pc iterations) per attempt or handoff."""
+        rate = 1.0 / self.call_interarrival_mean
+        if self.moves_enabled:
+            rate += 1.0 / self.move_interval_mean
+        phones = self.num_cells * self.portables_per_cell
+        return phones * span * rate * (2 + self.power_control_iters) + self.num_cells
+
+    def check_run(self, horizon, horizon_text, span, span_text, budget=STEP_WORK_BUDGET):
+        """Bounds that depend on how far a run goes: time constants against
+        the horizon, the expected work of ``span`` (one step) against
+        ``budget``, and one idle phone's walk against
+        HANDLER_WORK_BUDGET."""
+        if not horizon <= 1e300:
+            raise ValueError(f"PCSConfig: the horizon {horizon_text} = {horizon!r} must be "
+                             "finite and <= 1e300")
+        names = ["handoff_latency", "call_interarrival_mean"]
+        if self.moves_enabled:
+            names.append("move_interval_mean")
+        check_horizon("PCSConfig", self, names, horizon, horizon_text)
+        if self.moves_enabled:
+            # An idle phone's moves up to its next call are walked inside one
+            # handler: call_interarrival_mean / move_interval_mean moves on
+            # average, with a geometric tail (8x the mean: probability e**-8),
+            # hence 2**17 / 8.
+            ratio = self.call_interarrival_mean / self.move_interval_mean
+            top = HANDLER_WORK_BUDGET // 8 * self.move_interval_mean
+            if ratio > HANDLER_WORK_BUDGET // 8:
+                raise bound_error("PCSConfig", "call_interarrival_mean", self.call_interarrival_mean,
+                                  "<=", top, "2**14 x move_interval_mean: an idle phone's moves "
+                                  "before its next call are walked in one handler call")
+            # reset() walks every phone to its first call at once.
+            init = self.num_cells * self.portables_per_cell * (1 + ratio)
+            if init > STEP_WORK_BUDGET:
+                raise bound_error("PCSConfig", "call_interarrival_mean", self.call_interarrival_mean,
+                                  "<=", STEP_WORK_BUDGET / init * self.call_interarrival_mean,
+                                  f"about; reset walks all {self.num_cells * self.portables_per_cell} "
+                                  f"phones' moves to their first call: expected {init:.3g} moves "
+                                  f"> the budget 2**30")
+        work = self.expected_work(span)
+        if work > budget:
+            # Name the parameter that drives the rate hardest.
+            rates = {"call_interarrival_mean": 1.0 / self.call_interarrival_mean}
+            if self.moves_enabled:
+                rates["move_interval_mean"] = 1.0 / self.move_interval_mean
+            name = max(rates, key=rates.get)
+            v = getattr(self, name)
+            raise ValueError(
+                f"PCSConfig.{name} must be >= about {v * work / budget:.3g} here, got {v!r}: "
+                f"with {self.num_cells} cells x {self.portables_per_cell} phones, "
+                f"power_control_iters={self.power_control_iters} and {span_text}={span:g}, the "
+                f"expected work of one {'step' if span_text == 'dt' else 'run'} is {work:.3g} "
+                f"events > the budget 2**{budget.bit_length() - 1}")
 
     @property
     def num_cells(self):

@@ -5,6 +5,7 @@ how SEER's PCS is compared with PDES engines such as ROSS."""
 import math
 import time
 
+from seer_envs._config import RUN_WORK_BUDGET
 from seer_runtime.config import build
 from seer_runtime._threads import resolve_threads
 from seer_envs.pcs.config import PCSConfig
@@ -24,12 +25,20 @@ def run_headless(grid_width=256, grid_height=256, end_time=1000.0, num_threads="
     (``call_attempts``, ``busy_lines``, ``channel_blocks``,
     ``handoff_blocks``, ``handoffs`` = handoffs out, ``handoffs_in``,
     ``handoffs_out``), ``blocking_probability``, ``thread_choice`` and the
-    runtime statistics.
+    runtime statistics.  ``end_time`` is bounded so the run's expected work
+    stays under 2**36 events and ``handoff_latency`` is at least 2**-36 x
+    ``end_time`` (``ValueError`` otherwise).
     """
     cfg = build(PCSConfig, dict(params, grid_width=grid_width, grid_height=grid_height))
     end_time = float(end_time)
     if math.isnan(end_time) or math.isinf(end_time) or end_time < 0:
         raise ValueError(f"end_time must be a finite number >= 0, got {end_time!r}")
+    # The whole run must fit the work budget, and every time constant must
+    # advance time at end_time (docs/pcs.md, "Bounds").
+    try:
+        cfg.check_run(end_time, "end_time", end_time, "end_time", RUN_WORK_BUDGET)
+    except ValueError as e:
+        raise ValueError(f"end_time={end_time!r} is too far for these parameters: {e}") from None
     if choose is None:       # "auto" asks STPA about this headless configuration
         from seer_envs import get, stpa_chooser
         choose = stpa_chooser(get("pcs_v0"), cfg, headless=True)

@@ -143,3 +143,61 @@ for name in SMALL:
                   RuntimeError, "closed"))
     CASES.append((name, "lifecycle", "state before reset", lambda name=name: _env(name).state(),
                   RuntimeError, "reset"))
+
+
+# --- issue 16, items 2 and 3: accepted values that hung or gave nonsense.
+# Data (env, category, what, kwargs, message pattern), so they can also be
+# run in a subprocess with a timeout (test_bad_input.py, test_fuzz.py).
+# "pcs_headless" means run_headless(grid 4x4, **kwargs).
+HANG = "config: would hang"
+NONSENSE = "config: would give nonsense"
+ISSUE16 = [
+    ("pcs_v0", HANG, "call_interarrival_mean = 1e-300", dict(call_interarrival_mean=1e-300), "call_interarrival_mean"),
+    ("pcs_v0", HANG, "call_interarrival_mean = 1e-6 (event storm)", dict(call_interarrival_mean=1e-6), "call_interarrival_mean.*2\\*\\*30"),
+    ("pcs_v0", HANG, "move_interval_mean = 1e-300", dict(move_interval_mean=1e-300), "move_interval_mean"),
+    ("pcs_v0", HANG, "move_interval_mean = 1e-6 (walk storm)", dict(move_interval_mean=1e-6), "move_interval_mean"),
+    ("pcs_v0", HANG, "call_interarrival_mean = 1e300 with moves on", dict(call_interarrival_mean=1e300), "call_interarrival_mean.*move_interval_mean"),
+    ("pcs_v0", HANG, "power_control_iters = 10**12", dict(power_control_iters=10**12), "power_control_iters.*<="),
+    ("pcs_v0", HANG, "handoff_latency = 1e-13 (T + lookahead == T)", dict(handoff_latency=1e-13), "handoff_latency.*horizon"),
+    ("pcs_v0", HANG, "dt = 1e300 (horizon overflows)", dict(dt=1e300), "horizon"),
+    ("pcs_headless", HANG, "run_headless end_time = 1e18", dict(end_time=1e18), "end_time.*handoff_latency"),
+    ("pcs_headless", HANG, "run_headless end_time = 1e10 (work budget)",
+     dict(end_time=1e10, call_interarrival_mean=1.0, move_interval_mean=math.inf), "end_time.*2\\*\\*36"),
+    ("aircraft_v0", HANG, "sense_period = 1e-12", dict(sense_period=1e-12), "sense_period"),
+    ("aircraft_v0", HANG, "sense_period = 1e-8, 64 UAVs (event storm)", dict(num_uavs=64, sense_period=1e-8), "sense_period.*2\\*\\*30"),
+    ("aircraft_v0", HANG, "comm_latency = 1e-300 (T + lookahead == T)", dict(comm_latency=1e-300), "comm_latency.*horizon"),
+    ("aircraft_v0", HANG, "dynamics_substeps = 10**6 (one handler)", dict(dynamics_substeps=10**6), "dynamics_substeps.*<="),
+    ("aircraft_v0", HANG, "64 UAVs x 10**5 substeps (one window)", dict(num_uavs=64, dynamics_substeps=10**5), "dynamics_substeps.*num_uavs"),
+    ("aircraft_v0", NONSENSE, "wind_tau = 1e-3 (RK4 unstable)", dict(wind_tau=1e-3), "wind_tau.*RK4"),
+    ("aircraft_v0", NONSENSE, "wind_tau = 5e-3 (RK4 unstable)", dict(wind_tau=5e-3), "wind_tau.*RK4"),
+    ("aircraft_v0", NONSENSE, "drag = 100 (RK4 unstable)", dict(drag=100.0), "drag.*RK4"),
+    ("aircraft_v0", NONSENSE, "wind_tau * substep underflows (gust forcing inf; found by the fuzzer)",
+     dict(dt=1e-160, control_period=1e-160, sense_period=1e-160, comm_latency=1e-160, wind_tau=1e-160,
+          dynamics_substeps=1), "wind_tau.*gust forcing"),
+    ("aircraft_v0", NONSENSE, "dt = 5e-324 (no control interval; found by the fuzzer)", dict(dt=5e-324),
+     "dt.*control_period"),
+    ("aircraft_v0", NONSENSE, "wind_sigma = 1e200 (NaN observations)", dict(wind_sigma=1e200), "wind_sigma.*finite"),
+    ("aircraft_v0", NONSENSE, "battery_capacity = 1e308 (infinite mean_energy)", dict(battery_capacity=1e308), "battery_capacity.*<="),
+    ("aircraft_v0", NONSENSE, "arena_size = 1e200", dict(num_uavs=1, arena_size=1e200), "arena_size.*squared"),
+    ("aircraft_v0", NONSENSE, "max_speed = 1e300", dict(max_speed=1e300), "max_speed.*squared"),
+    ("pcs_v0", NONSENSE, "handoff_penalty = 1e38 (float32 reward -inf)", dict(handoff_penalty=1e38), "handoff_penalty.*float32"),
+    ("pcs_v0", NONSENSE, "power_control_iters = 2**63 (beyond int64)", dict(power_control_iters=2**63), "power_control_iters.*<="),
+    ("aircraft_v0", NONSENSE, "dynamics_substeps = 2**64 (beyond int64)", dict(dynamics_substeps=2**64), "dynamics_substeps.*<="),
+    ("aircraft_v0", NONSENSE, "max_cycles = 2**64", dict(max_cycles=2**64), "max_cycles.*<="),
+]
+
+
+def make_issue16(env, kwargs, num_threads=1, full=False):
+    """Build (and for headless PCS, run) one ISSUE16 case: on the small
+    configs, or with ``full`` at the scenario's default size (a 256 x 256
+    grid for headless PCS), as the issue's campaign ran them."""
+    if env == "pcs_headless":
+        from seer_envs import pcs_v0
+        size = {} if full else dict(grid_width=4, grid_height=4)
+        return pcs_v0.run_headless(num_threads=num_threads, **dict(size, **kwargs))
+    return seer_envs.make(env, num_threads=num_threads, **dict({} if full else SMALL[env], **kwargs))
+
+
+for _e, _cat, _what, _kw, _match in ISSUE16:
+    CASES.append((_e if _e != "pcs_headless" else "pcs_v0", _cat, _what,
+                  lambda _e=_e, _kw=_kw: make_issue16(_e, _kw), ValueError, _match))

@@ -118,3 +118,53 @@ def test_fuzz_fast(name, case):
 def test_fuzz_slow(name):
     for case in range(SLOW):
         CHECKS[name](random.Random(f"slow-{name}-{case}"))
+
+
+# --- extreme values over the whole parameter space (issue 16), in a subprocess
+# with a timeout: no accepted config hangs or gives a non-finite observation
+# or reward, and errors are the same at 1 and 2 threads (fuzz_extremes.py).
+
+EXTREME_FAST = 12
+
+
+def run_extremes(env, start, count, timeout):
+    import json
+    import subprocess
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(here))
+    penv = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    try:
+        p = subprocess.run([sys.executable, os.path.join(here, "fuzz_extremes.py"), env, str(start),
+                            str(count)], capture_output=True, text=True, timeout=timeout, env=penv)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        pytest.fail(f"{env} extremes {start}..{start + count} timed out after {timeout} s after "
+                    f"{len(out.splitlines())} cases; the next one hangs")
+    assert p.returncode == 0, p.stderr[-3000:]
+    rows = [json.loads(line) for line in p.stdout.splitlines()]
+    assert len(rows) == count
+    for r in rows:
+        assert r["errors"][0] == r["errors"][1], ("error differs between 1 and 2 threads", r)
+        if r["errors"][0] is not None:
+            assert r["errors"][0].startswith("ValueError"), r
+        assert r.get("finite", True), ("non-finite observation or reward", r)
+        assert r.get("equal", True), ("1 and 2 threads differ", r)
+    return rows
+
+
+@pytest.mark.parametrize("env", ["pcs_v0", "aircraft_v0"])
+def test_fuzz_extremes_fast(env):
+    rows = run_extremes(env, 0, EXTREME_FAST, timeout=120)
+    assert any(r["errors"][0] is None for r in rows)      # the fuzzer does reach accepted configs
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env", ["pcs_v0", "aircraft_v0"])
+def test_fuzz_extremes_slow(env):
+    chunk = 50
+    ran = 0
+    for start in range(EXTREME_FAST, EXTREME_FAST + SLOW, chunk):
+        rows = run_extremes(env, start, min(chunk, EXTREME_FAST + SLOW - start), timeout=600)
+        ran += sum("finite" in r for r in rows)
+    assert ran > 0
