@@ -98,7 +98,7 @@ def load(paths, split=None):
     out = []
     for p in paths:
         if not os.path.isfile(p):
-            raise FileNotFoundError(f"no such dataset file: {p}")
+            raise FileNotFoundError(f"no such dataset file: {p} (write one with `stpa collect --out {p}`)")
         with open(p, newline="") as f:
             reader = csv.DictReader(f)
             missing = {"config_id", "threads", "throughput"} - set(reader.fieldnames or [])

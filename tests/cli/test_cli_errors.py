@@ -108,8 +108,8 @@ def test_phold_into_head_has_no_traceback():
 def test_stpa_train_on_a_missing_file(tmp_path):
     r = subprocess.run([sys.executable, "-m", "stpa.cli", "train", "--data", str(tmp_path / "no.csv")],
                        capture_output=True, text=True, env=ENV)
-    assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert r.stderr.strip() == f"stpa: no dataset file {tmp_path / 'no.csv'} " \
+    assert r.returncode == 2 and "Traceback" not in r.stderr       # 2: bad input, as the seer CLI
+    assert r.stderr.strip() == f"stpa train: no such dataset file: {tmp_path / 'no.csv'} " \
                                f"(write one with `stpa collect --out {tmp_path / 'no.csv'}`)"
 
 
