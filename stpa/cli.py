@@ -12,6 +12,7 @@ no scenario.  ``python -m stpa.cli train`` works without it.
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -92,8 +93,16 @@ def add_train_parser(sub):
     t = sub.add_parser("train", help="fit the model on one or more datasets and save it")
     t.add_argument("--data", action="append", help="a dataset (repeat for several machines; "
                    "default stpa_data.csv)")
+    t.add_argument("--shipped", action="store_true", help="also train on the datasets shipped with "
+                   "STPA (a 2-core machine and a 16-core Xeon): the residual needs rows above 2 threads")
     t.add_argument("--out", default="stpa_model.txt")
     return t
+
+
+def shipped_datasets():
+    """Paths of the datasets shipped in ``stpa/data`` (the default model's training data)."""
+    d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    return sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".csv"))
 
 
 def cmd_train(a):
@@ -103,7 +112,9 @@ def cmd_train(a):
     from stpa import dataset
     from stpa.model import UslModel
     from stpa.select import pick
-    paths = a.data or ["stpa_data.csv"]
+    paths = list(a.data or ([] if a.shipped else ["stpa_data.csv"]))
+    if a.shipped:
+        paths += shipped_datasets()
     try:
         configs = dataset.load(paths, split="train")
     except (OSError, ValueError) as e:
