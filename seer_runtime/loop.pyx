@@ -540,6 +540,7 @@ cdef void seer_parallel_for(int num_threads, int64_t n, seer_range_fn body,
         body(arg, 0, n)     # no threads to be had: same result, serially
 
 
+# Run one job on the calling thread's team; returns the team size that ran.
 cdef int _team_job(Engine eng, _Job* job) except -1:
     cdef int P = eng._num_threads, rc
     job.c = &eng.core
@@ -548,7 +549,7 @@ cdef int _team_job(Engine eng, _Job* job) except -1:
     if rc < 0:
         raise RuntimeError(f"could not start {P} worker threads (pthread_create failed); "
                            "use fewer num_threads")
-    return 0
+    return rc       # the team size that ran (1 in a serial build)
 
 
 cdef inline uint64_t _event_hash(const Event* e) noexcept nogil:
@@ -836,7 +837,7 @@ cdef class Engine:
                                   lp_id_t hi) except -1:
         cdef EngineCore* c = &self.core
         cdef int64_t failed = -1
-        cdef int t
+        cdef int t, nran
         cdef _Job job
         cdef uint64_t seq
         self._check_usable()
@@ -854,9 +855,9 @@ cdef class Engine:
         job.seq = seq
         job.lo = lo
         job.hi = hi
-        _team_job(self, &job)
+        nran = _team_job(self, &job)
         # The smallest failing LP, whatever the thread count.
-        for t in range(self._num_threads):
+        for t in range(nran):
             if c.ts[t].inj_failed >= 0 and (failed < 0 or c.ts[t].inj_failed < failed):
                 failed = c.ts[t].inj_failed
         if failed >= 0:
