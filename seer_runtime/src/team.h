@@ -60,6 +60,7 @@ static const int64_t seer_spin_max_ns[3] = {50000, 200000, 50000};
 
 static __thread int64_t seer_spin_budget[3] = {SEER_SPIN_START_NS, SEER_SPIN_START_NS,
                                                SEER_SPIN_START_NS};
+static __thread int32_t seer_spin_ok[3] = {512, 512, 512};
 
 /* ---- park / wake: futex on Linux, one mutex + condvar per word elsewhere */
 #ifdef __linux__
@@ -112,6 +113,7 @@ static inline uint32_t seer_wait_change(seer_wword *w, uint32_t old, int kind) {
     int64_t t0 = seer_clock_ns(), prev = t0, now = t0, wait;
     int64_t budget = seer_spin_budget[kind], cap = seer_spin_max_ns[kind];
     int i, preempted = 0, spun = 0;
+    int32_t ok;
     uint32_t v;
     for (;;) {
         for (i = 0; i < 32; i++) {
@@ -136,14 +138,16 @@ static inline uint32_t seer_wait_change(seer_wword *w, uint32_t old, int kind) {
 done:
     now = seer_clock_ns();
     wait = now - t0;
-    if (spun) {                 /* spinning paid off: cover waits like it */
+    /* Success rate of spinning, in 1/1024 (EWMA over about 16 waits). */
+    ok = seer_spin_ok[kind];
+    ok += ((spun ? 1024 : 0) - ok) / 16;
+    seer_spin_ok[kind] = ok;
+    if (spun || wait < cap) {
+        /* spinning paid off, or a short wait we blocked on: cover such waits */
         if (budget < 2 * wait) budget = 2 * wait;
-    } else if (preempted) {     /* we lost the core while spinning */
-        budget = SEER_SPIN_MIN_NS;
-    } else if (wait < cap) {    /* a short wait we blocked on: spin longer */
-        budget = 2 * wait;
-    } else {                    /* a long wait: a peer was descheduled, or
-                                   the work is imbalanced; spin less */
+    } else if (preempted || ok < 256) {
+        /* we lost the core while spinning, or spins mostly fail (peers are
+         * descheduled or the work is imbalanced): spin less */
         budget /= 2;
     }
     if (budget > cap) budget = cap;
