@@ -14,7 +14,8 @@ ctypedef struct ThreadState:
     int64_t* ndirty             # per owner thread (max_threads)
     int32_t team                # size of the current team
     void* teamh                 # the team running the current job (src/team.h)
-    int32_t failed_vote         # err_code != 0 as of this thread's last plan scan
+    int32_t failed_vote         # stop vote of the last plan: err_code != 0 (thread 0: or a
+                                #   round limit tripped)
     lp_id_t* ready              # this thread's segment of the executive list
     int64_t nready
     Event* outbox               # SEER_OUTBOX_CAPACITY scratch events for hook calls
