@@ -13,6 +13,9 @@ ctypedef struct ThreadState:
                                 #   grouped by owner: owner k's at [part_lo(k), part_lo(k) + ndirty[k])
     int64_t* ndirty             # per owner thread (max_threads)
     int32_t team                # size of the current team
+    void* teamh                 # the team running the current job (src/team.h)
+    int32_t failed_vote         # stop vote of the last plan: err_code != 0 (thread 0: or a
+                                #   round limit tripped)
     lp_id_t* ready              # this thread's segment of the executive list
     int64_t nready
     Event* outbox               # SEER_OUTBOX_CAPACITY scratch events for hook calls
@@ -42,7 +45,7 @@ ctypedef struct ThreadState:
     char _pad[64]
 
 # State shared by all workers of a run.  Written only between barriers by
-# thread 0, except the segment cursors (atomic) and abort (atomic).
+# thread 0, except the segment cursors, abort and err_bound (atomics).
 ctypedef struct RunShared:
     int64_t* cursor             # per segment, padded to 8 int64: next index to claim
     int32_t abort               # set by any worker on error
@@ -64,6 +67,10 @@ ctypedef struct RunShared:
     int32_t stuck               # a window could not advance (T + lookahead == T)
     int32_t budget_hit          # the run's events exceeded max_events
     double stuck_T              # the T of that window
+    int64_t last_lps            # ready LPs executed, counted at the previous plan
+    int64_t test_sleep_ns       # test hook: worker test_sleep_tid sleeps this long per round
+    int32_t test_sleep_tid
+    int32_t _pad3
     char _pad2[64]
 
 ctypedef struct EngineCore:
@@ -81,6 +88,17 @@ ctypedef struct EngineCore:
     uint64_t* emit_seq          # n emission counters (the event key)
     ThreadState* ts             # max_threads thread states
     RunShared* sh
+
+
+# A loop body over [lo, hi) for seer_parallel_for.
+ctypedef void (*seer_range_fn)(void* arg, int64_t lo, int64_t hi) noexcept nogil
+
+# Run body over [0, n) split statically into num_threads contiguous ranges
+# on the calling thread's SEER team (the team the engines use), so boundary
+# loops need no OpenMP pool.  Iterations must be independent; the result
+# does not depend on num_threads.  Runs serially when the team cannot grow.
+cdef void seer_parallel_for(int num_threads, int64_t n, seer_range_fn body,
+                            void* arg) noexcept nogil
 
 
 cdef class Scenario:
@@ -108,6 +126,8 @@ cdef class Engine:
     cdef int64_t _retired_events
     cdef int64_t _retired_pushes
     cdef int64_t _retired_retries
+    # set (with the GIL) while a call runs the team: one caller at a time
+    cdef bint _busy
 
     cdef int _alloc_threads(self, int32_t nthreads) except -1
     cdef void _free_threads(self) noexcept
@@ -115,6 +135,11 @@ cdef class Engine:
     cdef int64_t _total_events(self)
     # Inject one event of `kind` at `time` into every LP in [lo, hi), with
     # payload word i[0] = LP - lo.  Called with the GIL, between runs; it
-    # releases the GIL for the pushes.
+    # releases the GIL for the pushes.  Raises RuntimeError when another
+    # thread is using the engine.
     cdef int inject_range(self, sim_time_t time, int32_t kind, lp_id_t lo,
                           lp_id_t hi) except -1
+    cdef int _inject_range_locked(self, sim_time_t time, int32_t kind, lp_id_t lo,
+                                  lp_id_t hi) except -1
+    cdef int _enter(self) except -1
+    cdef int _check_idle(self) except -1

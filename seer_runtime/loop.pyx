@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The SEER event loop: conservative windows over per-LP queues, run by an
-OpenMP team that stays alive across the phases of each round.
+"""The SEER event loop: conservative windows over per-LP queues, run by
+SEER's own worker team (src/team.h) that stays alive across the phases of
+each round and, parked, between runs.
 
 One round (all threads, separated by barriers):
 
@@ -10,14 +11,23 @@ One round (all threads, separated by barriers):
    go into the target's CAS inbox, and the producer that makes an inbox
    non-empty records the target in its dirty list.
 2. **drain**: each thread moves the inboxes it announced into local heaps.
-3. **plan**: each thread reduces the earliest pending time over a static
-   partition of LPs; every thread then computes the same
-   ``T = min`` and ``W = min(T + lookahead, t_end)`` and collects its
-   partition's LPs with pending events before ``W`` as its segment of the
-   next executive list.
+3. **plan**: each thread scans a static partition of LPs for its earliest
+   pending time and, as its segment of the next executive list, every LP
+   that may have work before the next window's end, and votes to stop if
+   it recorded an error this round (thread 0 also for the round's message
+   limit and the run's event budget); after the barrier every thread
+   computes the same ``T = min``, ``W = min(T + lookahead, t_end)`` and
+   stop decision (past ``t_end``, any vote, the wall-time slice used up, or
+   a window that cannot advance).  Exec skips the listed LPs with no
+   event before ``W`` (one read of ``next_time``), which saves the third
+   barrier a separate filter pass would need.
 
-Why a persistent team with orphaned barriers rather than one ``prange`` per
-phase: it keeps the per-round cost at three barriers, with no fork/join.
+Why a persistent team rather than one ``prange`` per phase: it keeps the
+per-round cost at two barriers, with no fork/join.  Why SEER's own team
+rather than OpenMP's: its waits spin briefly, then yield, then block (a
+descheduled worker on a shared machine does not stall spinners), its spin
+budget adapts to the waits it measures, and it is rebuilt after ``fork``
+(libgomp's pool is not).  See docs/runtime.md, "Waiting".
 Why a full O(n) scan in plan rather than a global priority structure over
 LPs: a parallel scan of one contiguous double array costs about a
 nanosecond per LP and needs no synchronisation; a shared heap of LPs would
@@ -28,15 +38,13 @@ rounds, with the queues consistent) so that Ctrl-C raises promptly.
 """
 
 from cpython.exc cimport PyErr_CheckSignals
-from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport INFINITY, isnan, isinf
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t, INT64_MAX
 from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memcpy, memset
+from posix.time cimport nanosleep, timespec
 
-from seer_runtime._omp cimport (seer_openmp_enabled, seer_omp_barrier,
-                                seer_omp_get_num_threads,
-                                seer_omp_get_max_threads)
+from seer_runtime._omp cimport seer_openmp_enabled, seer_omp_get_max_threads
 from seer_runtime.atomics cimport (seer_fetch_add_i64_relaxed, seer_fetch_min_i64_relaxed,
                                    seer_load_i64_relaxed, seer_load_i32_relaxed,
                                    seer_store_i32_relaxed)
@@ -58,6 +66,13 @@ cdef extern from "src/alloc.h" nogil:
 
 cdef extern from "src/clock.h" nogil:
     int64_t seer_clock_ns()
+
+ctypedef void (*seer_team_fn)(void* arg, void* team, int tid, int nt) noexcept nogil
+
+cdef extern from "src/team.h" nogil:
+    int seer_team_run(int nt, seer_team_fn fn, void* arg)
+    void seer_team_barrier(void* team, int nt)
+    int seer_team_parallel()
 
 cdef extern from "src/rng.h" nogil:
     uint64_t seer_fmix_a(uint64_t z)
@@ -85,8 +100,11 @@ def _set_test_heap_slot_limit(slots):
 
 
 def openmp_enabled():
-    """True when the runtime was compiled with OpenMP."""
-    return bool(seer_openmp_enabled())
+    """True in a parallel build (compiled with the OpenMP flags).  The
+    engine's workers are SEER's own threads (src/team.h), but the build's
+    OpenMP switch still decides whether they exist: without it every run
+    uses one thread."""
+    return bool(seer_openmp_enabled() and seer_team_parallel())
 
 
 def omp_max_threads():
@@ -173,7 +191,7 @@ cdef inline int _owner(int64_t lp, int nt, int64_t n) noexcept nogil:
 
 cdef inline void _barrier(ThreadState* me) noexcept nogil:
     cdef int64_t t0 = seer_clock_ns()
-    seer_omp_barrier()
+    seer_team_barrier(me.teamh, me.team)
     me.idle_ns += seer_clock_ns() - t0
 
 
@@ -338,6 +356,7 @@ cdef void _exec_segment(EngineCore* c, ThreadState* me, int seg, int64_t chunk, 
     cdef ThreadState* owner = &c.ts[seg]
     cdef int64_t total = owner.nready, start, end, idx
     cdef int64_t* cursor = &c.sh.cursor[8 * seg]
+    cdef lp_id_t lp
     while True:
         start = seer_fetch_add_i64_relaxed(cursor, chunk)
         if start >= total:
@@ -346,8 +365,12 @@ cdef void _exec_segment(EngineCore* c, ThreadState* me, int seg, int64_t chunk, 
         if end > total:
             end = total
         for idx in range(start, end):
-            _exec_lp(c, me, owner.ready[idx], W, _error_bound(c), tid, nevents)
-        me.lps_executed += end - start
+            lp = owner.ready[idx]
+            # A plan candidate (see _plan_phase) without work in this window.
+            if not (c.next_time[lp] < W):
+                continue
+            _exec_lp(c, me, lp, W, _error_bound(c), tid, nevents)
+            me.lps_executed += 1
 
 
 cdef void _exec_phase(EngineCore* c, ThreadState* me, double W, int tid, int nt) noexcept nogil:
@@ -355,8 +378,6 @@ cdef void _exec_phase(EngineCore* c, ThreadState* me, double W, int tid, int nt)
     cdef int k
     for k in range(nt):
         total += c.ts[k].nready
-    if tid == 0:
-        c.sh.ready_total += total
     # Chunks small enough to balance, large enough that a claim counter is
     # not touched per LP.
     chunk = total // (8 * nt)
@@ -405,21 +426,26 @@ cdef void _drain_phase(EngineCore* c, ThreadState* me, int tid, int nt) noexcept
             c.next_time[lp] = heap_top_time(h, INFINITY)
 
 
-# Thread 0, after every exec and drain of a round and before the barrier that
-# publishes the plan: the limits that count over the whole round or run, so
-# that they trip in the same round at every thread count.
-cdef void _check_round_limits(EngineCore* c) noexcept nogil:
+# Thread 0, after every exec of a round (the counters it reads are exec's)
+# and before the plan's barrier: the limits that count over the whole round
+# or run, so that they trip in the same round at every thread count.
+# Returns whether one tripped (thread 0 adds it to its stop vote).
+cdef bint _check_round_limits(EngineCore* c) noexcept nogil:
     cdef int64_t msgs = 0, events = 0
     cdef int k
+    cdef bint hit = False
     for k in range(c.max_threads):
         msgs += c.ts[k].round_msgs
         events += c.ts[k].events
     if msgs > c.sh.max_msgs:
         c.sh.msgs_over = msgs
+        hit = True
         seer_store_i32_relaxed(&c.sh.abort, 1)
     if c.sh.max_events >= 0 and events - c.sh.events_base > c.sh.max_events:
         c.sh.budget_hit = 1
+        hit = True
         seer_store_i32_relaxed(&c.sh.abort, 1)
+    return hit
 
 
 # Plan the next window.  Called right after this thread drained its own
@@ -428,16 +454,18 @@ cdef void _check_round_limits(EngineCore* c) noexcept nogil:
 # identically on every thread.
 cdef int _plan_phase(EngineCore* c, ThreadState* me, int tid, int nt, int check_deadline,
                      double* W_out) noexcept nogil:
-    cdef int64_t lo, hi, lp, j, n, total_events
+    cdef int64_t lo, hi, lp, n, total
     cdef double m = INFINITY, t, T, W, L = c.lookahead
     cdef int k
-    cdef int stop
+    cdef int stop, failed
     cdef bint stuck
     cdef lp_id_t* cand = me.ready
     # One scan: the partition's earliest time, and as candidates every LP
     # earlier than (running min + lookahead).  The running min only falls
     # and the global T is at most the final one, so the candidates hold
-    # every LP with work before W = min(T + lookahead, t_end).
+    # every LP with work before W = min(T + lookahead, t_end).  They are
+    # the next executive list as they stand (exec skips those with nothing
+    # before W): a filter pass here would need a third barrier.
     _partition(c.n, nt, tid, &lo, &hi)
     n = 0
     for lp in range(lo, hi):
@@ -448,16 +476,28 @@ cdef int _plan_phase(EngineCore* c, ThreadState* me, int tid, int nt, int check_
             cand[n] = <lp_id_t>lp
             n += 1
     me.local_min = m
+    me.nready = n
+    # This thread's errors of the round all precede this line; the vote
+    # stays as it is until every thread has read it after the barrier
+    # (c.sh.abort may already be set by a next-round error by then).
+    me.failed_vote = me.err_code != 0
     c.sh.cursor[8 * tid] = 0     # every claim of the last exec is done
     if tid == 0:
         c.sh.deadline_hit = check_deadline and seer_clock_ns() >= c.sh.deadline_ns
-        total_events = 0
+        total = 0
         for k in range(nt):
-            total_events += c.ts[k].events
-        if total_events - c.sh.last_events > c.sh.max_round_events:
-            c.sh.max_round_events = total_events - c.sh.last_events
-        c.sh.last_events = total_events
-        _check_round_limits(c)
+            total += c.ts[k].events
+        if total - c.sh.last_events > c.sh.max_round_events:
+            c.sh.max_round_events = total - c.sh.last_events
+        c.sh.last_events = total
+        total = 0
+        for k in range(nt):
+            total += c.ts[k].lps_executed
+        c.sh.ready_total += total - c.sh.last_lps
+        c.sh.last_lps = total
+        # The round-wide limits vote with thread 0.
+        if _check_round_limits(c):
+            me.failed_vote = 1
     _barrier(me)
     # Every drain of the round is done: this thread's messages and dirty
     # lists can start over.
@@ -466,22 +506,20 @@ cdef int _plan_phase(EngineCore* c, ThreadState* me, int tid, int nt, int check_
     for k in range(nt):
         me.ndirty[k] = 0
     T = INFINITY
+    failed = 0
     for k in range(nt):
         if c.ts[k].local_min < T:
             T = c.ts[k].local_min
+        failed |= c.ts[k].failed_vote
     W = T + L
     if W > c.sh.t_end:
         W = c.sh.t_end
     # A window that cannot advance (T + lookahead rounds back to T) would
     # spin for ever: stop, identically on every thread (T is the same).
     stuck = T < c.sh.t_end and not (W > T)
-    stop = (not (T < c.sh.t_end)) or c.sh.abort != 0 or c.sh.deadline_hit != 0 or stuck
-    me.nready = 0
-    if not stop:
-        for j in range(n):
-            if c.next_time[cand[j]] < W:
-                cand[me.nready] = cand[j]
-                me.nready += 1
+    # deadline_hit is next written in the next round's plan, after a barrier
+    # every thread reaches only after this read.
+    stop = (not (T < c.sh.t_end)) or failed != 0 or c.sh.deadline_hit != 0 or stuck
     if tid == 0:
         c.sh.finished = not (T < c.sh.t_end)
         if stuck:
@@ -489,9 +527,16 @@ cdef int _plan_phase(EngineCore* c, ThreadState* me, int tid, int nt, int check_
             c.sh.stuck_T = T
         if not stop:
             c.sh.rounds += 1
-    _barrier(me)
     W_out[0] = W
     return stop
+
+
+cdef void _test_sleep(EngineCore* c, int tid) noexcept nogil:
+    cdef timespec ts
+    if tid == c.sh.test_sleep_tid:
+        ts.tv_sec = c.sh.test_sleep_ns // 1000000000
+        ts.tv_nsec = c.sh.test_sleep_ns % 1000000000
+        nanosleep(&ts, NULL)
 
 
 cdef void _run_worker(EngineCore* c, int tid, int nt) noexcept nogil:
@@ -502,9 +547,11 @@ cdef void _run_worker(EngineCore* c, int tid, int nt) noexcept nogil:
     cdef int stop
     me.team = nt
     stop = _plan_phase(c, me, tid, nt, 0, &W)
-    # Three barriers per round: one after exec, two in plan.
+    # Two barriers per round: one after exec, one in plan.
     while not stop:
         _exec_phase(c, me, W, tid, nt)
+        if c.sh.test_sleep_ns > 0:
+            _test_sleep(c, tid)
         _barrier(me)
         _drain_phase(c, me, tid, nt)
         stop = _plan_phase(c, me, tid, nt, 1, &W)
@@ -545,6 +592,94 @@ cdef void _init_worker(EngineCore* c, int tid, int nt, double t0) noexcept nogil
     for k in range(nt):
         me.ndirty[k] = 0
     arena_reset(&me.arena)
+
+
+# --- team jobs ----------------------------------------------------------------
+
+cdef enum:
+    JOB_INIT = 0
+    JOB_RUN = 1
+    JOB_INJECT = 2
+
+ctypedef struct _Job:
+    EngineCore* c
+    int op
+    double t
+    int32_t kind
+    uint64_t seq
+    int64_t lo
+    int64_t hi
+    # inject: the smallest failing LP (what a serial loop meets first), times
+    # 2, plus 1 when the failure was the allocator's (INT64_MAX: none); an
+    # atomic min, so no failure is lost whichever member met it
+    int64_t failed
+
+
+cdef void _inject_worker(_Job* j, ThreadState* me, int tid, int nt) noexcept nogil:
+    cdef int64_t n = j.hi - j.lo
+    cdef int64_t a = j.lo + n * tid // nt, b = j.lo + n * (tid + 1) // nt, lp
+    cdef int rc
+    for lp in range(a, b):
+        rc = _inject_one(j.c, <lp_id_t>lp, j.t, j.kind, j.seq, lp - j.lo)
+        if rc != SEER_OK:
+            seer_fetch_min_i64_relaxed(&j.failed, 2 * lp + (rc == SEER_E_NO_MEMORY))
+
+
+cdef void _job_main(void* arg, void* team, int tid, int nt) noexcept nogil:
+    cdef _Job* j = <_Job*>arg
+    cdef ThreadState* me = &j.c.ts[tid]
+    me.teamh = team
+    me.team = nt
+    if j.op == JOB_RUN:
+        _run_worker(j.c, tid, nt)
+    elif j.op == JOB_INIT:
+        _init_worker(j.c, tid, nt, j.t)
+    else:
+        _inject_worker(j, me, tid, nt)
+
+
+ctypedef struct _ForJob:
+    seer_range_fn body
+    void* arg
+    int64_t n
+
+
+cdef void _for_main(void* arg, void* team, int tid, int nt) noexcept nogil:
+    cdef _ForJob* j = <_ForJob*>arg
+    cdef int64_t a = j.n * tid // nt, b = j.n * (tid + 1) // nt
+    if a < b:
+        j.body(j.arg, a, b)
+
+
+cdef void seer_parallel_for(int num_threads, int64_t n, seer_range_fn body,
+                            void* arg) noexcept nogil:
+    cdef _ForJob j
+    if n <= 0:
+        return
+    if num_threads > n:
+        num_threads = <int>n
+    if num_threads > MAX_THREADS:
+        num_threads = MAX_THREADS
+    if num_threads <= 1:
+        body(arg, 0, n)
+        return
+    j.body = body
+    j.arg = arg
+    j.n = n
+    if seer_team_run(num_threads, _for_main, &j) < 0:
+        body(arg, 0, n)     # no threads to be had: same result, serially
+
+
+# Run one job on the calling thread's team; returns the team size that ran.
+cdef int _team_job(Engine eng, _Job* job) except -1:
+    cdef int P = eng._num_threads, rc
+    job.c = &eng.core
+    with nogil:
+        rc = seer_team_run(P, _job_main, job)
+    if rc < 0:
+        raise RuntimeError(f"could not start {P} worker threads (pthread_create failed); "
+                           "use fewer num_threads")
+    return rc       # the team size that ran (1 in a serial build)
 
 
 cdef inline uint64_t _event_hash(const Event* e) noexcept nogil:
@@ -705,6 +840,7 @@ cdef class Engine:
         check_num_threads(value)
         if value == self._num_threads:
             return
+        self._check_idle()
         # Statistics are per thread: keep the old team's totals.
         old = self._thread_stats()
         self._retired_events += sum(t["events"] for t in old)
@@ -712,6 +848,9 @@ cdef class Engine:
         self._retired_retries += sum(t["cas_retries"] for t in old)
         self._free_threads()
         self._alloc_threads(value)
+        # the new team's counters start at zero
+        self.core.sh.last_events = 0
+        self.core.sh.last_lps = 0
 
     @property
     def now(self):
@@ -745,24 +884,59 @@ cdef class Engine:
 
     # --- running ------------------------------------------------------------
 
+    # --- one caller at a time ------------------------------------------------
+
+    cdef int _enter(self) except -1:
+        # Checked and set with the GIL held, so two Python threads cannot
+        # both pass; released in a finally by the caller.
+        if self._busy:
+            raise RuntimeError(
+                "this Engine is in use by another thread (a run, inject, init or "
+                "num_threads change is in progress); an Engine, and the env that owns it, "
+                "can be used by one thread at a time: give each thread its own env or engine")
+        self._busy = True
+        return 0
+
+    cdef int _check_idle(self) except -1:
+        if self._busy:
+            self._enter()   # raises the same RuntimeError
+        return 0
+
+    def _set_test_sleep(self, tid, sleep_s):
+        """Test hook: worker ``tid`` sleeps ``sleep_s`` seconds in every
+        round, inside the window (after its exec, before the barrier); 0
+        turns it off.  Costs one branch per round when off."""
+        self._check_idle()
+        self.core.sh.test_sleep_tid = int(tid)
+        self.core.sh.test_sleep_ns = <int64_t>(float(sleep_s) * 1e9)
+
+    # --- running ------------------------------------------------------------
+
     def init(self, start_time=0.0):
         """Call every LP's ``on_init`` at ``start_time`` (once per engine)."""
+        self._enter()
+        try:
+            self._init_locked(start_time)
+        finally:
+            self._busy = False
+
+    def _init_locked(self, start_time):
         cdef double t0 = self._check_time(start_time, "start_time")
         cdef EngineCore* c = &self.core
-        cdef int P = self._num_threads
-        cdef int tid
+        cdef _Job job
+        cdef int k
         if self._initialized:
             raise RuntimeError("Engine.init() was already called; create a new Engine to restart")
         self._check_usable()
         self._initialized = True
         self._now = t0
         c.sh.events_base = self._team_events()
-        with nogil, parallel(num_threads=P):
-            tid = threadid()
-            _init_worker(c, tid, seer_omp_get_num_threads(), t0)
+        job.op = JOB_INIT
+        job.t = t0
+        _team_job(self, &job)
         _check_round_limits(c)
-        for tid in range(c.max_threads):
-            c.ts[tid].round_msgs = 0
+        for k in range(c.max_threads):
+            c.ts[k].round_msgs = 0
         self._raise_errors()
 
     def run_until(self, t_end):
@@ -771,16 +945,23 @@ cdef class Engine:
         Returns the number of events executed by this call.  Raises
         :class:`ContractViolation` when a hook breaks the contract and
         ``KeyboardInterrupt`` promptly on Ctrl-C (the queues stay
-        consistent, so the run can be continued).
+        consistent, so the run can be continued).  Raises ``RuntimeError``
+        when another thread is using this engine.
         """
+        self._enter()
+        try:
+            return self._run_until_locked(t_end)
+        finally:
+            self._busy = False
+
+    def _run_until_locked(self, t_end):
         cdef double t = self._check_time(t_end, "t_end")
         cdef EngineCore* c = &self.core
-        cdef int P = self._num_threads
-        cdef int tid
+        cdef _Job job
         cdef int64_t before = self._total_events(), t_start
         self._check_usable()
         if not self._initialized:
-            self.init(self._now)
+            self._init_locked(self._now)
         if t < self._now:
             raise ValueError(f"t_end={t!r} is before the engine's current time {self._now!r}")
         c.sh.t_end = t
@@ -790,9 +971,8 @@ cdef class Engine:
             while True:
                 c.sh.deadline_ns = seer_clock_ns() + <int64_t>(self._slice_s * 1e9)
                 c.sh.finished = 0
-                with nogil, parallel(num_threads=P):
-                    tid = threadid()
-                    _run_worker(c, tid, seer_omp_get_num_threads())
+                job.op = JOB_RUN
+                _team_job(self, &job)
                 self._raise_errors()
                 if c.sh.finished:
                     break
@@ -804,30 +984,36 @@ cdef class Engine:
 
     cdef int inject_range(self, sim_time_t time, int32_t kind, lp_id_t lo,
                           lp_id_t hi) except -1:
+        self._enter()
+        try:
+            return self._inject_range_locked(time, kind, lo, hi)
+        finally:
+            self._busy = False
+
+    cdef int _inject_range_locked(self, sim_time_t time, int32_t kind, lp_id_t lo,
+                                  lp_id_t hi) except -1:
         cdef EngineCore* c = &self.core
-        cdef int P = self._num_threads
-        cdef int64_t lp
-        # The smallest failing LP (what a serial loop meets first), times 2,
-        # plus 1 when the failure was the allocator's: an atomic min, so no
-        # failure is lost whichever thread met it.
-        cdef int64_t failed = INT64_MAX
-        cdef int64_t* failedp = &failed
-        cdef int rc
+        cdef int64_t lp, failed
+        cdef _Job job
         cdef uint64_t seq
         self._check_usable()
         if not self._initialized:
-            self.init(self._now)
+            self._init_locked(self._now)
         if not (time >= self._now) or isinf(time):
             raise ValueError(f"cannot inject at time {time!r}: the engine is at {self._now!r}")
         if hi > c.n or lo > hi:
             raise ValueError(f"bad LP range [{lo}, {hi}) for {c.n} LPs")
         seq = self._inject_seq
         self._inject_seq += 1
-        with nogil:
-            for lp in prange(<int64_t>lo, <int64_t>hi, num_threads=P, schedule="static"):
-                rc = _inject_one(c, <lp_id_t>lp, time, kind, seq, lp - lo)
-                if rc != SEER_OK:
-                    seer_fetch_min_i64_relaxed(failedp, 2 * lp + (rc == SEER_E_NO_MEMORY))
+        job.op = JOB_INJECT
+        job.t = time
+        job.kind = kind
+        job.seq = seq
+        job.lo = lo
+        job.hi = hi
+        job.failed = INT64_MAX
+        _team_job(self, &job)
+        failed = job.failed
         if failed != INT64_MAX:
             # Some LPs got the event and some did not: the state is no longer
             # a serial one.
@@ -864,6 +1050,7 @@ cdef class Engine:
         """Number of pending events over all LPs."""
         cdef int64_t total = 0
         cdef lp_id_t i
+        self._check_idle()
         for i in range(self.core.n):
             total += self.core.heaps[i].size
         return total
@@ -872,6 +1059,7 @@ cdef class Engine:
         """Earliest pending event time (inf when none)."""
         cdef double m = INFINITY
         cdef lp_id_t i
+        self._check_idle()
         for i in range(self.core.n):
             if self.core.next_time[i] < m:
                 m = self.core.next_time[i]
@@ -885,6 +1073,7 @@ cdef class Engine:
         cdef uint64_t h = 0x243f6a8885a308d3ULL, lh, s
         cdef lp_id_t i
         cdef int64_t j
+        self._check_idle()
         for i in range(c.n):
             s = 0
             for j in range(c.heaps[i].size):
@@ -897,6 +1086,7 @@ cdef class Engine:
 
     def lp_counters(self, lp):
         """(rng draws, events emitted, pending) of one LP."""
+        self._check_idle()
         if not 0 <= lp < self.core.n:
             raise IndexError(lp)
         return (self.core.rng_ctr[lp], self.core.emit_seq[lp], self.core.heaps[lp].size)
@@ -970,6 +1160,7 @@ cdef class Engine:
         """Zero the statistics (not the simulation state)."""
         cdef int t
         cdef ThreadState* s
+        self._check_idle()
         for t in range(self.core.max_threads):
             s = &self.core.ts[t]
             s.events = 0
@@ -983,6 +1174,7 @@ cdef class Engine:
         self.core.sh.ready_total = 0
         self.core.sh.max_round_events = 0
         self.core.sh.last_events = 0
+        self.core.sh.last_lps = 0
         self._retired_events = 0
         self._retired_pushes = 0
         self._retired_retries = 0

@@ -2,11 +2,17 @@
 """Test harness for the inbox (the queue code itself is inline in queue.pxd,
 so the engine and this harness compile the same functions)."""
 
-from cython.parallel cimport parallel, threadid
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, malloc, free
 
-from seer_runtime._omp cimport seer_omp_get_num_threads
+
+ctypedef void (*seer_team_fn)(void* arg, void* team, int tid, int nt) noexcept nogil
+
+# The harness has its own copy of the team code (a team per module and
+# calling thread): cimporting the engine's would make the two modules'
+# declarations circular.
+cdef extern from "src/team.h" nogil:
+    int seer_team_run(int nt, seer_team_fn fn, void* arg)
 from seer_runtime.atomics cimport (seer_fetch_add_i64_relaxed, seer_fetch_add_i64_release,
                                    seer_load_i64_acquire, seer_cpu_relax)
 from seer_runtime.queue cimport InboxNode, inbox_push, inbox_take_all
@@ -71,14 +77,44 @@ cdef void _consume(StressShared* sh, int64_t producers, int64_t per, uint32_t* s
             seer_cpu_relax()
 
 
+ctypedef struct _StressJob:
+    StressShared* sh
+    InboxNode* nodes
+    int64_t producers
+    int64_t per
+    uint32_t* seen
+    int64_t* last
+    int64_t team
+
+
+# Member 0 of the team consumes, the others produce (round-robin over
+# producers); a team of one (a serial build) produces everything first.
+cdef void _stress_main(void* arg, void* team, int tid, int nt) noexcept nogil:
+    cdef _StressJob* j = <_StressJob*>arg
+    cdef int64_t p
+    seer_fetch_add_i64_relaxed(&j.team, 1)
+    if nt == 1:
+        for p in range(j.producers):
+            _produce(j.sh, j.nodes, p, j.per)
+        _consume(j.sh, j.producers, j.per, j.seen, j.last)
+    elif tid == 0:
+        _consume(j.sh, j.producers, j.per, j.seen, j.last)
+    else:
+        p = tid - 1
+        while p < j.producers:
+            _produce(j.sh, j.nodes, p, j.per)
+            p = p + nt - 1
+
+
 def stress_inbox(int producers=3, int64_t per_producer=200000, int num_threads=0):
     """Push ``per_producer`` tagged nodes from each of ``producers`` producers
     into one inbox while a consumer takes batches concurrently.
 
     Every node carries its producer and a per-producer sequence number; the
     consumer counts deliveries per node and checks each producer's sequence
-    only grows.  ``num_threads`` (default producers + 1) sizes the OpenMP
-    team: thread 0 consumes, the others produce (round-robin over producers).
+    only grows.  ``num_threads`` (default producers + 1) sizes the team
+    (SEER's worker team, as the engine's): thread 0 consumes, the others
+    produce (round-robin over producers).
 
     Returns a dict: ``delivered``, ``lost``, ``duplicated``, ``reordered``,
     ``cas_retries``, ``batches``, ``max_batch``, ``team`` (threads that ran),
@@ -93,9 +129,9 @@ def stress_inbox(int producers=3, int64_t per_producer=200000, int num_threads=0
     cdef int64_t* last = <int64_t*>malloc(producers * sizeof(int64_t))
     cdef StressShared sh
     cdef StressShared* shp = &sh
-    cdef int tid, nt, team = 0
-    cdef int* teamp = &team
-    cdef int64_t p, t0, t1
+    cdef int team = 0, rc
+    cdef _StressJob job
+    cdef int64_t t0, t1
     if nodes == NULL or seen == NULL or last == NULL:
         free(nodes); free(seen); free(last)
         raise MemoryError()
@@ -105,23 +141,20 @@ def stress_inbox(int producers=3, int64_t per_producer=200000, int num_threads=0
     sh.producers_done = 0
     sh.cas_retries = sh.delivered = sh.lost = sh.duplicated = 0
     sh.reordered = sh.batches = sh.max_batch = 0
+    job.sh = shp
+    job.nodes = nodes
+    job.producers = producers
+    job.per = per_producer
+    job.seen = seen
+    job.last = last
+    job.team = 0
     t0 = seer_clock_ns()
-    with nogil, parallel(num_threads=nt_req):
-        tid = threadid()
-        nt = seer_omp_get_num_threads()
-        if tid == 0:
-            teamp[0] = nt
-        if nt == 1:
-            for p in range(producers):
-                _produce(shp, nodes, p, per_producer)
-            _consume(shp, producers, per_producer, seen, last)
-        elif tid == 0:
-            _consume(shp, producers, per_producer, seen, last)
-        else:
-            p = tid - 1
-            while p < producers:
-                _produce(shp, nodes, p, per_producer)
-                p = p + nt - 1
+    with nogil:
+        rc = seer_team_run(nt_req, _stress_main, &job)
+    if rc < 0:
+        free(nodes); free(seen); free(last)
+        raise RuntimeError(f"could not start {nt_req} threads")
+    team = job.team
     t1 = seer_clock_ns()
     for i in range(total):
         if seen[i] == 0:

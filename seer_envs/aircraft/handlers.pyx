@@ -57,12 +57,11 @@ reference (``seer_envs.aircraft.reference``) makes the same draws in the
 same order and the same floating-point operations in the same order.
 """
 
-from cython.parallel cimport prange
 from libc.math cimport sqrt, cos, sin
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from seer_runtime.contract cimport *
-from seer_runtime.loop cimport Scenario
+from seer_runtime.loop cimport Scenario, seer_parallel_for
 
 cdef enum:
     ACTION = 0
@@ -747,12 +746,47 @@ def boundary(AircraftModel m, double now, float[:, ::1] obs, float[::1] rewards,
     cdef int32_t[::1] in_range = m.in_range
     if obs.shape[0] != nu or obs.shape[1] != OBS_SIZE or rewards.shape[0] != nu or terminated.shape[0] != nu:
         raise ValueError("boundary: output arrays have the wrong shape")
+    cdef _BoundaryArgs a
+    a.s = s
+    a.now = now
+    a.obs = &obs[0, 0] if nu > 0 else NULL
+    a.rewards = &rewards[0] if nu > 0 else NULL
+    a.terminated = &terminated[0] if nu > 0 else NULL
+    a.prev_cnt = &prev_cnt[0, 0] if nu > 0 else NULL
+    a.cnt_stride = prev_cnt.shape[1]
+    a.prev_en = &prev_en[0] if nu > 0 else NULL
+    a.in_range = &in_range[0] if nu > 0 else NULL
+    # On the engine's worker team (no OpenMP pool: fork-safe, and its waits
+    # block rather than spin).
     with nogil:
         s.snap_time = now
-        for e in prange(ne, num_threads=num_threads, schedule="static"):
-            _snap_entity(s, e)
+        seer_parallel_for(num_threads, ne, _snap_range, s)
         _bucket(s, 0, nu, s.ucell_start, s.ucell_ids)
         _bucket(s, nu, ne, s.tcell_start, s.tcell_ids)
-        for i in prange(nu, num_threads=num_threads, schedule="static"):
-            _boundary_uav(s, i, now, &obs[i, 0], &rewards[i], &terminated[i], &prev_cnt[i, 0],
-                          &prev_en[i], &in_range[i])
+        seer_parallel_for(num_threads, nu, _uav_range, &a)
+
+
+ctypedef struct _BoundaryArgs:
+    AircraftState* s
+    double now
+    float* obs
+    float* rewards
+    uint8_t* terminated
+    int64_t* prev_cnt
+    int64_t cnt_stride
+    double* prev_en
+    int32_t* in_range
+
+
+cdef void _snap_range(void* arg, int64_t lo, int64_t hi) noexcept nogil:
+    cdef int64_t e
+    for e in range(lo, hi):
+        _snap_entity(<AircraftState*>arg, e)
+
+
+cdef void _uav_range(void* arg, int64_t lo, int64_t hi) noexcept nogil:
+    cdef _BoundaryArgs* a = <_BoundaryArgs*>arg
+    cdef int64_t i
+    for i in range(lo, hi):
+        _boundary_uav(a.s, i, a.now, &a.obs[i * OBS_SIZE], &a.rewards[i], &a.terminated[i],
+                      &a.prev_cnt[i * a.cnt_stride], &a.prev_en[i], &a.in_range[i])

@@ -26,13 +26,12 @@ cell's stream, in the order written here; the pure-Python reference
 (``seer_envs.pcs.reference``) makes the same draws in the same order.
 """
 
-from cython.parallel cimport prange
 from libc.math cimport INFINITY, isinf
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free
 
 from seer_runtime.contract cimport *
-from seer_runtime.loop cimport Scenario, Engine
+from seer_runtime.loop cimport Scenario, Engine, seer_parallel_for
 
 cdef enum:
     NEXTCALL = 0
@@ -323,9 +322,40 @@ def boundary(PcsModel m, float[:, ::1] obs, float[::1] rewards, int64_t[:, ::1] 
     its own state and its neighbours' free channels as they stand at the
     boundary; nothing is reduced across cells, so the result does not depend
     on the thread count."""
-    cdef int64_t c, n = m.s.width * m.s.height
-    cdef double scale = <double>(m.s.portables if m.s.portables > 0 else 1)
+    cdef int64_t n = m.s.width * m.s.height
+    cdef _BoundaryArgs a
+    a.s = &m.s
+    a.prev = &prev[0, 0]
+    a.delta = &delta[0, 0]
+    a.obs = &obs[0, 0]
+    a.rewards = &rewards[0]
+    a.prev_stride = prev.shape[1]
+    a.delta_stride = delta.shape[1]
+    a.obs_stride = obs.shape[1]
+    a.scale = <double>(m.s.portables if m.s.portables > 0 else 1)
+    a.penalty = penalty
+    # On the engine's worker team (no OpenMP pool: fork-safe, and its waits
+    # block rather than spin).
     with nogil:
-        for c in prange(n, num_threads=num_threads, schedule="static"):
-            _boundary_cell(&m.s, <lp_id_t>c, &prev[c, 0], &delta[c, 0], &obs[c, 0],
-                           &rewards[c], scale, penalty)
+        seer_parallel_for(num_threads, n, _boundary_range, &a)
+
+
+ctypedef struct _BoundaryArgs:
+    const PcsState* s
+    int64_t* prev
+    int64_t* delta
+    float* obs
+    float* rewards
+    int64_t prev_stride
+    int64_t delta_stride
+    int64_t obs_stride
+    double scale
+    double penalty
+
+
+cdef void _boundary_range(void* arg, int64_t lo, int64_t hi) noexcept nogil:
+    cdef _BoundaryArgs* a = <_BoundaryArgs*>arg
+    cdef int64_t c
+    for c in range(lo, hi):
+        _boundary_cell(a.s, <lp_id_t>c, &a.prev[c * a.prev_stride], &a.delta[c * a.delta_stride],
+                       &a.obs[c * a.obs_stride], &a.rewards[c], a.scale, a.penalty)

@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A/B of the wait policy: throughput at 1 and 2 threads, with 0, 1 and 3
+busy-loop processes beside it, for two source trees side by side (each
+measurement in a fresh subprocess, trees and thread counts interleaved).
+
+    python benchmarks/waiting_ab.py --tree before=/path/to/old --tree after=. \
+        [--loads 0 1 3] [--repeats 2] [--seconds 1.5]
+
+Prints per load and workload: throughput per tree and thread count, and the
+2-thread / 1-thread ratio of each tree; plus the load average beside it.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+WORKLOADS = {
+    "phold16k": "PHOLD 16384 LPs to t=200 (events/s)",
+    "pcs8": "PCS env 8x8, step_arrays (steps/s)",
+    "pcs32": "PCS env 32x32, step_arrays (steps/s)",
+}
+
+CHILD = r"""
+import sys, time, json
+import numpy as np
+work, threads, seconds = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+if work == "phold16k":
+    from seer_runtime.models import phold
+    model, eng = phold.make(num_lps=16384, num_threads=threads, seed=1)
+    eng.run_until(5.0)
+    t0 = time.perf_counter(); e0 = eng.stats()["events"]; t = 5.0
+    while time.perf_counter() - t0 < seconds and t < 200.0:
+        t += 5.0
+        eng.run_until(t)
+    rate = (eng.stats()["events"] - e0) / (time.perf_counter() - t0)
+else:
+    from seer_envs import pcs_v0
+    side = 8 if work == "pcs8" else 32
+    env = pcs_v0.parallel_env(num_threads=threads, grid_width=side, grid_height=side,
+                              max_cycles=10**9)
+    env.reset_arrays(seed=1)
+    a = np.zeros(side * side, dtype=np.int64)
+    for _ in range(20):
+        env.step_arrays(a)
+    n = 0; t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _ in range(10):
+            env.step_arrays(a)
+        n += 10
+    rate = n / (time.perf_counter() - t0)
+print(json.dumps(rate))
+"""
+
+
+def measure(tree, work, threads, seconds):
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(tree))
+    env.pop("OMP_NUM_THREADS", None)
+    r = subprocess.run([sys.executable, "-c", CHILD, work, str(threads), str(seconds)],
+                       env=env, capture_output=True, text=True, timeout=300)
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr)
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tree", action="append", required=True, help="name=path")
+    ap.add_argument("--loads", type=int, nargs="+", default=[0, 1, 3])
+    ap.add_argument("--work", nargs="+", default=list(WORKLOADS))
+    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--seconds", type=float, default=1.5)
+    args = ap.parse_args()
+    trees = [t.split("=", 1) for t in args.tree]
+    for load in args.loads:
+        busy = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(load)]
+        try:
+            time.sleep(0.5)
+            print(f"== {load} busy process(es); load average {os.getloadavg()[0]:.1f} "
+                  f"on {os.cpu_count()} cpus", flush=True)
+            for work in args.work:
+                res = {}
+                for _ in range(args.repeats):
+                    for name, path in trees:
+                        for th in (1, 2):
+                            res.setdefault((name, th), []).append(
+                                measure(path, work, th, args.seconds))
+                line = [f"  {work:9s}"]
+                for name, _ in trees:
+                    r1 = statistics.median(res[(name, 1)])
+                    r2 = statistics.median(res[(name, 2)])
+                    line.append(f"{name}: 1t {r1:12.1f} 2t {r2:12.1f} 2t/1t {r2 / r1:5.2f}")
+                if len(trees) == 2:
+                    a, b = trees[0][0], trees[1][0]
+                    ratio = statistics.median(res[(b, 2)]) / statistics.median(res[(a, 2)])
+                    line.append(f"2t {b}/{a} {ratio:5.2f}")
+                print(" | ".join(line), flush=True)
+        finally:
+            for p in busy:
+                p.kill()
+                p.wait()
+
+
+if __name__ == "__main__":
+    main()

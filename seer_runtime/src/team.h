@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * SEER's worker team: persistent pthreads, one team per calling OS thread,
+ * and a barrier whose waits spin briefly, then yield, then block.
+ *
+ * Why not OpenMP's team: libgomp's region and barrier waits spin (for
+ * milliseconds by default), so a team larger than the cores it really gets
+ * stalls on every descheduled member; and its thread pool does not survive
+ * fork(), so a forked child that opens a parallel region hangs.  This team
+ * parks its threads on a futex between jobs, adapts its spin budget to the
+ * waits it measures, and is rebuilt in a child after fork.
+ *
+ * One team per calling thread (thread-local): engines driven from separate
+ * Python threads never share workers, and every engine and boundary loop
+ * used from one thread shares one set of workers (no two pools competing
+ * for the cores).  The caller is member 0 of every job.
+ *
+ * Built parallel only where the build enabled OpenMP (_OPENMP: the build's
+ * "parallel" switch, kept so SEER_NO_OPENMP / SEER_FAIL_NO_OPENMP keep their
+ * meaning); otherwise every job runs on the caller alone.
+ */
+#ifndef SEER_TEAM_H
+#define SEER_TEAM_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "atomics.h"
+#include "clock.h"
+
+typedef void (*seer_team_fn)(void *arg, void *team, int tid, int nt);
+
+/* Wait kinds: each thread adapts one spin budget per kind. */
+enum { SEER_WAIT_BARRIER = 0, SEER_WAIT_DOCK = 1, SEER_WAIT_JOIN = 2 };
+
+#if defined(_OPENMP) && (defined(__unix__) || defined(__APPLE__))
+#define SEER_TEAM_PARALLEL 1
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <limits.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
+
+/* Spin budgets (ns): start, floor and per-kind ceiling.  A dock wait (a
+ * worker waiting for the next job) may spin longer: the gap between two
+ * env steps is a few tens of microseconds when Python is quick. */
+#define SEER_SPIN_START_NS 4000
+#define SEER_SPIN_MIN_NS 300
+static const int64_t seer_spin_max_ns[3] = {50000, 200000, 50000};
+/* Two spin checks this far apart mean the spinner itself lost its core:
+ * the machine is oversubscribed, so spinning only steals time. */
+#define SEER_PREEMPT_GAP_NS 40000
+#define SEER_YIELDS 2
+#define SEER_TEAM_MAX 1024
+
+static __thread int64_t seer_spin_budget[3] = {SEER_SPIN_START_NS, SEER_SPIN_START_NS,
+                                               SEER_SPIN_START_NS};
+static __thread int32_t seer_spin_ok[3] = {512, 512, 512};
+
+/* ---- park / wake: futex on Linux, one mutex + condvar per word elsewhere */
+#ifdef __linux__
+typedef struct { uint32_t word; uint32_t sleepers; char pad[56]; } seer_wword;
+static inline void seer_wword_init(seer_wword *w, uint32_t v) { w->word = v; w->sleepers = 0; }
+static inline void seer_wword_destroy(seer_wword *w) { (void)w; }
+static inline void seer_park(seer_wword *w, uint32_t old) {
+    __atomic_fetch_add(&w->sleepers, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&w->word, __ATOMIC_SEQ_CST) == old)
+        syscall(SYS_futex, &w->word, FUTEX_WAIT_PRIVATE, old, NULL, NULL, 0);
+    __atomic_fetch_sub(&w->sleepers, 1, __ATOMIC_RELAXED);
+}
+/* Call after changing w->word with a SEQ_CST operation. */
+static inline void seer_unpark(seer_wword *w) {
+    if (__atomic_load_n(&w->sleepers, __ATOMIC_SEQ_CST) > 0)
+        syscall(SYS_futex, &w->word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+#else
+typedef struct {
+    uint32_t word; uint32_t sleepers;
+    pthread_mutex_t mu; pthread_cond_t cv;
+} seer_wword;
+static inline void seer_wword_init(seer_wword *w, uint32_t v) {
+    w->word = v; w->sleepers = 0;
+    pthread_mutex_init(&w->mu, NULL); pthread_cond_init(&w->cv, NULL);
+}
+static inline void seer_wword_destroy(seer_wword *w) {
+    pthread_mutex_destroy(&w->mu); pthread_cond_destroy(&w->cv);
+}
+static inline void seer_park(seer_wword *w, uint32_t old) {
+    pthread_mutex_lock(&w->mu);
+    __atomic_fetch_add(&w->sleepers, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&w->word, __ATOMIC_SEQ_CST) == old)
+        pthread_cond_wait(&w->cv, &w->mu);
+    __atomic_fetch_sub(&w->sleepers, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&w->mu);
+}
+static inline void seer_unpark(seer_wword *w) {
+    if (__atomic_load_n(&w->sleepers, __ATOMIC_SEQ_CST) > 0) {
+        pthread_mutex_lock(&w->mu);
+        pthread_cond_broadcast(&w->cv);
+        pthread_mutex_unlock(&w->mu);
+    }
+}
+#endif
+
+/* Wait until w->word != old: spin (budget adapted per thread and kind),
+ * then yield, then park.  Returns the new value (acquire). */
+static inline uint32_t seer_wait_change(seer_wword *w, uint32_t old, int kind) {
+    int64_t t0 = seer_clock_ns(), prev = t0, now = t0, wait;
+    int64_t budget = seer_spin_budget[kind], cap = seer_spin_max_ns[kind];
+    int i, preempted = 0, spun = 0;
+    int32_t ok;
+    uint32_t v;
+    for (;;) {
+        for (i = 0; i < 32; i++) {
+            v = __atomic_load_n(&w->word, __ATOMIC_ACQUIRE);
+            if (v != old) { spun = 1; goto done; }
+            seer_cpu_relax();
+        }
+        now = seer_clock_ns();
+        if (now - prev > SEER_PREEMPT_GAP_NS) { preempted = 1; break; }
+        prev = now;
+        if (now - t0 >= budget) break;
+    }
+    if (!preempted) {
+        for (i = 0; i < SEER_YIELDS; i++) {
+            sched_yield();
+            v = __atomic_load_n(&w->word, __ATOMIC_ACQUIRE);
+            if (v != old) goto done;
+        }
+    }
+    seer_park(w, old);
+    v = __atomic_load_n(&w->word, __ATOMIC_ACQUIRE);
+done:
+    now = seer_clock_ns();
+    wait = now - t0;
+    /* Success rate of spinning, in 1/1024 (EWMA over about 16 waits). */
+    ok = seer_spin_ok[kind];
+    ok += ((spun ? 1024 : 0) - ok) / 16;
+    seer_spin_ok[kind] = ok;
+    if (spun || wait < cap) {
+        /* spinning paid off, or a short wait we blocked on: cover such waits */
+        if (budget < 2 * wait) budget = 2 * wait;
+    } else if (preempted || ok < 256) {
+        /* we lost the core while spinning, or spins mostly fail (peers are
+         * descheduled or the work is imbalanced): spin less */
+        budget /= 2;
+    }
+    if (budget > cap) budget = cap;
+    if (budget < SEER_SPIN_MIN_NS) budget = SEER_SPIN_MIN_NS;
+    seer_spin_budget[kind] = budget;
+    return v;
+}
+
+/* ---- the team ------------------------------------------------------------ */
+
+typedef struct {
+    seer_wword go;              /* job counter of this worker (its own line) */
+    seer_team_fn fn;            /* its current job, written before go */
+    void *arg;
+    int nt;
+    int quit;
+    pthread_t thread;
+    void *team;
+    int tid;
+    char pad[64];
+} seer_slot;
+
+typedef struct {
+    seer_wword bar_gen;         /* barrier generation */
+    uint32_t bar_arrived; char pad1[60];
+    seer_wword left;            /* members of the current job still working */
+    int size;                   /* threads including the caller */
+    seer_slot *slots;           /* SEER_TEAM_MAX; slot 0 unused (the caller) */
+    uint64_t fork_gen;          /* seer_fork_gen when the workers were made */
+} seer_team_t;
+
+static uint64_t seer_fork_gen = 0;
+static pthread_key_t seer_team_key;
+static pthread_once_t seer_team_once = PTHREAD_ONCE_INIT;
+static __thread seer_team_t *seer_tls_team = NULL;
+
+static void *seer_worker_main(void *p) {
+    seer_slot *s = (seer_slot *)p;
+    seer_team_t *t = (seer_team_t *)s->team;
+    uint32_t seen = 0, v;
+    for (;;) {
+        v = __atomic_load_n(&s->go.word, __ATOMIC_ACQUIRE);
+        if (v == seen)
+            v = seer_wait_change(&s->go, seen, SEER_WAIT_DOCK);
+        seen = v;
+        if (s->quit)
+            break;
+        s->fn(s->arg, t, s->tid, s->nt);
+        /* acq_rel: the last one's decrement publishes every member's work
+         * to the caller's acquire load in seer_team_run. */
+        if (__atomic_sub_fetch(&t->left.word, 1, __ATOMIC_SEQ_CST) == 0)
+            seer_unpark(&t->left);
+    }
+    return NULL;
+}
+
+static void seer_team_free(seer_team_t *t, int join) {
+    int i;
+    if (t == NULL) return;
+    for (i = 1; i < t->size; i++) {
+        seer_slot *s = &t->slots[i];
+        if (join) {
+            s->quit = 1;
+            __atomic_add_fetch(&s->go.word, 1, __ATOMIC_SEQ_CST);
+            seer_unpark(&s->go);
+            pthread_join(s->thread, NULL);
+            seer_wword_destroy(&s->go);
+        }
+    }
+    if (join) {
+        seer_wword_destroy(&t->bar_gen);
+        seer_wword_destroy(&t->left);
+    }
+    free(t->slots);
+    free(t);
+}
+
+/* Thread exit: join this thread's workers. */
+static void seer_team_key_dtor(void *p) { seer_team_free((seer_team_t *)p, 1); }
+
+/* In a forked child only the forking thread exists: its team's workers are
+ * gone, so the next job builds a new team (the old one is dropped). */
+static void seer_atfork_child(void) { seer_fork_gen++; }
+
+static void seer_team_global_init(void) {
+    pthread_key_create(&seer_team_key, seer_team_key_dtor);
+    pthread_atfork(NULL, NULL, seer_atfork_child);
+}
+
+/* Grow the calling thread's team to at least nt threads; NULL on failure. */
+static seer_team_t *seer_team_get(int nt) {
+    seer_team_t *t;
+    sigset_t all, old;
+    int i, rc;
+    pthread_once(&seer_team_once, seer_team_global_init);
+    t = seer_tls_team;
+    if (t != NULL && t->fork_gen != seer_fork_gen) {
+        /* After fork: the workers do not exist; free the memory only. */
+        seer_team_free(t, 0);
+        t = seer_tls_team = NULL;
+        pthread_setspecific(seer_team_key, NULL);
+    }
+    if (t == NULL) {
+        t = (seer_team_t *)calloc(1, sizeof(seer_team_t));
+        if (t == NULL) return NULL;
+        seer_wword_init(&t->bar_gen, 0);
+        seer_wword_init(&t->left, 0);
+        /* Slots never move: workers keep pointers to theirs. */
+        t->slots = (seer_slot *)calloc(SEER_TEAM_MAX, sizeof(seer_slot));
+        if (t->slots == NULL) { free(t); return NULL; }
+        t->size = 1;
+        t->fork_gen = seer_fork_gen;
+        seer_tls_team = t;
+        pthread_setspecific(seer_team_key, t);
+    }
+    if (nt <= t->size) return t;
+    if (nt > SEER_TEAM_MAX) return NULL;
+    /* Workers take no signals: Ctrl-C goes to the Python thread. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    for (i = t->size; i < nt; i++) {
+        seer_slot *s = &t->slots[i];
+        memset(s, 0, sizeof(*s));
+        seer_wword_init(&s->go, 0);
+        s->team = t;
+        s->tid = i;
+        rc = pthread_create(&s->thread, NULL, seer_worker_main, s);
+        if (rc != 0) break;
+        t->size = i + 1;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return t->size >= nt ? t : NULL;
+}
+
+/* Run fn(arg, team, tid, nt) on nt threads (the caller is tid 0) and return
+ * when all are done.  Returns nt, or -1 when the threads cannot be made. */
+static int seer_team_run(int nt, seer_team_fn fn, void *arg) {
+    seer_team_t *t;
+    uint32_t v;
+    int i;
+    if (nt <= 1) {
+        fn(arg, NULL, 0, 1);
+        return 1;
+    }
+    t = seer_team_get(nt);
+    if (t == NULL) return -1;
+    __atomic_store_n(&t->left.word, (uint32_t)(nt - 1), __ATOMIC_RELAXED);
+    for (i = 1; i < nt; i++) {
+        seer_slot *s = &t->slots[i];
+        s->fn = fn;
+        s->arg = arg;
+        s->nt = nt;
+        /* seq_cst: publishes the job, and orders with the worker's sleepers
+         * count (see seer_park). */
+        __atomic_add_fetch(&s->go.word, 1, __ATOMIC_SEQ_CST);
+        seer_unpark(&s->go);
+    }
+    fn(arg, t, 0, nt);
+    while ((v = __atomic_load_n(&t->left.word, __ATOMIC_ACQUIRE)) != 0)
+        seer_wait_change(&t->left, v, SEER_WAIT_JOIN);
+    return nt;
+}
+
+/* Barrier of the current job's nt members. */
+static inline void seer_team_barrier(void *team, int nt) {
+    seer_team_t *t = (seer_team_t *)team;
+    uint32_t g;
+    if (t == NULL || nt <= 1) return;
+    g = __atomic_load_n(&t->bar_gen.word, __ATOMIC_ACQUIRE);
+    if (__atomic_add_fetch(&t->bar_arrived, 1, __ATOMIC_ACQ_REL) == (uint32_t)nt) {
+        __atomic_store_n(&t->bar_arrived, 0, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&t->bar_gen.word, 1, __ATOMIC_SEQ_CST);
+        seer_unpark(&t->bar_gen);
+        return;
+    }
+    while (__atomic_load_n(&t->bar_gen.word, __ATOMIC_ACQUIRE) == g)
+        seer_wait_change(&t->bar_gen, g, SEER_WAIT_BARRIER);
+}
+
+static inline int seer_team_parallel(void) { return 1; }
+
+#else  /* serial build: every job runs on the caller */
+
+static inline int seer_team_run(int nt, seer_team_fn fn, void *arg) {
+    (void)nt;
+    fn(arg, NULL, 0, 1);
+    return 1;
+}
+static inline void seer_team_barrier(void *team, int nt) { (void)team; (void)nt; }
+static inline int seer_team_parallel(void) { return 0; }
+
+#endif
+
+#endif

@@ -1,0 +1,180 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""SEER's worker team: serial equivalence with a worker made to sleep inside
+a window and across team-size switches, fork safety, and one engine per
+Python thread at a time (issue 11 item 1 tests, issue 16 items 6 and 7)."""
+
+import multiprocessing as mp
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import seer_runtime
+from seer_runtime.models import phold
+
+PARAMS = dict(num_lps=512, remote_fraction=0.5, lookahead=0.5, mean_delay=1.0, start_events=2)
+parallel_only = pytest.mark.skipif(not seer_runtime.openmp_enabled(), reason="serial build")
+
+
+def _digest(threads, end=20.0, seed=7, sleep=None, **params):
+    p = dict(PARAMS, **params)
+    _, eng = phold.make(num_threads=threads, seed=seed, **p)
+    if sleep is not None:
+        eng._set_test_sleep(*sleep)
+    eng.run_until(end)
+    return eng.state_digest(), eng.stats()["events"]
+
+
+def test_worker_sleeping_inside_a_window_gives_the_serial_digest():
+    ref = _digest(1)
+    # Each member in turn sleeps 1 ms in every round, after its exec and
+    # before the barrier: the others wait for it (block), then go on.
+    for threads, tid in [(2, 1), (2, 0), (3, 2)]:
+        assert _digest(threads, sleep=(tid, 0.001), end=6.0) == _digest(1, end=6.0)
+    assert _digest(2, sleep=(1, 0.0002)) == ref
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_team_size_switch_mid_run_in_both_directions(seed):
+    ref_model, ref = phold.make(num_threads=1, seed=seed, **PARAMS)
+    _, eng = phold.make(num_threads=1, seed=seed, **PARAMS)
+    t = 0.0
+    for threads in [1, 2, 4, 1, 3, 2, 1]:
+        eng.num_threads = threads
+        t += 3.0
+        eng.run_until(t)
+        ref.run_until(t)
+        assert eng.state_digest() == ref.state_digest(), f"after a run at {threads} threads"
+    assert eng.stats()["events"] == ref.stats()["events"]
+    assert eng.stats()["rounds"] == ref.stats()["rounds"]
+    assert eng.stats()["ready_per_round"] == ref.stats()["ready_per_round"]
+
+
+def test_inject_at_every_team_size_matches_serial():
+    digests = []
+    for threads in [1, 2, 3, 4]:
+        _, eng = phold.make(num_threads=threads, seed=5, **PARAMS)
+        for k in range(5):
+            eng.inject(float(k), 0, 10 * k, 500 - k)
+            eng.run_until(k + 1.0)
+        digests.append(eng.state_digest())
+    assert len(set(digests)) == 1
+
+
+# --- fork (issue 16.6) -----------------------------------------------------------
+
+def _child_phold(q):
+    try:
+        q.put(("ok", _digest(2)))
+    except BaseException as e:  # report, never hang the parent
+        q.put(("error", repr(e)))
+
+
+def _child_pcs(q):
+    try:
+        from seer_envs import pcs_v0
+        env = pcs_v0.parallel_env(num_threads=2, grid_width=6, grid_height=5, max_cycles=40)
+        env.reset_arrays(seed=4)
+        acts = np.zeros(30, dtype=np.int64)
+        out = None
+        for _ in range(20):
+            out = env.step_arrays(acts)
+        q.put(("ok", (out[0].tobytes(), out[1].tobytes())))
+    except BaseException as e:
+        q.put(("error", repr(e)))
+
+
+def _run_forked(target, timeout=60):
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=target, args=(q,))
+    p.start()
+    p.join(timeout)
+    if p.is_alive():
+        p.kill()
+        p.join()
+        pytest.fail("the forked child hung")
+    assert p.exitcode == 0
+    status, value = q.get(timeout=5)
+    assert status == "ok", value
+    return value
+
+
+@parallel_only
+def test_forked_child_steps_an_engine_with_two_threads():
+    ref = _digest(1)
+    # The parent's team exists (and its workers are parked) when it forks.
+    assert _digest(2) == ref
+    assert _run_forked(_child_phold) == ref
+    # The parent's own team still works after the fork.
+    assert _digest(2) == ref
+
+
+@parallel_only
+def test_forked_child_steps_an_env_with_two_threads():
+    from seer_envs import pcs_v0
+
+    def run(threads):
+        env = pcs_v0.parallel_env(num_threads=threads, grid_width=6, grid_height=5, max_cycles=40)
+        env.reset_arrays(seed=4)
+        acts = np.zeros(30, dtype=np.int64)
+        for _ in range(20):
+            out = env.step_arrays(acts)
+        return out[0].tobytes(), out[1].tobytes()
+
+    ref = run(1)
+    assert run(2) == ref      # the boundary loops ran on the team in the parent
+    assert _run_forked(_child_pcs) == ref
+
+
+# --- one caller at a time (issue 16.7) -----------------------------------------
+
+def test_second_thread_using_a_running_engine_gets_runtime_error():
+    _, eng = phold.make(num_threads=2, seed=9, **PARAMS)
+    # Slow the run down (1 ms per round) so the first call is surely in progress.
+    eng._set_test_sleep(1 if seer_runtime.openmp_enabled() else 0, 0.001)
+    done = threading.Event()
+    errors = []
+
+    def long_run():
+        try:
+            eng.run_until(200.0)
+        except BaseException as e:
+            errors.append(e)
+        done.set()
+
+    th = threading.Thread(target=long_run)
+    th.start()
+    try:
+        time.sleep(0.2)
+        assert not done.is_set(), "the run ended too soon for the test"
+        for call in (lambda: eng.run_until(300.0), lambda: eng.inject(250.0, 0),
+                     lambda: eng.init(), lambda: setattr(eng, "num_threads", 3),
+                     lambda: eng.state_digest(), lambda: eng.pending()):
+            with pytest.raises(RuntimeError, match="in use by another thread"):
+                call()
+    finally:
+        th.join(120)
+    assert not th.is_alive() and not errors
+    # the engine is intact: the run finished as a serial one does
+    eng._set_test_sleep(0, 0)
+    _, ref = phold.make(num_threads=1, seed=9, **PARAMS)
+    ref.run_until(200.0)
+    assert eng.state_digest() == ref.state_digest()
+    eng.run_until(210.0)      # and usable again from this thread
+
+
+def test_separate_engines_in_concurrent_threads():
+    ref = _digest(1, end=30.0)
+    results = [None] * 4
+
+    def work(i):
+        results[i] = _digest(2, end=30.0)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(120)
+    assert results == [ref] * 4
