@@ -1,0 +1,401 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Many copies of one SEER env in one engine: :func:`vector_env`.
+
+>>> import seer_envs
+>>> venv = seer_envs.vector_env("pcs_v0", 64, grid_width=8, grid_height=8)
+>>> obs, infos = venv.reset(seed=0)              # (64, 64, 11): copies x agents x obs
+>>> obs, rew, term, trunc, infos = venv.step(np.zeros((64, 64), np.int64))
+
+Why one engine: a small env (PCS 8x8) has too little parallel work in one
+step for a second thread, and a Python loop over copies (SuperSuit) pays the
+per-step overhead once per copy.  Here every copy's entities live in one
+event loop, so one ``run_until`` per step advances all copies and the
+threads share the work of all of them.
+
+**Layout.** Copy ``c``'s LP ``j`` is LP ``c * n + j`` of the engine (``n``
+LPs per copy); the model keeps copies apart (an event never crosses copies).
+Batched arrays are shaped ``(num_envs, num_agents, ...)``, agents in the
+single env's ``possible_agents`` order.
+
+**Bit-identity.** Copy ``c`` gives exactly what a single env gives: its LP
+``j`` draws from the stream ``(seed_c, j)`` (``Engine.set_stream_keys``),
+its events keep their order (keys ``(time, src, seq)`` are monotone under
+the LP offset, and injected events keep their relative order), and it runs
+at its own step times: when copies are at different step counts (after an
+auto-reset) the engine runs them one group of equal step count at a time,
+each at its own times with the other copies frozen
+(``Engine.freeze_all_but``, ``Engine.rewind``), so a copy restarted
+mid-run still starts at simulated time 0.  Any ``num_threads`` gives the same results.
+
+**Seeds.** ``reset(seed=s)`` seeds copy ``c`` as a single env's
+``reset(seed=s + c)`` (Gymnasium's convention); each copy then draws its
+later episode seeds from its own generator, as a single env's ``reset()``
+without a seed does.  So copy ``c``'s episodes equal a single env reset with
+``seed=s + c`` and then reset without a seed at each episode end.
+
+**Auto-reset: Gymnasium's ``SAME_STEP`` mode.**  When a copy's episode ends
+(all its agents terminated or truncated), the same ``step`` restarts it: the
+returned observation row is the new episode's first observation, rewards,
+terminations and truncations are the finished step's, and ``infos`` holds
+``"final_obs"`` (the full observation array of the step, rows of copies that
+did not end are their ordinary observations) with the mask
+``"_final_obs"`` (num_envs,), and ``"episode"``: ``{"r": returns
+(num_envs, num_agents), "l": lengths (num_envs, num_agents)}`` with mask
+``"_episode"``.  ``infos`` is ``{}`` on steps where no copy ended.
+
+**Threads.** ``num_threads="auto"`` asks STPA once for the whole batch (its
+preflight runs the vector env itself, cached per configuration and
+hardware); an int is used as given.
+
+Supported scenarios: ``pcs_v0``.  (Aircraft needs per-copy arenas in its
+boundary grid and per-copy snapshot times; not done yet.)
+"""
+
+import dataclasses
+import numbers
+
+import numpy as np
+
+from seer_runtime._threads import check_num_threads, resolve_threads
+
+__all__ = ["vector_env", "SeerVectorEnv", "SUPPORTED"]
+
+
+class _PcsCopies:
+    """PCS's part of the vector env: the model with ``num_copies``, action
+    writes, the boundary over a range of copies, restarting a copy's state."""
+
+    def __init__(self, cfg, num_copies):
+        from seer_envs.pcs.handlers import ACTION_KIND, COUNTERS, OBS_SIZE_PY, PcsModel
+        from gymnasium import spaces
+        self.cfg = cfg
+        self.model = PcsModel(cfg, num_copies)
+        self.lps_per_copy = cfg.num_cells
+        self.agents_per_copy = cfg.num_cells
+        self.agent_offset = 0                 # agents are LPs [c*n + offset, c*n + offset + agents)
+        self.action_kind = ACTION_KIND
+        self.action_spec = ("discrete", cfg.num_guard_actions)
+        self.possible_agents = [f"cell_{x}_{y}" for y in range(cfg.grid_height)
+                                for x in range(cfg.grid_width)]
+        self.observation_space = spaces.Box(0.0, np.inf, (OBS_SIZE_PY,), np.float32)
+        self.action_space = spaces.Discrete(cfg.num_guard_actions)
+        total = cfg.num_cells * num_copies
+        self.obs = np.zeros((total, OBS_SIZE_PY), np.float32)
+        self.rew = np.zeros(total, np.float32)
+        self.prev = np.zeros((total, len(COUNTERS)), np.int64)
+        self.delta = np.zeros((total, len(COUNTERS)), np.int64)
+        self.term = np.zeros(total, bool)     # PCS never terminates
+
+    def write_actions(self, a):
+        self.model.actions[:] = a.reshape(-1)
+
+    def restart_state(self, c0, c1):
+        lo, hi = c0 * self.lps_per_copy, c1 * self.lps_per_copy
+        self.model.reset_cells(lo, hi)
+        self.prev[lo:hi] = 0
+
+    def boundary(self, c0, c1, times, num_threads):
+        """Boundary of copies [c0, c1) (``times``: each copy's step-end time,
+        unused by PCS); returns the terminated flags (all copies)."""
+        from seer_envs.pcs.handlers import boundary
+        n = self.lps_per_copy
+        boundary(self.model, self.obs, self.rew, self.prev, self.delta,
+                 self.cfg.handoff_penalty, num_threads, c0 * n, c1 * n)
+        return self.term
+
+
+_ADAPTERS = {"pcs_v0": _PcsCopies}
+#: Scenario ids :func:`vector_env` supports.
+SUPPORTED = tuple(_ADAPTERS)
+
+
+def vector_env(env_id, num_envs, num_threads="auto", **params):
+    """``num_envs`` copies of the registered env ``env_id`` in one engine
+    (see :class:`SeerVectorEnv`); ``params`` are the env's config fields
+    (``max_cycles`` may also be a sequence of ``num_envs`` ints, one per
+    copy)."""
+    return SeerVectorEnv(env_id, num_envs, num_threads=num_threads, **params)
+
+
+class SeerVectorEnv:
+    """``num_envs`` copies of one SEER env stepped together in one engine
+    (module docstring: layout, bit-identity, seeds, auto-reset, threads).
+
+    ``reset(seed=None)`` -> ``(obs, infos)``;
+    ``step(actions)`` -> ``(obs, rewards, terminations, truncations, infos)``
+    with ``obs`` ``(num_envs, num_agents, obs_dim)`` float32, ``rewards``
+    ``(num_envs, num_agents)`` float32 and the flags ``(num_envs,
+    num_agents)`` bool; all fresh arrays.  ``actions`` is ``(num_envs,
+    num_agents)`` ints for a Discrete action space (``(num_envs, num_agents)
+    + shape`` for a Box).  Agents that finished inside a running episode
+    keep their rows (checked, ignored, reported terminated), as in the
+    single env's ``step_arrays``.
+    """
+
+    metadata = {"autoreset_mode": "SAME_STEP"}
+
+    def __init__(self, env_id, num_envs, num_threads="auto", **params):
+        from seer_envs import get
+        if env_id not in _ADAPTERS:
+            raise ValueError(f"vector_env supports {', '.join(SUPPORTED)}; got {env_id!r}")
+        if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
+            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        num_envs = int(num_envs)
+        check_num_threads(num_threads)
+        self.env_id = env_id
+        self.num_envs = num_envs
+        self._spec = get(env_id)
+        mc = params.get("max_cycles")
+        per_copy_mc = mc is not None and not isinstance(mc, numbers.Integral) and np.ndim(mc) == 1
+        if per_copy_mc:
+            mcs = list(mc)
+            if len(mcs) != num_envs:
+                raise ValueError(f"max_cycles must be an int or {num_envs} ints (one per copy), "
+                                 f"got {len(mcs)} values")
+            for v in mcs:   # each checked by the config's own bounds
+                self._spec.build_config(dict(params, max_cycles=v))
+            params = dict(params, max_cycles=max(mcs))
+        self.config = self._spec.build_config(params)
+        self._params = dataclasses.asdict(self.config)
+        self.max_cycles = (np.array(mcs, np.int64) if per_copy_mc
+                           else np.full(num_envs, self.config.max_cycles, np.int64))
+        self._num_threads_setting = num_threads
+        self.num_threads = None
+        self.thread_choice = None
+        self._copies = _ADAPTERS[env_id](self.config, num_envs)
+        cp = self._copies
+        self.possible_agents = list(cp.possible_agents)
+        self.num_agents = cp.agents_per_copy
+        self.single_observation_space = cp.observation_space
+        self.single_action_space = cp.action_space
+        n, A = cp.lps_per_copy, cp.agents_per_copy
+        rows = (np.arange(num_envs)[:, None] * n + cp.agent_offset + np.arange(A)[None, :]).reshape(-1)
+        self._agent_rows = rows if cp.agent_offset or A != n else None   # None: every LP is an agent
+        self._engine = None
+        self._seed_rngs = [np.random.default_rng() for _ in range(num_envs)]
+        self.seeds_used = np.zeros(num_envs, np.uint64)
+        self._cycle = np.zeros(num_envs, np.int64)
+        self._done = np.zeros((num_envs, A), bool)
+        self._ep_return = np.zeros((num_envs, A), np.float64)
+        self._ep_length = np.zeros((num_envs, A), np.int64)
+        self._closed = False
+        self._broken = None
+
+    # --- threads -------------------------------------------------------------
+
+    def _stpa_key(self):
+        return [self.env_id, "vector", self.num_envs, self._params,
+                self.max_cycles.tolist()]
+
+    def _choose_threads(self):
+        if self.num_threads is not None:
+            return self.num_threads
+        setting = self._num_threads_setting
+
+        def choose():
+            import stpa      # ImportError -> the hard caps
+            kw = dict(self._params, max_cycles=self.max_cycles.tolist())
+            return stpa.choose(self._stpa_key(), lambda t, s: vector_run(self.env_id, self.num_envs, t, s, kw))
+        self.num_threads, self.thread_choice = resolve_threads(setting, choose)
+        return self.num_threads
+
+    # --- API -------------------------------------------------------------------
+
+    @property
+    def engine(self):
+        """The engine holding every copy (statistics, pending events)."""
+        return self._engine
+
+    @property
+    def model(self):
+        """The scenario model holding every copy (NumPy views of its state)."""
+        return self._copies.model
+
+    @property
+    def cycles(self):
+        """Steps taken in each copy's current episode."""
+        return self._cycle.copy()
+
+    def reset(self, seed=None, options=None):
+        """Start a fresh episode in every copy; ``seed`` (int >= 0) seeds copy
+        ``c`` with ``seed + c``.  Returns ``(obs, {})``."""
+        from seer_runtime import Engine
+        self._check_open()
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"reset options must be a dict or None, got {type(options).__name__}")
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+                raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
+            self._seed_rngs = [np.random.default_rng(int(seed) + c) for c in range(self.num_envs)]
+        self._broken = "the reset"
+        threads = self._choose_threads()
+        cp = self._copies
+        n = cp.lps_per_copy
+        cp.restart_state(0, self.num_envs)
+        eng = Engine(cp.model, num_threads=threads, seed=0)
+        for c in range(self.num_envs):
+            s = int(self._seed_rngs[c].integers(0, 2**63))
+            self.seeds_used[c] = s
+            eng.set_stream_keys(c * n, (c + 1) * n, s)
+        eng.init(0.0)
+        self._engine = eng
+        self._cycle[:] = 0
+        self._done[:] = False
+        self._ep_return[:] = 0.0
+        self._ep_length[:] = 0
+        cp.boundary(0, self.num_envs, np.zeros(self.num_envs), threads)
+        self._broken = None
+        return self._agent_view(cp.obs).copy(), {}
+
+    def step(self, actions):
+        """One step of every copy (see the class docstring)."""
+        self._check_steppable()
+        a = self._check_actions(actions)
+        cp, eng, dt = self._copies, self._engine, self.config.dt
+        n, A, E = cp.lps_per_copy, cp.agents_per_copy, self.num_envs
+        self._broken = "a step"
+        cp.write_actions(a)
+        # Copies at equal step counts run together; groups in increasing
+        # order of step count, each at its own times.
+        cycles = self._cycle
+        groups = np.unique(cycles)
+        if len(groups) == 1:
+            k = int(groups[0])
+            if k * dt < eng.now:
+                eng.rewind(k * dt)
+            eng.inject_blocks(k * dt, cp.action_kind, np.arange(E) * n + cp.agent_offset, A)
+            eng.run_until((k + 1) * dt)
+        else:
+            # A run to (k + 1) * dt would also run the events of copies that
+            # are behind: the other copies are frozen while a group runs.
+            for k in groups.tolist():
+                members = np.flatnonzero(cycles == k)
+                eng.freeze_all_but(members * n, n)
+                try:
+                    if k * dt < eng.now:
+                        eng.rewind(k * dt)
+                    eng.inject_blocks(k * dt, cp.action_kind, members * n + cp.agent_offset, A)
+                    eng.run_until((k + 1) * dt)
+                finally:
+                    eng.thaw()
+        self._cycle += 1
+        term_all = cp.boundary(0, E, self._cycle * dt, self.num_threads)
+        term = self._agent_view(term_all).copy()
+        rew = self._agent_view(cp.rew).copy()
+        obs = self._agent_view(cp.obs).copy()
+        live = ~self._done
+        np.add(self._ep_return, rew, out=self._ep_return, where=live)
+        self._ep_length += live
+        trunc = (self._cycle >= self.max_cycles)[:, None] & ~term
+        done = term | trunc
+        ended = trunc.any(axis=1) | done.all(axis=1)
+        self._done = done
+        infos = {}
+        if ended.any():
+            infos = self._autoreset(ended, obs)
+        self._broken = None
+        return obs, rew, term, trunc, infos
+
+    def close(self):
+        """Release the engine; later calls raise RuntimeError."""
+        self._engine = None
+        self._closed = True
+
+    # --- internals -------------------------------------------------------------
+
+    def _autoreset(self, ended, obs):
+        cp, eng, n = self._copies, self._engine, self._copies.lps_per_copy
+        idx = np.flatnonzero(ended)
+        infos = {"final_obs": obs.copy(), "_final_obs": ended.copy(),
+                 "episode": {"r": self._ep_return.copy(), "l": self._ep_length.copy()},
+                 "_episode": ended.copy()}
+        # Restart runs of adjacent copies as one range each.
+        for lo, hi in _runs(idx):
+            cp.restart_state(lo, hi)
+            for c in range(lo, hi):
+                s = int(self._seed_rngs[c].integers(0, 2**63))
+                self.seeds_used[c] = s
+                eng.set_stream_keys(c * n, (c + 1) * n, s)
+            eng.reset_lps(lo * n, hi * n, 0.0)
+            self._cycle[lo:hi] = 0
+            self._done[lo:hi] = False
+            self._ep_return[lo:hi] = 0.0
+            self._ep_length[lo:hi] = 0
+            cp.boundary(lo, hi, np.zeros(self.num_envs), self.num_threads)
+        obs[idx] = self._agent_view(cp.obs)[idx]
+        return infos
+
+    def _agent_view(self, arr):
+        """(num_envs, num_agents, ...) view (or gather) of a per-LP array."""
+        if self._agent_rows is None:
+            return arr.reshape((self.num_envs, self.num_agents) + arr.shape[1:])
+        return arr[self._agent_rows].reshape((self.num_envs, self.num_agents) + arr.shape[1:])
+
+    def _check_actions(self, actions):
+        spec, E, A = self._copies.action_spec, self.num_envs, self.num_agents
+        a = np.asarray(actions)
+        if spec[0] == "discrete":
+            if a.shape != (E, A):
+                raise ValueError(f"actions must have shape ({E}, {A}) (copies, agents), got {a.shape}")
+            if a.dtype.kind not in "iu":
+                raise ValueError(f"actions must be an integer array, got dtype {a.dtype}")
+            bad = (a < 0) | (a >= spec[1])
+            if bad.any():
+                c, i = (int(v) for v in np.argwhere(bad)[0])
+                raise ValueError(f"action for copy {c}, agent {self.possible_agents[i]!r} must be in "
+                                 f"[0, {spec[1] - 1}], got {a[c, i]}")
+            return a
+        shape, low, high = spec[1:]
+        if a.shape != (E, A) + tuple(shape):
+            raise ValueError(f"actions must have shape {(E, A) + tuple(shape)} (copies, agents, ...), "
+                             f"got {a.shape}")
+        if a.dtype.kind not in "fiu":
+            raise ValueError(f"actions must be a real-valued (float) array, got dtype {a.dtype}")
+        if ((a >= low) & (a <= high)).all():
+            return a
+        rows = a.reshape(E, A, -1).astype(np.float64)
+        bad = ~np.isfinite(rows).all(axis=2)
+        what = "is not finite (NaN or inf)"
+        if not bad.any():
+            bad = ((rows < low) | (rows > high)).any(axis=2)
+            what = f"must be in [{low}, {high}]"
+        c, i = (int(v) for v in np.argwhere(bad)[0])
+        raise ValueError(f"action for copy {c}, agent {self.possible_agents[i]!r} {what}, "
+                         f"got {rows[c, i].tolist()}")
+
+    def _check_open(self):
+        if self._closed:
+            raise RuntimeError("this vector env was closed; create a new one")
+
+    def _check_steppable(self):
+        self._check_open()
+        if self._broken is not None:
+            raise RuntimeError(f"{self._broken} was interrupted (KeyboardInterrupt or an error inside "
+                               "the engine), so the copies' state is incomplete; call reset()")
+        if self._engine is None:
+            raise RuntimeError("call reset() first")
+
+
+def _runs(idx):
+    """Sorted indices -> [(lo, hi)) runs of consecutive values."""
+    out = []
+    for i in idx.tolist():
+        if out and out[-1][1] == i:
+            out[-1][1] = i + 1
+        else:
+            out.append([i, i + 1])
+    return [tuple(r) for r in out]
+
+
+def vector_run(env_id, num_envs, num_threads, seed, params):
+    """A :class:`seer_runtime.Run` of a vector env (STPA's preflight and the
+    benchmarks): each unit is one step of every copy with zero actions."""
+    from seer_runtime import Run
+    venv = SeerVectorEnv(env_id, num_envs, num_threads=num_threads, **params)
+    venv.reset(seed=seed)
+    shape = (num_envs, venv.num_agents) + tuple(venv.single_action_space.shape or ())
+    acts = np.zeros(shape, venv.single_action_space.dtype)
+
+    def step():
+        venv.step(acts)
+    return Run(step, lambda: venv.engine, venv.engine.num_lps, num_envs * venv.num_agents, owner=venv)
