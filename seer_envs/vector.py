@@ -58,7 +58,7 @@ import numpy as np
 
 from seer_runtime._threads import check_num_threads, resolve_threads
 
-__all__ = ["vector_env", "SeerVectorEnv", "SUPPORTED"]
+__all__ = ["vector_env", "agent_vector_env", "SeerVectorEnv", "SeerAgentVectorEnv", "SUPPORTED"]
 
 
 class _PcsCopies:
@@ -399,3 +399,75 @@ def vector_run(env_id, num_envs, num_threads, seed, params):
     def step():
         venv.step(acts)
     return Run(step, lambda: venv.engine, venv.engine.num_lps, num_envs * venv.num_agents, owner=venv)
+
+
+def agent_vector_env(env_id, num_envs, num_threads="auto", **params):
+    """A Gymnasium ``VectorEnv`` over every (copy, agent) pair of
+    ``num_envs`` copies of ``env_id`` (see :class:`SeerAgentVectorEnv`)."""
+    return SeerAgentVectorEnv(vector_env(env_id, num_envs, num_threads=num_threads, **params))
+
+
+try:
+    import gymnasium as _gym
+    from gymnasium.vector import AutoresetMode as _AutoresetMode
+    from gymnasium.vector.utils import batch_space as _batch_space
+    _VectorEnvBase = _gym.vector.VectorEnv
+except ImportError:       # pragma: no cover - gymnasium is a dependency of pettingzoo
+    _VectorEnvBase = object
+    _AutoresetMode = None
+
+
+class SeerAgentVectorEnv(_VectorEnvBase):
+    """Gymnasium ``VectorEnv`` for one policy shared by every agent: each
+    (copy, agent) pair is one sub-env, so ``num_envs = copies x agents``,
+    observations are ``(num_envs, obs_dim)`` (copy-major: copy ``c``'s agent
+    ``i`` is row ``c * agents + i``) and actions ``(num_envs,)`` (or
+    ``(num_envs,) + shape`` for a Box).
+
+    Autoreset mode ``SAME_STEP`` (``metadata["autoreset_mode"]``): when a
+    copy's episode ends, every row of that copy gets the new episode's first
+    observation in the same step; ``infos["final_obs"]`` (``(num_envs,
+    obs_dim)``, mask ``infos["_final_obs"]``) has the final ones and
+    ``infos["episode"]`` ``{"r", "l"}`` (mask ``"_episode"``) each row's
+    return and length.  A bad action names its copy and agent.
+
+    ``vec`` is the underlying :class:`SeerVectorEnv` (engine, model,
+    statistics).
+    """
+
+    def __init__(self, vec):
+        self.vec = vec
+        self.copies, self.agents_per_copy = vec.num_envs, vec.num_agents
+        self.num_envs = vec.num_envs * vec.num_agents
+        self.single_observation_space = vec.single_observation_space
+        self.single_action_space = vec.single_action_space
+        self.observation_space = _batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = _batch_space(self.single_action_space, self.num_envs)
+        self.metadata = {"autoreset_mode": _AutoresetMode.SAME_STEP}
+        self.render_mode = None
+        self.closed = False
+
+    def reset(self, *, seed=None, options=None):
+        """``seed`` (an int) seeds copy ``c`` with ``seed + c``; returns ``(obs, {})``."""
+        if isinstance(seed, (list, tuple)):
+            raise ValueError("seed must be an int or None (copy c gets seed + c), not a list")
+        obs, _ = self.vec.reset(seed=seed, options=options)
+        return obs.reshape(self.num_envs, -1), {}
+
+    def step(self, actions):
+        a = np.asarray(actions)
+        a = a.reshape((self.copies, self.agents_per_copy) + a.shape[1:]) if a.ndim >= 1 \
+            and a.shape[0] == self.num_envs else a
+        obs, rew, term, trunc, info = self.vec.step(a)
+        N = self.num_envs
+        infos = {}
+        if info:
+            rep = np.repeat(info["_final_obs"], self.agents_per_copy)
+            infos = {"final_obs": info["final_obs"].reshape(N, -1), "_final_obs": rep,
+                     "episode": {"r": info["episode"]["r"].reshape(N),
+                                 "l": info["episode"]["l"].reshape(N)},
+                     "_episode": rep.copy()}
+        return obs.reshape(N, -1), rew.reshape(N), term.reshape(N), trunc.reshape(N), infos
+
+    def close_extras(self, **kwargs):
+        self.vec.close()
