@@ -161,6 +161,7 @@ class SeerVectorEnv:
                            else np.full(num_envs, self.config.max_cycles, np.int64))
         self._num_threads_setting = num_threads
         self.num_threads = None
+        self._chosen = None
         self.thread_choice = None
         self._copies = _ADAPTERS[env_id](self.config, num_envs)
         cp = self._copies
@@ -188,7 +189,10 @@ class SeerVectorEnv:
                 self.max_cycles.tolist()]
 
     def _choose_threads(self):
-        if self.num_threads is not None:
+        """Resolve ``num_threads`` once (STPA for "auto"); every reset
+        starts from that choice again."""
+        if self._chosen is not None:
+            self.num_threads, self.thread_choice = self._chosen
             return self.num_threads
         setting = self._num_threads_setting
 
@@ -197,6 +201,7 @@ class SeerVectorEnv:
             kw = dict(self._params, max_cycles=self.max_cycles.tolist())
             return stpa.choose(self._stpa_key(), lambda t, s: vector_run(self.env_id, self.num_envs, t, s, kw))
         self.num_threads, self.thread_choice = resolve_threads(setting, choose)
+        self._chosen = (self.num_threads, self.thread_choice)
         return self.num_threads
 
     # --- API -------------------------------------------------------------------
@@ -239,6 +244,8 @@ class SeerVectorEnv:
             eng.set_stream_keys(c * n, (c + 1) * n, s)
         eng.init(0.0)
         self._engine = eng
+        self._idle_shares = []
+        self._last_times = eng.thread_times()
         self._cycle[:] = 0
         self._done[:] = False
         self._ep_return[:] = 0.0
@@ -294,7 +301,32 @@ class SeerVectorEnv:
         if ended.any():
             infos = self._autoreset(ended, obs)
         self._broken = None
+        self._after_step()
         return obs, rew, term, trunc, infos
+
+    def _after_step(self):
+        """With ``num_threads="auto"``, halve the team when the workers spent
+        most of the last steps waiting at barriers (another process is taking
+        cores), as the single env does (``SeerParallelEnv._after_step``).
+        Safe at any step: results do not depend on the thread count."""
+        from seer_envs._parallel import ADAPT_IDLE_SHARE, ADAPT_WINDOW
+        eng = self._engine
+        if self._num_threads_setting != "auto" or eng.num_threads == 1:
+            return
+        busy, idle = eng.thread_times()
+        db, di = busy - self._last_times[0], idle - self._last_times[1]
+        self._last_times = (busy, idle)
+        self._idle_shares.append(di / (db + di) if db + di > 0 else 0.0)
+        recent = sorted(self._idle_shares[-ADAPT_WINDOW:])
+        if len(recent) == ADAPT_WINDOW and recent[ADAPT_WINDOW // 2] > ADAPT_IDLE_SHARE:
+            old = eng.num_threads
+            eng.num_threads = self.num_threads = max(1, old // 2)
+            adapted = list(self.thread_choice.get("adapted", [])) + [
+                {"step": int(self._cycle.max()), "from": old, "to": self.num_threads,
+                 "idle_share": recent[ADAPT_WINDOW // 2]}]
+            self.thread_choice = dict(self.thread_choice, chosen=self.num_threads, adapted=adapted)
+            self._idle_shares = []
+            self._last_times = eng.thread_times()
 
     def close(self):
         """Release the engine; later calls raise RuntimeError."""
