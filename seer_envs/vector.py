@@ -43,6 +43,12 @@ did not end are their ordinary observations) with the mask
 (num_envs, num_agents), "l": lengths (num_envs, num_agents)}`` with mask
 ``"_episode"``.  ``infos`` is ``{}`` on steps where no copy ended.
 
+With ``autoreset_mode="next_step"`` (Gymnasium's ``NEXT_STEP``, what
+RLlib's env runners expect) the ending step returns the final observation
+(and ``"episode"``), and the copy restarts on the next ``step``: that step
+ignores the copy's actions and returns its first observation with reward 0
+and no termination or truncation; the other copies step as usual.
+
 **Threads.** ``num_threads="auto"`` asks STPA once for the whole batch (its
 preflight runs the vector env itself, cached per configuration and
 hardware); an int is used as given.
@@ -109,12 +115,14 @@ _ADAPTERS = {"pcs_v0": _PcsCopies}
 SUPPORTED = tuple(_ADAPTERS)
 
 
-def vector_env(env_id, num_envs, num_threads="auto", **params):
+def vector_env(env_id, num_envs, num_threads="auto", autoreset_mode="same_step", **params):
     """``num_envs`` copies of the registered env ``env_id`` in one engine
     (see :class:`SeerVectorEnv`); ``params`` are the env's config fields
     (``max_cycles`` may also be a sequence of ``num_envs`` ints, one per
-    copy)."""
-    return SeerVectorEnv(env_id, num_envs, num_threads=num_threads, **params)
+    copy); ``autoreset_mode`` is ``"same_step"`` (default) or
+    ``"next_step"``."""
+    return SeerVectorEnv(env_id, num_envs, num_threads=num_threads,
+                         autoreset_mode=autoreset_mode, **params)
 
 
 class SeerVectorEnv:
@@ -132,10 +140,13 @@ class SeerVectorEnv:
     single env's ``step_arrays``.
     """
 
-    metadata = {"autoreset_mode": "SAME_STEP"}
-
-    def __init__(self, env_id, num_envs, num_threads="auto", **params):
+    def __init__(self, env_id, num_envs, num_threads="auto", autoreset_mode="same_step", **params):
         from seer_envs import get
+        mode = str(getattr(autoreset_mode, "value", autoreset_mode)).lower().replace("_", "")
+        if mode not in ("samestep", "nextstep"):
+            raise ValueError(f'autoreset_mode must be "same_step" or "next_step", got {autoreset_mode!r}')
+        self._same_step = mode == "samestep"
+        self.metadata = {"autoreset_mode": "SAME_STEP" if self._same_step else "NEXT_STEP"}
         if env_id not in _ADAPTERS:
             raise ValueError(f"vector_env supports {', '.join(SUPPORTED)}; got {env_id!r}")
         if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
@@ -179,6 +190,7 @@ class SeerVectorEnv:
         self._done = np.zeros((num_envs, A), bool)
         self._ep_return = np.zeros((num_envs, A), np.float64)
         self._ep_length = np.zeros((num_envs, A), np.int64)
+        self._waiting = np.zeros(num_envs, bool)
         self._closed = False
         self._broken = None
 
@@ -247,6 +259,7 @@ class SeerVectorEnv:
         self._idle_shares = []
         self._last_times = eng.thread_times()
         self._cycle[:] = 0
+        self._waiting[:] = False
         self._done[:] = False
         self._ep_return[:] = 0.0
         self._ep_length[:] = 0
@@ -262,11 +275,17 @@ class SeerVectorEnv:
         n, A, E = cp.lps_per_copy, cp.agents_per_copy, self.num_envs
         self._broken = "a step"
         cp.write_actions(a)
+        waiting = self._waiting          # NEXT_STEP: copies that ended last step
+        if waiting.any():
+            self._restart(np.flatnonzero(waiting))
+        stepping = ~waiting
+        everyone = not waiting.any()
         # Copies at equal step counts run together; groups in increasing
         # order of step count, each at its own times.
         cycles = self._cycle
-        groups = np.unique(cycles)
-        if len(groups) == 1:
+        live_idx = np.flatnonzero(stepping)
+        groups = np.unique(cycles[live_idx])
+        if len(groups) == 1 and everyone:
             k = int(groups[0])
             if k * dt < eng.now:
                 eng.rewind(k * dt)
@@ -274,9 +293,10 @@ class SeerVectorEnv:
             eng.run_until((k + 1) * dt)
         else:
             # A run to (k + 1) * dt would also run the events of copies that
-            # are behind: the other copies are frozen while a group runs.
+            # are behind (or restarting): the other copies are frozen while
+            # a group runs.
             for k in groups.tolist():
-                members = np.flatnonzero(cycles == k)
+                members = live_idx[cycles[live_idx] == k]
                 eng.freeze_all_but(members * n, n)
                 try:
                     if k * dt < eng.now:
@@ -285,21 +305,35 @@ class SeerVectorEnv:
                     eng.run_until((k + 1) * dt)
                 finally:
                     eng.thaw()
-        self._cycle += 1
-        term_all = cp.boundary(0, E, self._cycle * dt, self.num_threads)
-        term = self._agent_view(term_all).copy()
+        self._cycle[stepping] += 1
+        times = self._cycle * dt
+        if everyone:
+            cp.boundary(0, E, times, self.num_threads)
+        else:
+            for lo, hi in _runs(live_idx):
+                cp.boundary(lo, hi, times, self.num_threads)
+        term = self._agent_view(cp.term).copy()
         rew = self._agent_view(cp.rew).copy()
         obs = self._agent_view(cp.obs).copy()
-        live = ~self._done
+        if not everyone:        # restarted copies: their reset observation, nothing else
+            rew[waiting] = 0.0
+            term[waiting] = False
+        live = ~self._done & stepping[:, None]
         np.add(self._ep_return, rew, out=self._ep_return, where=live)
         self._ep_length += live
-        trunc = (self._cycle >= self.max_cycles)[:, None] & ~term
+        trunc = (self._cycle >= self.max_cycles)[:, None] & ~term & stepping[:, None]
         done = term | trunc
-        ended = trunc.any(axis=1) | done.all(axis=1)
+        ended = stepping & (trunc.any(axis=1) | done.all(axis=1))
         self._done = done
+        self._waiting = np.zeros(E, bool)
         infos = {}
         if ended.any():
-            infos = self._autoreset(ended, obs)
+            if self._same_step:
+                infos = self._autoreset(ended, obs)
+            else:
+                infos = {"episode": {"r": self._ep_return.copy(), "l": self._ep_length.copy()},
+                         "_episode": ended.copy()}
+                self._waiting = ended
         self._broken = None
         self._after_step()
         return obs, rew, term, trunc, infos
@@ -336,11 +370,18 @@ class SeerVectorEnv:
     # --- internals -------------------------------------------------------------
 
     def _autoreset(self, ended, obs):
-        cp, eng, n = self._copies, self._engine, self._copies.lps_per_copy
         idx = np.flatnonzero(ended)
         infos = {"final_obs": obs.copy(), "_final_obs": ended.copy(),
                  "episode": {"r": self._ep_return.copy(), "l": self._ep_length.copy()},
                  "_episode": ended.copy()}
+        self._restart(idx)
+        obs[idx] = self._agent_view(self._copies.obs)[idx]
+        return infos
+
+    def _restart(self, idx):
+        """Start a new episode in copies ``idx`` (next seed of each copy's
+        generator), as a single env's ``reset()`` does."""
+        cp, eng, n = self._copies, self._engine, self._copies.lps_per_copy
         # Restart runs of adjacent copies as one range each.
         for lo, hi in _runs(idx):
             cp.restart_state(lo, hi)
@@ -354,8 +395,6 @@ class SeerVectorEnv:
             self._ep_return[lo:hi] = 0.0
             self._ep_length[lo:hi] = 0
             cp.boundary(lo, hi, np.zeros(self.num_envs), self.num_threads)
-        obs[idx] = self._agent_view(cp.obs)[idx]
-        return infos
 
     def _agent_view(self, arr):
         """(num_envs, num_agents, ...) view (or gather) of a per-LP array."""
@@ -433,10 +472,11 @@ def vector_run(env_id, num_envs, num_threads, seed, params):
     return Run(step, lambda: venv.engine, venv.engine.num_lps, num_envs * venv.num_agents, owner=venv)
 
 
-def agent_vector_env(env_id, num_envs, num_threads="auto", **params):
+def agent_vector_env(env_id, num_envs, num_threads="auto", autoreset_mode="same_step", **params):
     """A Gymnasium ``VectorEnv`` over every (copy, agent) pair of
     ``num_envs`` copies of ``env_id`` (see :class:`SeerAgentVectorEnv`)."""
-    return SeerAgentVectorEnv(vector_env(env_id, num_envs, num_threads=num_threads, **params))
+    return SeerAgentVectorEnv(SeerVectorEnv(env_id, num_envs, num_threads=num_threads,
+                                            autoreset_mode=autoreset_mode, **params))
 
 
 try:
@@ -475,7 +515,8 @@ class SeerAgentVectorEnv(_VectorEnvBase):
         self.single_action_space = vec.single_action_space
         self.observation_space = _batch_space(self.single_observation_space, self.num_envs)
         self.action_space = _batch_space(self.single_action_space, self.num_envs)
-        self.metadata = {"autoreset_mode": _AutoresetMode.SAME_STEP}
+        self.metadata = {"autoreset_mode": _AutoresetMode.SAME_STEP if vec._same_step
+                         else _AutoresetMode.NEXT_STEP}
         self.render_mode = None
         self.closed = False
 
@@ -494,11 +535,13 @@ class SeerAgentVectorEnv(_VectorEnvBase):
         N = self.num_envs
         infos = {}
         if info:
-            rep = np.repeat(info["_final_obs"], self.agents_per_copy)
-            infos = {"final_obs": info["final_obs"].reshape(N, -1), "_final_obs": rep,
-                     "episode": {"r": info["episode"]["r"].reshape(N),
+            rep = np.repeat(info["_episode"], self.agents_per_copy)
+            infos = {"episode": {"r": info["episode"]["r"].reshape(N),
                                  "l": info["episode"]["l"].reshape(N)},
-                     "_episode": rep.copy()}
+                     "_episode": rep}
+            if "final_obs" in info:
+                infos["final_obs"] = info["final_obs"].reshape(N, -1)
+                infos["_final_obs"] = rep.copy()
         return obs.reshape(N, -1), rew.reshape(N), term.reshape(N), trunc.reshape(N), infos
 
     def close_extras(self, **kwargs):

@@ -192,3 +192,37 @@ def test_engine_copy_methods():
     # the range, which copies must never do.
     with pytest.raises(ContractViolation, match="restarted range"):
         eng.reset_lps(0, 6)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_next_step_autoreset_equals_single_envs(threads):
+    mcs = [2, 3, 2]
+    v = vector_env("pcs_v0", 3, num_threads=threads, max_cycles=mcs, autoreset_mode="next_step", **KW)
+    assert v.metadata["autoreset_mode"] == "NEXT_STEP"
+    obs, _ = v.reset(seed=2)
+    singles = [pcs_v0.parallel_env(num_threads=1, max_cycles=mcs[c], **KW) for c in range(3)]
+    for c, s in enumerate(singles):
+        np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=2 + c))
+    rng = np.random.default_rng(1)
+    restarts = 0
+    for k in range(9):
+        a = rng.integers(0, 6, (3, 12))
+        obs, rew, term, trunc, infos = v.step(a)
+        for c, s in enumerate(singles):
+            if not s.agents:          # ended last step: this step is the reset
+                restarts += 1
+                np.testing.assert_array_equal(obs[c], s.reset_arrays())
+                assert not rew[c].any() and not term[c].any() and not trunc[c].any()
+                continue
+            o, r, t, tr = s.step_arrays(a[c])
+            np.testing.assert_array_equal(obs[c], o, err_msg=f"step {k} copy {c}")
+            np.testing.assert_array_equal(rew[c], r)
+            np.testing.assert_array_equal(trunc[c], tr)
+            assert bool(infos and infos["_episode"][c]) == (not s.agents)
+            assert "final_obs" not in infos
+    assert restarts == 3 + 2 + 3
+    g = agent_vector_env("pcs_v0", 2, num_threads=1, autoreset_mode="next_step", **KW)
+    import gymnasium
+    assert g.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
+    with pytest.raises(ValueError, match="autoreset_mode"):
+        vector_env("pcs_v0", 2, autoreset_mode="later", **KW)
