@@ -64,7 +64,8 @@ import numpy as np
 
 from seer_runtime._threads import check_num_threads, resolve_threads
 
-__all__ = ["vector_env", "agent_vector_env", "SeerVectorEnv", "SeerAgentVectorEnv", "SUPPORTED"]
+__all__ = ["vector_env", "agent_vector_env", "rllib_env_creator", "SeerVectorEnv", "SeerAgentVectorEnv",
+           "SUPPORTED"]
 
 
 class _PcsCopies:
@@ -546,3 +547,28 @@ class SeerAgentVectorEnv(_VectorEnvBase):
 
     def close_extras(self, **kwargs):
         self.vec.close()
+
+
+def rllib_env_creator(env_id, autoreset_mode="next_step"):
+    """An RLlib env creator for one policy shared by every agent of
+    ``env_id``: register it (``ray.tune.registry.register_env(name,
+    rllib_env_creator("pcs_v0"))``) and use it with RLlib's single-agent env
+    runner in ``gym_env_vectorize_mode="vector_entry_point"``; RLlib then
+    asks for ``num_envs_per_env_runner`` sub-envs, which must be a multiple
+    of the agents per copy (copies = sub-envs / agents).  ``env_config`` holds
+    the env's parameters and optionally ``num_threads`` and ``seed`` (read by
+    nothing here: RLlib seeds through ``reset(seed=...)``).  NEXT_STEP is
+    what RLlib 2.60's runner expects."""
+    def creator(ctx):
+        cfg = dict(ctx)
+        num = int(cfg.pop("num_envs", 1))
+        cfg.pop("seed", None)
+        threads = cfg.pop("num_threads", "auto")
+        probe = SeerVectorEnv(env_id, 1, num_threads=1, **cfg)
+        agents = probe.num_agents
+        if num % agents:
+            raise ValueError(f"num_envs_per_env_runner must be a multiple of the {agents} agents "
+                             f"per copy of {env_id}, got {num}")
+        return agent_vector_env(env_id, num // agents, num_threads=threads,
+                                autoreset_mode=autoreset_mode, **cfg)
+    return creator

@@ -226,3 +226,27 @@ def test_next_step_autoreset_equals_single_envs(threads):
     assert g.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
     with pytest.raises(ValueError, match="autoreset_mode"):
         vector_env("pcs_v0", 2, autoreset_mode="later", **KW)
+
+
+def test_rllib_single_agent_runner_on_the_agent_vector_env():
+    ray = pytest.importorskip("ray")
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.tune.registry import register_env
+    from seer_envs.vector import rllib_env_creator
+    register_env("seer-vec-test", rllib_env_creator("pcs_v0"))
+    ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
+    try:
+        cfg = (PPOConfig().environment("seer-vec-test", env_config=dict(KW, max_cycles=4, num_threads=1))
+               .env_runners(num_env_runners=0, num_envs_per_env_runner=2 * 12,
+                            gym_env_vectorize_mode="vector_entry_point")
+               .training(train_batch_size_per_learner=2 * 12 * 8, minibatch_size=96, num_epochs=1))
+        algo = cfg.build_algo()
+        r = algo.train()
+        # 8 steps per sub-env, episodes of 4 steps plus RLlib's reset step.
+        assert r["env_runners"]["num_episodes"] >= 24
+        assert np.isfinite(r["env_runners"]["episode_return_mean"])
+        algo.stop()
+    finally:
+        ray.shutdown()
+    with pytest.raises(ValueError, match="multiple of the 12 agents"):
+        rllib_env_creator("pcs_v0")(dict(KW, num_envs=13))
