@@ -3,10 +3,11 @@
 ``concat_vec_envs_v1(..., num_cpus=0)`` (a Python loop over single envs),
 side by side in one run.
 
-Three runners over the same configuration, interleaved in rounds (each
+Four runners over the same configuration, interleaved in rounds (each
 round times a block of steps of each, so load on the machine hits all
-alike): the vector env at 1 thread, at 2 threads, and SuperSuit over
-single envs at 1 thread each.  Actions are random (fixed generator), each
+alike): the vector env at 1 thread, at 2 threads, a plain Python loop of
+``step_arrays`` over single envs, and SuperSuit over single envs (1 thread
+each).  Actions are random (fixed generator), each
 runner gets the same action arrays.  Reported: env steps/s (copies x steps
 per second) from the median round, and the ratios vector/SuperSuit and
 2-thread/1-thread.
@@ -51,6 +52,11 @@ def main():
         v = vector_env("pcs_v0", E, num_threads=t, **kw)
         v.reset(seed=0)
         runners[f"vector {t} thr"] = (lambda v=v: [v.step(a) for a in acts])
+    singles = [pcs_v0.parallel_env(num_threads=1, **kw) for _ in range(E)]
+    for i, e in enumerate(singles):
+        e.reset_arrays(seed=i)
+    runners["loop of singles"] = (lambda: [[e.step_arrays(a[i]) for i, e in enumerate(singles)]
+                                           for a in acts])
     if not args.no_supersuit:
         ssv = supersuit_pcs(E, kw)
         ssv.reset(seed=0)
@@ -67,6 +73,7 @@ def main():
     print(f"{'runner':<18} {'env steps/s':>12} {'agent steps/s':>14}")
     for k, r in rate.items():
         print(f"{k:<18} {r:>12.0f} {r * A:>14.0f}")
+    print(f"vector 1 thr / loop of singles: {rate['vector 1 thr'] / rate['loop of singles']:.1f}x")
     print(f"2-thread speedup of the vector env: {rate['vector 2 thr'] / rate['vector 1 thr']:.2f}x")
     if not args.no_supersuit:
         print(f"vector 1 thr / SuperSuit: {rate['vector 1 thr'] / rate['supersuit 1 thr']:.1f}x")
