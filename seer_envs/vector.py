@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Many copies of one SEER env in one engine: :func:`vector_env`.
 
->>> import seer_envs
+>>> import numpy as np, seer_envs
 >>> venv = seer_envs.vector_env("pcs_v0", 64, grid_width=8, grid_height=8)
 >>> obs, infos = venv.reset(seed=0)              # (64, 64, 11): copies x agents x obs
 >>> obs, rew, term, trunc, infos = venv.step(np.zeros((64, 64), np.int64))
@@ -33,7 +33,7 @@ later episode seeds from its own generator, as a single env's ``reset()``
 without a seed does.  So copy ``c``'s episodes equal a single env reset with
 ``seed=s + c`` and then reset without a seed at each episode end.
 
-**Auto-reset: Gymnasium's ``SAME_STEP`` mode.**  When a copy's episode ends
+**Auto-reset: Gymnasium's ``SAME_STEP`` mode** (the default).  When a copy's episode ends
 (all its agents terminated or truncated), the same ``step`` restarts it: the
 returned observation row is the new episode's first observation, rewards,
 terminations and truncations are the finished step's, and ``infos`` holds
@@ -51,7 +51,8 @@ and no termination or truncation; the other copies step as usual.
 
 **Threads.** ``num_threads="auto"`` asks STPA once for the whole batch (its
 preflight runs the vector env itself, cached per configuration and
-hardware); an int is used as given.
+hardware; the team is halved when contention makes the workers wait, as
+in the single env); an int is used as given.
 
 Supported scenarios: ``pcs_v0``.  (Aircraft needs per-copy arenas in its
 boundary grid and per-copy snapshot times; not done yet.)
