@@ -12,8 +12,10 @@ per-step overhead once per copy.  Here every copy's entities live in one
 event loop, so one ``run_until`` per step advances all copies and the
 threads share the work of all of them.
 
-**Layout.** Copy ``c``'s LP ``j`` is LP ``c * n + j`` of the engine (``n``
-LPs per copy); the model keeps copies apart (an event never crosses copies).
+**Layout.** Each copy's LPs sit at fixed offsets of the engine (PCS: copy
+``c``'s cell ``j`` is LP ``c * n + j``; Aircraft: all copies' UAVs, then
+all copies' targets, each copy's in one block); the model keeps copies apart
+(an event never crosses copies).
 Batched arrays are shaped ``(num_envs, num_agents, ...)``, agents in the
 single env's ``possible_agents`` order.
 
@@ -54,8 +56,8 @@ preflight runs the vector env itself, cached per configuration and
 hardware; the team is halved when contention makes the workers wait, as
 in the single env); an int is used as given.
 
-Supported scenarios: ``pcs_v0``.  (Aircraft needs per-copy arenas in its
-boundary grid and per-copy snapshot times; not done yet.)
+Supported scenarios: ``pcs_v0`` and ``aircraft_v0`` (each copy with its own
+arena, boundary grid and snapshot time).
 """
 
 import dataclasses
@@ -80,7 +82,6 @@ class _PcsCopies:
         self.model = PcsModel(cfg, num_copies)
         self.lps_per_copy = cfg.num_cells
         self.agents_per_copy = cfg.num_cells
-        self.agent_offset = 0                 # agents are LPs [c*n + offset, c*n + offset + agents)
         self.action_kind = ACTION_KIND
         self.action_spec = ("discrete", cfg.num_guard_actions)
         self.possible_agents = [f"cell_{x}_{y}" for y in range(cfg.grid_height)
@@ -93,6 +94,24 @@ class _PcsCopies:
         self.prev = np.zeros((total, len(COUNTERS)), np.int64)
         self.delta = np.zeros((total, len(COUNTERS)), np.int64)
         self.term = np.zeros(total, bool)     # PCS never terminates
+
+    # Where copies live in the engine: copy c is LPs [c*n, (c+1)*n).
+    def copy_blocks(self, c):
+        """(lo, hi, first entity) of copy c's LP blocks (stream keys)."""
+        n = self.lps_per_copy
+        return [(c * n, (c + 1) * n, 0)]
+
+    def range_blocks(self, c0, c1):
+        """(lo, hi) LP ranges holding copies [c0, c1)."""
+        return [(c0 * self.lps_per_copy, c1 * self.lps_per_copy)]
+
+    def freeze_blocks(self, members):
+        """(starts, counts) of the LP blocks of copies ``members``."""
+        return members * self.lps_per_copy, self.lps_per_copy
+
+    def agent_starts(self, members):
+        """First agent LP of each copy in ``members`` (agents are contiguous)."""
+        return members * self.lps_per_copy
 
     def write_actions(self, a):
         self.model.actions[:] = a.reshape(-1)
@@ -112,7 +131,74 @@ class _PcsCopies:
         return self.term
 
 
-_ADAPTERS = {"pcs_v0": _PcsCopies}
+class _AircraftCopies:
+    """Aircraft's part of the vector env.  LPs: every copy's UAVs first
+    (copy c's at [c*U, (c+1)*U)), then every copy's targets (copy c's at
+    [C*U + c*T, C*U + (c+1)*T)): UAV arrays stay indexed by UAV LP, and
+    within a copy the sources keep their order (event keys unchanged)."""
+
+    def __init__(self, cfg, num_copies):
+        from gymnasium import spaces
+        from seer_envs.aircraft.env import N_DISCRETE, observation_bounds
+        from seer_envs.aircraft.handlers import ACTION_KIND, OBS_SIZE_PY, AircraftModel
+        self.cfg = cfg
+        self.model = AircraftModel(cfg, num_copies)
+        self.U, self.T = cfg.num_uavs, cfg.num_targets
+        self.nu = self.U * num_copies
+        self.agents_per_copy = self.U
+        self.action_kind = ACTION_KIND
+        self.possible_agents = [f"uav_{i}" for i in range(self.U)]
+        if cfg.continuous_actions:
+            self.action_spec = ("box", (2,), -1.0, 1.0)
+            self.action_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
+        else:
+            self.action_spec = ("discrete", N_DISCRETE)
+            self.action_space = spaces.Discrete(N_DISCRETE)
+            self._table = cfg.action_table
+        low, high = observation_bounds()
+        self.observation_space = spaces.Box(low, high, (OBS_SIZE_PY,), np.float32)
+        self.obs = np.zeros((self.nu, OBS_SIZE_PY), np.float32)
+        self.rew = np.zeros(self.nu, np.float32)
+        self._term = np.zeros(self.nu, np.uint8)
+
+    @property
+    def term(self):
+        return self._term.view(bool)
+
+    def copy_blocks(self, c):
+        U, T, nu = self.U, self.T, self.nu
+        return [(c * U, (c + 1) * U, 0), (nu + c * T, nu + (c + 1) * T, U)]
+
+    def range_blocks(self, c0, c1):
+        U, T, nu = self.U, self.T, self.nu
+        return [(c0 * U, c1 * U), (nu + c0 * T, nu + c1 * T)]
+
+    def freeze_blocks(self, members):
+        starts = np.concatenate([members * self.U, self.nu + members * self.T])
+        counts = np.concatenate([np.full(len(members), self.U), np.full(len(members), self.T)])
+        return starts, counts
+
+    def agent_starts(self, members):
+        return members * self.U
+
+    def write_actions(self, a):
+        m = self.model
+        if self.cfg.continuous_actions:
+            np.multiply(a.reshape(-1, 2), self.cfg.max_accel, out=m.actions, dtype=np.float64)
+        else:
+            np.take(self._table, a.reshape(-1), axis=0, out=m.actions)
+
+    def restart_state(self, c0, c1):
+        self.model.reset_copies(c0, c1)
+
+    def boundary(self, c0, c1, times, num_threads):
+        from seer_envs.aircraft.handlers import boundary
+        boundary(self.model, 0.0, self.obs, self.rew, self._term, num_threads, c0, c1,
+                 np.asarray(times, np.float64))
+        return self.term
+
+
+_ADAPTERS = {"pcs_v0": _PcsCopies, "aircraft_v0": _AircraftCopies}
 #: Scenario ids :func:`vector_env` supports.
 SUPPORTED = tuple(_ADAPTERS)
 
@@ -182,9 +268,7 @@ class SeerVectorEnv:
         self.num_agents = cp.agents_per_copy
         self.single_observation_space = cp.observation_space
         self.single_action_space = cp.action_space
-        n, A = cp.lps_per_copy, cp.agents_per_copy
-        rows = (np.arange(num_envs)[:, None] * n + cp.agent_offset + np.arange(A)[None, :]).reshape(-1)
-        self._agent_rows = rows if cp.agent_offset or A != n else None   # None: every LP is an agent
+        A = cp.agents_per_copy
         self._engine = None
         self._seed_rngs = [np.random.default_rng() for _ in range(num_envs)]
         self.seeds_used = np.zeros(num_envs, np.uint64)
@@ -249,13 +333,13 @@ class SeerVectorEnv:
         self._broken = "the reset"
         threads = self._choose_threads()
         cp = self._copies
-        n = cp.lps_per_copy
         cp.restart_state(0, self.num_envs)
         eng = Engine(cp.model, num_threads=threads, seed=0)
         for c in range(self.num_envs):
             s = int(self._seed_rngs[c].integers(0, 2**63))
             self.seeds_used[c] = s
-            eng.set_stream_keys(c * n, (c + 1) * n, s)
+            for lo, hi, first in cp.copy_blocks(c):
+                eng.set_stream_keys(lo, hi, s, first)
         eng.init(0.0)
         self._engine = eng
         self._idle_shares = []
@@ -274,7 +358,7 @@ class SeerVectorEnv:
         self._check_steppable()
         a = self._check_actions(actions)
         cp, eng, dt = self._copies, self._engine, self.config.dt
-        n, A, E = cp.lps_per_copy, cp.agents_per_copy, self.num_envs
+        A, E = cp.agents_per_copy, self.num_envs
         self._broken = "a step"
         cp.write_actions(a)
         waiting = self._waiting          # NEXT_STEP: copies that ended last step
@@ -291,7 +375,7 @@ class SeerVectorEnv:
             k = int(groups[0])
             if k * dt < eng.now:
                 eng.rewind(k * dt)
-            eng.inject_blocks(k * dt, cp.action_kind, np.arange(E) * n + cp.agent_offset, A)
+            eng.inject_blocks(k * dt, cp.action_kind, cp.agent_starts(np.arange(E)), A)
             eng.run_until((k + 1) * dt)
         else:
             # A run to (k + 1) * dt would also run the events of copies that
@@ -299,11 +383,11 @@ class SeerVectorEnv:
             # a group runs.
             for k in groups.tolist():
                 members = live_idx[cycles[live_idx] == k]
-                eng.freeze_all_but(members * n, n)
+                eng.freeze_all_but(*cp.freeze_blocks(members))
                 try:
                     if k * dt < eng.now:
                         eng.rewind(k * dt)
-                    eng.inject_blocks(k * dt, cp.action_kind, members * n + cp.agent_offset, A)
+                    eng.inject_blocks(k * dt, cp.action_kind, cp.agent_starts(members), A)
                     eng.run_until((k + 1) * dt)
                 finally:
                     eng.thaw()
@@ -383,15 +467,17 @@ class SeerVectorEnv:
     def _restart(self, idx):
         """Start a new episode in copies ``idx`` (next seed of each copy's
         generator), as a single env's ``reset()`` does."""
-        cp, eng, n = self._copies, self._engine, self._copies.lps_per_copy
+        cp, eng = self._copies, self._engine
         # Restart runs of adjacent copies as one range each.
         for lo, hi in _runs(idx):
             cp.restart_state(lo, hi)
             for c in range(lo, hi):
                 s = int(self._seed_rngs[c].integers(0, 2**63))
                 self.seeds_used[c] = s
-                eng.set_stream_keys(c * n, (c + 1) * n, s)
-            eng.reset_lps(lo * n, hi * n, 0.0)
+                for blo, bhi, first in cp.copy_blocks(c):
+                    eng.set_stream_keys(blo, bhi, s, first)
+            for blo, bhi in cp.range_blocks(lo, hi):
+                eng.reset_lps(blo, bhi, 0.0)
             self._cycle[lo:hi] = 0
             self._done[lo:hi] = False
             self._ep_return[lo:hi] = 0.0
@@ -399,10 +485,8 @@ class SeerVectorEnv:
             cp.boundary(lo, hi, np.zeros(self.num_envs), self.num_threads)
 
     def _agent_view(self, arr):
-        """(num_envs, num_agents, ...) view (or gather) of a per-LP array."""
-        if self._agent_rows is None:
-            return arr.reshape((self.num_envs, self.num_agents) + arr.shape[1:])
-        return arr[self._agent_rows].reshape((self.num_envs, self.num_agents) + arr.shape[1:])
+        """(num_envs, num_agents, ...) view of a per-agent array (copy-major)."""
+        return arr.reshape((self.num_envs, self.num_agents) + arr.shape[1:])
 
     def _check_actions(self, actions):
         spec, E, A = self._copies.action_spec, self.num_envs, self.num_agents

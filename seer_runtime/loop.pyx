@@ -707,20 +707,25 @@ cdef class Engine:
     # copy behave exactly as a single engine would: its own random streams,
     # its own restart, its own step times.
 
-    def set_stream_keys(self, lo, hi, seed):
-        """Key the random streams of LPs ``[lo, hi)`` by ``(seed, lp - lo)``:
-        LP ``lo + j`` then draws exactly what LP ``j`` of an engine built
-        with ``seed`` draws.  Call before :meth:`init` or :meth:`reset_lps`
-        (counters are not touched here)."""
+    def set_stream_keys(self, lo, hi, seed, first_entity=0):
+        """Key the random streams of LPs ``[lo, hi)`` by ``(seed, first_entity
+        + lp - lo)``: LP ``lo + j`` then draws exactly what LP
+        ``first_entity + j`` of an engine built with ``seed`` draws.  Call
+        before :meth:`init` or :meth:`reset_lps` (counters are not touched
+        here)."""
         cdef EngineCore* c = &self.core
-        cdef int64_t lp, a, b
+        cdef int64_t lp, a, b, f
         cdef uint64_t sd
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
             raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
         a, b = self._check_range(lo, hi)
+        if isinstance(first_entity, bool) or not isinstance(first_entity, int) \
+                or not 0 <= first_entity < SEER_ENV_SOURCE:
+            raise ValueError(f"first_entity must be an int in [0, {SEER_ENV_SOURCE}), got {first_entity!r}")
         sd = <uint64_t>seed
+        f = first_entity
         for lp in range(a, b):
-            c.rng_key[lp] = seer_rng_key(sd, <uint64_t>(lp - a))
+            c.rng_key[lp] = seer_rng_key(sd, <uint64_t>(f + lp - a))
         return None
 
     def reset_lps(self, lo, hi, start_time=0.0):
@@ -833,24 +838,27 @@ cdef class Engine:
 
     def freeze_all_but(self, starts, count):
         """Until :meth:`thaw`: only LPs in the blocks ``[s, s + count)`` for
-        ``s`` in ``starts`` run; every other LP's events stay pending,
+        ``s`` in ``starts`` run (``count``: an int, or one per block); every other LP's events stay pending,
         untouched, whatever a run's end time.  A vector env runs copies that
         are at different step counts one group at a time with this (each
         group at its own times, after :meth:`rewind`).  The blocks must not
         exchange events with frozen LPs.  Between runs only."""
         cdef EngineCore* c = &self.core
-        cdef int64_t lp, k, cnt
+        cdef int64_t lp, k
         cdef unsigned char[::1] keep
         import numpy as np
         st = np.ascontiguousarray(starts, dtype=np.int64).reshape(-1)
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ValueError(f"count must be an int >= 0, got {count!r}")
-        cnt = count
+        if isinstance(count, int) and not isinstance(count, bool):
+            counts = np.full(st.shape[0], count, np.int64)
+        else:
+            counts = np.asarray(count)
+            if counts.shape != st.shape or counts.dtype.kind not in "iu":
+                raise ValueError(f"count must be an int or one int per block, got {count!r}")
         mask = np.zeros(c.n, np.uint8)
         for k in range(st.shape[0]):
-            if st[k] < 0 or st[k] + cnt > c.n:
-                raise ValueError(f"bad LP block [{st[k]}, {st[k] + cnt}) for {c.n} LPs")
-            mask[st[k]:st[k] + cnt] = 1
+            if counts[k] < 0 or st[k] < 0 or st[k] + counts[k] > c.n:
+                raise ValueError(f"bad LP block [{st[k]}, {st[k] + counts[k]}) for {c.n} LPs")
+            mask[st[k]:st[k] + counts[k]] = 1
         keep = mask
         # The planner picks ready LPs from next_time only: an LP whose
         # next_time is inf is never scheduled, and nothing sends to it.

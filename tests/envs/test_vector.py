@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import seer_envs
-from seer_envs import pcs_v0
+from seer_envs import aircraft_v0, pcs_v0
 from seer_envs.vector import SeerAgentVectorEnv, agent_vector_env, vector_env
 from seer_runtime import ContractViolation, Engine
 
@@ -117,8 +117,8 @@ def test_bad_actions_name_copy_and_agent():
 def test_bad_arguments():
     with pytest.raises(ValueError, match="num_envs must be an int >= 1"):
         vector_env("pcs_v0", 0, **KW)
-    with pytest.raises(ValueError, match="supports pcs_v0"):
-        vector_env("aircraft_v0", 2)
+    with pytest.raises(ValueError, match="supports pcs_v0, aircraft_v0"):
+        vector_env("phold", 2)
     with pytest.raises(ValueError, match="max_cycles must be an int or 2 ints"):
         vector_env("pcs_v0", 2, max_cycles=[3, 4, 5], **KW)
     with pytest.raises(ValueError, match="max_cycles"):
@@ -250,3 +250,53 @@ def test_rllib_single_agent_runner_on_the_agent_vector_env():
         ray.shutdown()
     with pytest.raises(ValueError, match="multiple of the 12 agents"):
         rllib_env_creator("pcs_v0")(dict(KW, num_envs=13))
+
+
+# Small batteries: UAVs stop after 6-12 s depending on their commands, so
+# copies (all UAVs stopped) end at different steps.
+AKW = dict(num_uavs=5, num_targets=2, dynamics_substeps=2, battery_capacity=6.0, max_cycles=30)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 4])
+@pytest.mark.parametrize("continuous", [True, False])
+def test_aircraft_copies_equal_single_envs_with_terminations(threads, continuous):
+    E, seed = 3, 21
+    kw = dict(AKW, continuous_actions=continuous)
+    v = vector_env("aircraft_v0", E, num_threads=threads, **kw)
+    obs, _ = v.reset(seed=seed)
+    singles = [aircraft_v0.parallel_env(num_threads=1, **kw) for _ in range(E)]
+    for c, s in enumerate(singles):
+        np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=seed + c))
+    rng = np.random.default_rng(threads)
+    end_steps = []
+    for k in range(26):
+        if continuous:
+            a = rng.uniform(-1, 1, (E, 5, 2)).astype(np.float32)
+        else:
+            a = rng.integers(0, 9, (E, 5))
+        obs, rew, term, trunc, infos = v.step(a)
+        for c, s in enumerate(singles):
+            o, r, t, tr = s.step_arrays(a[c])
+            np.testing.assert_array_equal(rew[c], r, err_msg=f"step {k} copy {c}")
+            np.testing.assert_array_equal(term[c], t)
+            np.testing.assert_array_equal(trunc[c], tr)
+            if not s.agents:
+                end_steps.append((c, k))
+                np.testing.assert_array_equal(infos["final_obs"][c], o)
+                o = s.reset_arrays()
+            np.testing.assert_array_equal(obs[c], o, err_msg=f"step {k} copy {c}")
+    # Every copy ended at least twice, and not all at the same steps.
+    assert {c for c, _ in end_steps} == set(range(E)) and len(end_steps) >= 2 * E
+    assert len({k for _, k in end_steps}) > len(end_steps) // E
+
+
+def test_aircraft_bad_box_action_names_copy_and_agent():
+    v = vector_env("aircraft_v0", 2, num_threads=1, **AKW)
+    v.reset(seed=0)
+    a = np.zeros((2, 5, 2), np.float32)
+    a[1, 3, 0] = np.nan
+    with pytest.raises(ValueError, match="copy 1, agent 'uav_3' is not finite"):
+        v.step(a)
+    a[1, 3, 0] = 1.5
+    with pytest.raises(ValueError, match=r"copy 1, agent 'uav_3' must be in \[-1.0, 1.0\]"):
+        v.step(a)
