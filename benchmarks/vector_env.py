@@ -12,6 +12,14 @@ runner gets the same action arrays.  Reported: env steps/s (copies x steps
 per second) from the median round, and the ratios vector/SuperSuit and
 2-thread/1-thread.
 
+Then (``--aircraft-copies``, default 256) Aircraft with 16 UAVs: the vector
+env at 1 and 2 threads beside VMAS's ``discovery`` scenario (16 agents
+searching 2 targets, continuous actions, ``num_envs`` = the same copies,
+torch on the CPU with 1 thread), a benchmark-only dependency (``pip install
+vmas``; skipped when missing).  The scenarios differ (VMAS: a vectorised
+physics step in torch; SEER: event-driven RK4 flight, sensing and messages),
+so the row is a throughput reference, not a like-for-like race.
+
     PYTHONPATH=$PWD python benchmarks/vector_env.py [--copies 64] [--grid 8] [--steps 40] [--rounds 5]
 """
 
@@ -39,6 +47,8 @@ def main():
     p.add_argument("--steps", type=int, default=40, help="steps per runner per round")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--no-supersuit", action="store_true")
+    p.add_argument("--aircraft-copies", type=int, default=256, help="0 skips the Aircraft part")
+    p.add_argument("--aircraft-steps", type=int, default=10)
     args = p.parse_args()
     E, g = args.copies, args.grid
     kw = dict(grid_width=g, grid_height=g, max_cycles=10**6)
@@ -78,6 +88,52 @@ def main():
     if not args.no_supersuit:
         print(f"vector 1 thr / SuperSuit: {rate['vector 1 thr'] / rate['supersuit 1 thr']:.1f}x")
         print(f"vector 2 thr / SuperSuit: {rate['vector 2 thr'] / rate['supersuit 1 thr']:.1f}x")
+    if args.aircraft_copies:
+        aircraft(args)
+
+
+def _interleave(runners, rounds):
+    times = {k: [] for k in runners}
+    for _ in range(rounds):
+        for k, fn in runners.items():
+            t0 = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def aircraft(args):
+    E, U, steps = args.aircraft_copies, 16, args.aircraft_steps
+    kw = dict(num_uavs=U, max_cycles=10**6)
+    rng = np.random.default_rng(0)
+    acts = [rng.uniform(-1, 1, (E, U, 2)).astype(np.float32) for _ in range(steps)]
+    runners = {}
+    for t in (1, 2):
+        v = vector_env("aircraft_v0", E, num_threads=t, **kw)
+        v.reset(seed=0)
+        runners[f"vector {t} thr"] = (lambda v=v: [v.step(a) for a in acts])
+    try:
+        import torch
+        import vmas
+    except ImportError:
+        vmas = None
+        print("(VMAS not installed: pip install vmas for its row)")
+    if vmas is not None:
+        torch.set_num_threads(1)
+        venv = vmas.make_env("discovery", num_envs=E, device="cpu", continuous_actions=True,
+                             n_agents=U, n_targets=2, seed=0)
+        venv.reset()
+        tacts = [[torch.from_numpy(a[:, i]) for i in range(U)] for a in acts]
+        runners["VMAS discovery"] = (lambda: [venv.step(a) for a in tacts])
+    med = _interleave(runners, args.rounds)
+    rate = {k: E * U * steps / v for k, v in med.items()}
+    print(f"\nAircraft {U} UAVs, {E} copies, {steps} steps x {args.rounds} interleaved rounds (median round)")
+    print(f"{'runner':<18} {'agent steps/s':>14} {'env steps/s':>12}")
+    for k, r in rate.items():
+        print(f"{k:<18} {r:>14.0f} {r / U:>12.0f}")
+    print(f"2-thread speedup of the vector env: {rate['vector 2 thr'] / rate['vector 1 thr']:.2f}x")
+    if "VMAS discovery" in rate:
+        print(f"vector 1 thr / VMAS: {rate['vector 1 thr'] / rate['VMAS discovery']:.2f}x")
 
 
 if __name__ == "__main__":
