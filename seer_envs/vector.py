@@ -128,6 +128,16 @@ class _PcsCopies:
         n = self.lps_per_copy
         boundary(self.model, self.obs, self.rew, self.prev, self.delta,
                  self.cfg.handoff_penalty, num_threads, c0 * n, c1 * n)
+        share = getattr(self.cfg, "team_reward_share", 0.0)
+        if share:
+            # The single env's team mixing (seer_envs.pcs.rewards), per copy:
+            # the mean of a copy's contiguous n rewards sums in the same order
+            # as the single env's array.
+            for c in range(c0, c1):
+                r = self.rew[c * n:(c + 1) * n]
+                mean = float(np.mean(r, dtype=np.float64))
+                r *= np.float32(1.0 - share)
+                r += np.float32(share * mean)
         return self.term
 
 

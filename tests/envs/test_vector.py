@@ -300,3 +300,26 @@ def test_aircraft_bad_box_action_names_copy_and_agent():
     a[1, 3, 0] = 1.5
     with pytest.raises(ValueError, match=r"copy 1, agent 'uav_3' must be in \[-1.0, 1.0\]"):
         v.step(a)
+
+
+def test_team_reward_share_per_copy():
+    import dataclasses
+    from seer_envs.pcs.config import PCSConfig
+    if "team_reward_share" not in {f.name for f in dataclasses.fields(PCSConfig)}:
+        pytest.skip("this PCS version has no team_reward_share")
+    kw = dict(KW, team_reward_share=0.5)
+    v = vector_env("pcs_v0", 3, num_threads=2, max_cycles=[2, 3, 4], **kw)
+    v.reset(seed=8)
+    singles = [pcs_v0.parallel_env(num_threads=1, max_cycles=m, **kw) for m in (2, 3, 4)]
+    for c, s in enumerate(singles):
+        s.reset_arrays(seed=8 + c)
+    rng = np.random.default_rng(4)
+    for k in range(7):
+        a = rng.integers(0, 6, (3, 12))
+        obs, rew, term, trunc, infos = v.step(a)
+        for c, s in enumerate(singles):
+            o, r, t, tr = s.step_arrays(a[c])
+            np.testing.assert_array_equal(rew[c], r, err_msg=f"step {k} copy {c}")
+            if not s.agents:
+                o = s.reset_arrays()
+            np.testing.assert_array_equal(obs[c], o)
