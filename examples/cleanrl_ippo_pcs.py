@@ -5,8 +5,12 @@
     python examples/cleanrl_ippo_pcs.py [--updates 40] [--num-envs 4]
 
 Every cell is an agent and all share one actor and one critic (MLPs, 2 x 64).
-Uses SEER's array fast path: observations come in as one (cells, 11) array per
-env, actions go out as one int array, no per-agent dicts.  The scenario is
+Uses SEER's vector env: all ``--num-envs`` copies of the grid live in one
+engine (``seer_envs.vector_env``), observations come in as one
+(copies, cells, 11) array, actions go out as one int array, no per-agent
+dicts and no Python loop over copies.  Copy i of update u is seeded exactly
+as a single env ``reset(seed=seed * 100000 + u * num_envs + i)`` would be.
+(SuperSuit's ``concat_vec_envs_v1`` over single envs also works: docs/training.md.)  The scenario is
 the mobile one (phones move every ~60 min, call every ~200 min), where guard
 channels matter: a handoff block costs 5 blocked calls.
 
@@ -23,6 +27,7 @@ import torch
 import torch.nn as nn
 from torch.distributions import Categorical
 
+import seer_envs
 from seer_envs import pcs_v0
 
 ENV_KW = dict(grid_width=8, grid_height=8, max_cycles=48, move_interval_mean=60.0,
@@ -91,10 +96,10 @@ def main():
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.torch_threads)
 
-    envs = [pcs_v0.parallel_env(num_threads=threads, team_reward_share=a.team_reward_share, **ENV_KW)
-            for _ in range(a.num_envs)]
-    n_cells = envs[0].config.num_cells
-    n_actions = envs[0].config.num_guard_actions
+    venv = seer_envs.vector_env("pcs_v0", a.num_envs, num_threads=threads,
+                                team_reward_share=a.team_reward_share, **ENV_KW)
+    n_cells = venv.num_agents
+    n_actions = venv.single_action_space.n
     T = ENV_KW["max_cycles"]
     agent = Agent(11, n_actions)
     opt = torch.optim.Adam(agent.parameters(), lr=a.lr, eps=1e-5)
@@ -110,8 +115,7 @@ def main():
         rew_buf = torch.zeros(T, N)
         val_buf = torch.zeros(T, N)
         te = time.perf_counter()
-        obs = np.concatenate([e.reset_arrays(seed=a.seed * 100_000 + update * a.num_envs + i)
-                              for i, e in enumerate(envs)])
+        obs = venv.reset(seed=a.seed * 100_000 + update * a.num_envs)[0].reshape(N, 11)
         env_time += time.perf_counter() - te
         for t in range(T):
             x = torch.from_numpy(obs)
@@ -120,10 +124,12 @@ def main():
             obs_buf[t], act_buf[t], logp_buf[t], val_buf[t] = x, act, logp, val
             acts = act.numpy()
             te = time.perf_counter()
-            outs = [e.step_arrays(acts[i * n_cells:(i + 1) * n_cells]) for i, e in enumerate(envs)]
+            # The last step (t = T - 1) auto-resets every copy; the next
+            # update resets with fresh seeds anyway.
+            obs, rew, _, _, _ = venv.step(acts.reshape(a.num_envs, n_cells))
             env_time += time.perf_counter() - te
-            obs = np.concatenate([o[0] for o in outs])
-            rew_buf[t] = torch.from_numpy(np.concatenate([o[1] for o in outs]))
+            obs = obs.reshape(N, 11)
+            rew_buf[t] = torch.from_numpy(rew.reshape(N))
         # GAE; episodes end by truncation after T steps: bootstrap with 0
         adv = torch.zeros(T, N)
         last = torch.zeros(N)

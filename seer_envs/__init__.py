@@ -18,7 +18,7 @@ from seer_runtime import spec as _spec
 
 _spec.add_search_package("seer_envs")
 
-__all__ = ["registry", "envs", "get", "make", "env_run", "stpa_chooser"]
+__all__ = ["registry", "envs", "get", "make", "env_run", "stpa_chooser", "vector_env"]
 
 
 def registry():
@@ -77,3 +77,12 @@ def stpa_chooser(spec, params, headless=None, seed=0):
         import stpa      # ImportError -> resolve_threads falls back to the hard caps
         return stpa.choose(spec.stpa_key(cfg, headless), spec.opener(cfg, headless), seed=seed)
     return choose
+
+
+def vector_env(env_id, num_envs, num_threads="auto", **params):
+    """``num_envs`` copies of ``env_id`` in one engine, stepped together with
+    batched arrays ``(num_envs, num_agents, ...)``, per-copy seeds and
+    Gymnasium ``SAME_STEP`` auto-reset; each copy is bit-identical to a
+    single env (:mod:`seer_envs.vector`)."""
+    from seer_envs.vector import vector_env as _vector_env
+    return _vector_env(env_id, num_envs, num_threads=num_threads, **params)

@@ -1044,6 +1044,197 @@ cdef class Engine:
             raise ValueError(f"bad LP range [{lo}, {hi}) for {self.core.n} LPs")
         self.inject_range(t, kind, lo, hi)
 
+    # --- copies of one model in one engine (seer_envs.vector) ------------------
+    # A vector env lays copy c's LP j at c * n + j.  These methods let each
+    # copy behave exactly as a single engine would: its own random streams,
+    # its own restart, its own step times.
+
+    def set_stream_keys(self, lo, hi, seed, first_entity=0):
+        """Key the random streams of LPs ``[lo, hi)`` by ``(seed, first_entity
+        + lp - lo)``: LP ``lo + j`` then draws exactly what LP
+        ``first_entity + j`` of an engine built with ``seed`` draws.  Call
+        before :meth:`init` or :meth:`reset_lps` (counters are not touched
+        here)."""
+        self._check_idle()
+        cdef EngineCore* c = &self.core
+        cdef int64_t lp, a, b, f
+        cdef uint64_t sd
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
+        a, b = self._check_range(lo, hi)
+        if isinstance(first_entity, bool) or not isinstance(first_entity, int) \
+                or not 0 <= first_entity < SEER_ENV_SOURCE:
+            raise ValueError(f"first_entity must be an int in [0, {SEER_ENV_SOURCE}), got {first_entity!r}")
+        sd = <uint64_t>seed
+        f = first_entity
+        for lp in range(a, b):
+            c.rng_key[lp] = seer_rng_key(sd, <uint64_t>(f + lp - a))
+        return None
+
+    def reset_lps(self, lo, hi, start_time=0.0):
+        """Restart LPs ``[lo, hi)`` as a fresh engine would at ``start_time``:
+        drop their pending events, zero their RNG and emission counters and
+        call their ``on_init`` (in LP order, on this thread).  The model's own
+        state of those LPs is the caller's to restore first.  Events emitted
+        by these ``on_init`` calls must target LPs inside ``[lo, hi)`` (copies
+        never interact): anything else raises :class:`ContractViolation`.
+        The engine's time becomes ``min(now, start_time)``; other LPs' events
+        are untouched.  Call between runs only."""
+        self._check_idle()
+        cdef double t0 = self._check_time(start_time, "start_time")
+        cdef EngineCore* c = &self.core
+        cdef int64_t a, b
+        cdef int rc
+        cdef lp_id_t bad_src = 0, bad_target = 0
+        cdef int32_t bad_kind = -1
+        cdef double bad_time = 0.0
+        cdef Event* outbox
+        self._check_usable()
+        if not self._initialized:
+            raise RuntimeError("reset_lps() needs an initialised engine: call init() first")
+        a, b = self._check_range(lo, hi)
+        outbox = <Event*>malloc(SEER_OUTBOX_CAPACITY * sizeof(Event))
+        if outbox == NULL:
+            raise MemoryError()
+        try:
+            with nogil:
+                rc = _reset_range(c, <lp_id_t>a, <lp_id_t>b, t0, outbox, &bad_src,
+                                  &bad_target, &bad_kind, &bad_time)
+        finally:
+            free(outbox)
+        if rc != SEER_OK:
+            self._failed = True
+            if rc in _REASONS:
+                reason, what = _REASONS[rc]
+            else:
+                reason, what = "model", f"the model's on_init returned error code {rc}"
+            msg = (f"{what}: LP {bad_src}, restarted at t={t0!r}, scheduled an event of kind "
+                   f"{bad_kind} for target LP {bad_target} at t={bad_time!r}")
+            if rc == SEER_E_BAD_TARGET:
+                msg += f", but a restarted range [{a}, {b}) may only schedule events inside itself"
+            elif rc == SEER_E_LOOKAHEAD:
+                msg += f", under the lookahead {c.lookahead!r}"
+            raise ContractViolation(reason, msg, time=bad_time, now=t0, source=bad_src,
+                                    target=bad_target, kind=bad_kind, code=rc)
+        if t0 < self._now:
+            self._now = t0
+        return None
+
+    def rewind(self, t):
+        """Move the engine's time back to ``t`` (<= now), allowed only when no
+        pending event is earlier than ``t``.  A vector env whose copies are at
+        different step counts runs them one group at a time: this lets the
+        group that is behind inject and run at its own times.  Nothing but
+        the time checks of :meth:`inject` and :meth:`run_until` depends on
+        the engine's time, so results are unchanged."""
+        self._check_idle()
+        cdef double tt = self._check_time(t, "t")
+        self._check_usable()
+        if tt > self._now:
+            raise ValueError(f"rewind: t={tt!r} is after the engine's current time {self._now!r}")
+        first = self.next_event_time()
+        if first < tt:
+            raise ValueError(f"rewind: an event is pending at t={first!r}, before t={tt!r}")
+        self._now = tt
+        return None
+
+    def inject_blocks(self, time, int kind, starts, count):
+        """Inject one event of ``kind`` at ``time`` into each LP of every block
+        ``[s, s + count)`` for ``s`` in ``starts``, with payload word
+        ``i[0] = lp - s`` and one injection sequence number for the call (the
+        per-copy form of :meth:`inject`: within a copy, injected events keep
+        their relative order)."""
+        self._check_idle()
+        cdef double t = self._check_time(time, "time")
+        cdef EngineCore* c = &self.core
+        cdef int64_t nb, cnt, k, idx, total, failed = -1
+        cdef uint64_t seq
+        cdef int64_t[::1] st
+        import numpy as np
+        st = np.ascontiguousarray(starts, dtype=np.int64).reshape(-1)
+        nb = st.shape[0]
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ValueError(f"count must be an int >= 0, got {count!r}")
+        cnt = count
+        self._check_usable()
+        if not self._initialized:
+            self.init(self._now)
+        if not (t >= self._now):
+            raise ValueError(f"cannot inject at time {t!r}: the engine is at {self._now!r}")
+        for k in range(nb):
+            if st[k] < 0 or st[k] + cnt > c.n:
+                raise ValueError(f"bad LP block [{st[k]}, {st[k] + cnt}) for {c.n} LPs")
+        total = nb * cnt
+        if total == 0:
+            return None
+        seq = self._inject_seq
+        self._inject_seq += 1
+        # Serial: one heap push per LP is cheap next to the step it starts,
+        # and the first failure in block order is then the one reported.
+        with nogil:
+            for idx in range(total):
+                if _inject_one(c, <lp_id_t>(st[idx // cnt] + idx % cnt), t, kind, seq,
+                               idx % cnt) != SEER_OK:
+                    failed = st[idx // cnt] + idx % cnt
+                    break
+        if failed >= 0:
+            self._failed = True
+            raise ContractViolation(
+                "queue_full", f"injecting kind {kind} at t={t!r} into LP {failed}: "
+                f"{_REASONS[SEER_E_QUEUE_FULL][1]}", time=t, now=self._now,
+                source=None, target=failed, kind=kind)
+        return None
+
+    def freeze_all_but(self, starts, count):
+        """Until :meth:`thaw`: only LPs in the blocks ``[s, s + count)`` for
+        ``s`` in ``starts`` run (``count``: an int, or one per block); every other LP's events stay pending,
+        untouched, whatever a run's end time.  A vector env runs copies that
+        are at different step counts one group at a time with this (each
+        group at its own times, after :meth:`rewind`).  The blocks must not
+        exchange events with frozen LPs.  Between runs only."""
+        self._check_idle()
+        cdef EngineCore* c = &self.core
+        cdef int64_t lp, k
+        cdef unsigned char[::1] keep
+        import numpy as np
+        st = np.ascontiguousarray(starts, dtype=np.int64).reshape(-1)
+        if isinstance(count, int) and not isinstance(count, bool):
+            counts = np.full(st.shape[0], count, np.int64)
+        else:
+            counts = np.asarray(count)
+            if counts.shape != st.shape or counts.dtype.kind not in "iu":
+                raise ValueError(f"count must be an int or one int per block, got {count!r}")
+        mask = np.zeros(c.n, np.uint8)
+        for k in range(st.shape[0]):
+            if counts[k] < 0 or st[k] < 0 or st[k] + counts[k] > c.n:
+                raise ValueError(f"bad LP block [{st[k]}, {st[k] + counts[k]}) for {c.n} LPs")
+            mask[st[k]:st[k] + counts[k]] = 1
+        keep = mask
+        # The planner picks ready LPs from next_time only: an LP whose
+        # next_time is inf is never scheduled, and nothing sends to it.
+        for lp in range(c.n):
+            if not keep[lp]:
+                c.next_time[lp] = INFINITY
+        return None
+
+    def thaw(self):
+        """Undo :meth:`freeze_all_but`: every LP's earliest pending time is
+        taken from its queue again.  Idempotent; between runs only."""
+        self._check_idle()
+        cdef EngineCore* c = &self.core
+        cdef int64_t lp
+        for lp in range(c.n):
+            c.next_time[lp] = heap_top_time(&c.heaps[lp], INFINITY)
+        return None
+
+    def _check_range(self, lo, hi):
+        for name, v in (("lo", lo), ("hi", hi)):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise ValueError(f"{name} must be an int, got {v!r}")
+        if not 0 <= lo <= hi <= self.core.n:
+            raise ValueError(f"bad LP range [{lo}, {hi}) for {self.core.n} LPs")
+        return lo, hi
+
     # --- inspection -----------------------------------------------------------
 
     def pending(self):
@@ -1295,6 +1486,57 @@ cdef int _inject_one(EngineCore* c, lp_id_t lp, double time, int32_t kind, uint6
     if rc == SEER_OK and time < c.next_time[lp]:
         c.next_time[lp] = time
     return rc
+
+
+# Restart LPs [lo, hi) serially (Engine.reset_lps): the same emission
+# rules as _dispatch, with every target confined to the range.
+cdef int _reset_range(EngineCore* c, lp_id_t lo, lp_id_t hi, double t0, Event* outbox,
+                      lp_id_t* bad_src, lp_id_t* bad_target, int32_t* bad_kind,
+                      double* bad_time) noexcept nogil:
+    cdef lp_id_t lp
+    cdef int32_t i
+    cdef int rc
+    cdef Ctx ctx
+    cdef Event* e
+    for lp in range(lo, hi):
+        c.heaps[lp].size = 0
+        c.rng_ctr[lp] = 0
+        c.emit_seq[lp] = 0
+        c.next_time[lp] = INFINITY
+    for lp in range(lo, hi):
+        ctx.lp = lp
+        ctx.thread = 0
+        ctx.rng_key = c.rng_key[lp]
+        ctx.rng_ctr = &c.rng_ctr[lp]
+        ctx.out.events = outbox
+        ctx.out.count = 0
+        ctx.now = t0
+        bad_src[0] = lp
+        bad_target[0] = lp
+        bad_time[0] = t0
+        rc = c.lptype.on_init(c.model, &ctx)
+        if rc != SEER_OK:
+            return rc
+        for i in range(ctx.out.count):
+            e = &outbox[i]
+            bad_target[0] = e.target
+            bad_kind[0] = e.kind
+            bad_time[0] = e.time
+            if not (e.time >= t0):
+                return SEER_E_PAST
+            if e.target < lo or e.target >= hi:
+                return SEER_E_BAD_TARGET
+            if e.target != lp and not (e.time >= t0 + c.lookahead):
+                return SEER_E_LOOKAHEAD
+            e.src = lp
+            e.seq = c.emit_seq[lp]
+            c.emit_seq[lp] += 1
+            rc = heap_push(&c.heaps[e.target], e, c.max_pending_per_lp)
+            if rc != SEER_OK:
+                return rc
+            if e.time < c.next_time[e.target]:
+                c.next_time[e.target] = e.time
+    return SEER_OK
 
 
 def rng_draws(seed, entity, count, dist="uniform", param=1.0):

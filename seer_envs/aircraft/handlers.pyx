@@ -133,8 +133,10 @@ _dense({"x": OBS_X, "y": OBS_Y, "vx": OBS_VX, "vy": OBS_VY, "energy": OBS_ENERGY
 
 ctypedef struct AircraftState:
     # --- parameters (read-only) ---
-    int64_t n_uav               # UAVs (LPs 0 .. n_uav-1)
-    int64_t n_tgt               # targets (LPs n_uav ..)
+    int64_t n_uav               # UAVs (LPs 0 .. n_uav-1), all copies
+    int64_t n_tgt               # targets (LPs n_uav ..), all copies
+    int64_t U1                  # UAVs of one copy (vector env): copy k's UAVs are
+    int64_t T1                  #   [k*U1, (k+1)*U1), its targets [k*T1, (k+1)*T1); a single env is 1 copy
     double arena               # arena side (m)
     double dt                   # env step (s)
     double cp                   # control_period (s)
@@ -188,7 +190,7 @@ ctypedef struct AircraftState:
     double* twx                 # waypoint (m)
     double* twy
     # --- boundary snapshot (read-only during runs) ---
-    double snap_time            # time of the snapshot (s)
+    double* snap_times          # per copy: time of its snapshot (s)
     double* sx                  # per entity (UAVs then targets): position, velocity
     double* sy
     double* svx
@@ -197,8 +199,8 @@ ctypedef struct AircraftState:
     int64_t grid                # cells per side
     double inv_cell             # grid / arena (1/m)
     int64_t* cell               # per entity: cell index, -1 for a stopped UAV
-    int64_t* ucell_start        # grid^2 + 1: UAV ids of cell c at ucell_ids[start[c]:start[c+1]]
-    int64_t* ucell_ids
+    int64_t* ucell_start        # per copy k, grid^2 + 1 at k*(grid^2+1): UAV ids of cell c at
+    int64_t* ucell_ids          #   ucell_ids[k*U1 + start[c] : k*U1 + start[c+1]]
     int64_t* tcell_start        # the same for targets (target indices)
     int64_t* tcell_ids
     int64_t* cursor             # grid^2 scratch of the counting sort
@@ -240,12 +242,15 @@ cdef int64_t _near_uavs(const AircraftState* s, int64_t me, double x, double y, 
                         double* kd, int64_t* kid, int64_t* ncoll) noexcept nogil:
     cdef int64_t cx = _axis_cell(s, x), cy = _axis_cell(s, y)
     cdef int64_t gx, gy, c, j, o, size = 0, coll = 0
+    cdef int64_t cp = me // s.U1
+    cdef const int64_t* start = s.ucell_start + cp * (s.grid * s.grid + 1)
+    cdef const int64_t* ids = s.ucell_ids + cp * s.U1
     cdef double dx, dy, d2
     for gy in range(cy - 1 if cy > 0 else 0, (cy + 2) if cy + 2 <= s.grid else s.grid):
         for gx in range(cx - 1 if cx > 0 else 0, (cx + 2) if cx + 2 <= s.grid else s.grid):
             c = gy * s.grid + gx
-            for j in range(s.ucell_start[c], s.ucell_start[c + 1]):
-                o = s.ucell_ids[j]
+            for j in range(start[c], start[c + 1]):
+                o = ids[j]
                 if o == me:
                     continue
                 dx = s.sx[o] - x
@@ -261,15 +266,18 @@ cdef int64_t _near_uavs(const AircraftState* s, int64_t me, double x, double y, 
 
 # Targets within sensor_range of (x, y) in the snapshot: their count, and
 # the nearest (by (d2, index)) in best[0] (-1 when none).
-cdef int64_t _near_targets(const AircraftState* s, double x, double y, int64_t* best) noexcept nogil:
+cdef int64_t _near_targets(const AircraftState* s, int64_t cp, double x, double y,
+                           int64_t* best) noexcept nogil:
     cdef int64_t cx = _axis_cell(s, x), cy = _axis_cell(s, y)
     cdef int64_t gx, gy, c, j, t, e, count = 0, b = -1
+    cdef const int64_t* start = s.tcell_start + cp * (s.grid * s.grid + 1)
+    cdef const int64_t* ids = s.tcell_ids + cp * s.T1
     cdef double dx, dy, d2, bd = 0.0
     for gy in range(cy - 1 if cy > 0 else 0, (cy + 2) if cy + 2 <= s.grid else s.grid):
         for gx in range(cx - 1 if cx > 0 else 0, (cx + 2) if cx + 2 <= s.grid else s.grid):
             c = gy * s.grid + gx
-            for j in range(s.tcell_start[c], s.tcell_start[c + 1]):
-                t = s.tcell_ids[j]
+            for j in range(start[c], start[c + 1]):
+                t = ids[j]
                 e = s.n_uav + t
                 dx = s.sx[e] - x
                 dy = s.sy[e] - y
@@ -390,15 +398,16 @@ cdef int _on_sense(AircraftState* s, Ctx* ctx, int64_t i, int64_t j) noexcept no
     cdef int64_t kid[TOPK_CAP]
     cdef int64_t* cnt = &s.counters[i * N_COUNTERS]
     cdef int64_t best, ncoll, nn, m
+    cdef int64_t cp = i // s.U1
     cdef Event* ev
-    _near_targets(s, x, y, &best)
+    _near_targets(s, cp, x, y, &best)
     if best >= 0:
         cnt[C_DETECTIONS] += 1
-        if s.snap_time >= s.bel_t[i]:
+        if s.snap_times[cp] >= s.bel_t[i]:
             s.bel_x[i] = s.sx[s.n_uav + best]
             s.bel_y[i] = s.sy[s.n_uav + best]
-            s.bel_t[i] = s.snap_time
-            s.bel_id[i] = best
+            s.bel_t[i] = s.snap_times[cp]
+            s.bel_id[i] = best - cp * s.T1
     nn = _near_uavs(s, i, x, y, s.max_msgs if s.bel_id[i] >= 0 else 0, kd, kid, &ncoll)
     cnt[C_COLLISIONS] += ncoll
     for m in range(nn):
@@ -463,8 +472,9 @@ cdef int on_init(void* model, Ctx* ctx) noexcept nogil:
     cdef int64_t lp = ctx.lp, t
     cdef Event* ev
     if lp < s.n_uav:
-        s.px[lp] = (<double>(lp % s.launch_cols) + seer_uniform(ctx)) * s.launch_w
-        s.py[lp] = (<double>(lp // s.launch_cols) + seer_uniform(ctx)) * s.launch_h
+        t = lp % s.U1         # the UAV's index in its copy
+        s.px[lp] = (<double>(t % s.launch_cols) + seer_uniform(ctx)) * s.launch_w
+        s.py[lp] = (<double>(t // s.launch_cols) + seer_uniform(ctx)) * s.launch_h
         ev = seer_emit(ctx, ctx.now, ctx.lp, SENSE)
     else:
         t = lp - s.n_uav
@@ -529,17 +539,22 @@ cdef class AircraftModel(Scenario):
     cdef readonly object tx, ty, tvx, tvy, twx, twy
     cdef readonly object sx, sy, svx, svy, salive, cell, ucell_start, ucell_ids
     cdef readonly object tcell_start, tcell_ids, cursor
-    cdef readonly object prev_energy, prev_counters, in_range
+    cdef readonly object prev_energy, prev_counters, in_range, snap_times
+    cdef readonly int64_t num_copies
 
     def __cinit__(self, *args, **kwargs):
         self.lptype.on_init = on_init
         self.lptype.on_event = on_event
         self.model = &self.s
 
-    def __init__(self, cfg):
+    def __init__(self, cfg, num_copies=1):
         import numpy as np
-        nu, nt = cfg.num_uavs, cfg.num_targets
+        if isinstance(num_copies, bool) or not isinstance(num_copies, int) or num_copies < 1:
+            raise ValueError(f"num_copies must be an int >= 1, got {num_copies!r}")
+        nu, nt = cfg.num_uavs * num_copies, cfg.num_targets * num_copies
         ne = nu + nt
+        if ne >= SEER_ENV_SOURCE:
+            raise ValueError(f"num_copies * (num_uavs + num_targets) must be < {SEER_ENV_SOURCE}, got {ne}")
         cdef AircraftState* s = &self.s
         cdef int last
         if not 0 <= cfg.max_messages <= TOPK_CAP:
@@ -553,6 +568,9 @@ cdef class AircraftModel(Scenario):
         self.cfg = cfg
         s.n_uav = nu
         s.n_tgt = nt
+        s.U1 = cfg.num_uavs
+        s.T1 = cfg.num_targets
+        self.num_copies = num_copies
         s.arena = cfg.arena_size
         s.dt = cfg.dt
         s.cp = cfg.control_period
@@ -579,7 +597,6 @@ cdef class AircraftModel(Scenario):
         s.grid = cfg.grid_side
         s.launch_cols, s.launch_w, s.launch_h = cfg.launch_grid
         s.inv_cell = s.grid / cfg.arena_size
-        s.snap_time = 0.0
 
         def f64(n, fill=0.0):
             return np.full(n, fill, np.float64)
@@ -600,14 +617,15 @@ cdef class AircraftModel(Scenario):
         self.salive = np.ones(nu, np.uint8)
         g2 = s.grid * s.grid
         self.cell = np.zeros(ne, np.int64)
-        self.ucell_start = np.zeros(g2 + 1, np.int64)
+        self.ucell_start = np.zeros(num_copies * (g2 + 1), np.int64)
         self.ucell_ids = np.zeros(nu, np.int64)
-        self.tcell_start = np.zeros(g2 + 1, np.int64)
+        self.tcell_start = np.zeros(num_copies * (g2 + 1), np.int64)
         self.tcell_ids = np.zeros(tn, np.int64)
         self.cursor = np.zeros(g2, np.int64)
         self.prev_energy = f64(nu, cfg.battery_capacity)
         self.prev_counters = np.zeros((nu, N_COUNTERS), np.int64)
         self.in_range = np.zeros(nu, np.int32)
+        self.snap_times = np.zeros(num_copies, np.float64)
         self._bind()
 
     cdef _bind(self):
@@ -618,6 +636,7 @@ cdef class AircraftModel(Scenario):
         cdef int64_t[::1] bid = self.bel_id, cell = self.cell, us = self.ucell_start
         cdef int64_t[::1] ui = self.ucell_ids, ts = self.tcell_start, ti = self.tcell_ids
         cdef int64_t[::1] cur = self.cursor
+        cdef double[::1] snt = self.snap_times
         cdef int64_t[:, ::1] cn = self.counters
         cdef double[:, ::1] act = self.actions
         cdef double[::1] tx = self.tx, ty = self.ty, tvx = self.tvx, tvy = self.tvy
@@ -634,6 +653,7 @@ cdef class AircraftModel(Scenario):
         s.sx, s.sy, s.svx, s.svy, s.salive = &sx[0], &sy[0], &svx[0], &svy[0], &sal[0]
         s.cell, s.ucell_start, s.ucell_ids = &cell[0], &us[0], &ui[0]
         s.tcell_start, s.tcell_ids, s.cursor = &ts[0], &ti[0], &cur[0]
+        s.snap_times = &snt[0]
 
     @property
     def grid(self):
@@ -641,7 +661,30 @@ cdef class AircraftModel(Scenario):
 
     @property
     def snap_time(self):
-        return self.s.snap_time
+        return self.s.snap_times[0]
+
+    def reset_copies(self, c0, c1):
+        """Restore copies ``[c0, c1)`` to their state at construction (a
+        vector env restarting them; the engine restarts their LPs)."""
+        cfg, U, T = self.cfg, self.s.U1, self.s.T1
+        u, t = slice(c0 * U, c1 * U), slice(c0 * T, c1 * T)
+        for a in (self.px, self.py, self.vx, self.vy, self.wx, self.wy, self.step_start,
+                  self.bel_x, self.bel_y, self.in_range):
+            a[u] = 0
+        self.cmd[2 * c0 * U:2 * c1 * U] = 0.0
+        self.energy[u] = cfg.battery_capacity
+        self.prev_energy[u] = cfg.battery_capacity
+        self.alive[u] = 1
+        self.salive[u] = 1
+        self.bel_t[u] = -1.0
+        self.bel_id[u] = -1
+        self.counters[u] = 0
+        self.prev_counters[u] = 0
+        self.actions[u] = 0.0
+        if T:
+            for a in (self.tx, self.ty, self.tvx, self.tvy, self.twx, self.twy):
+                a[t] = 0.0
+        self.snap_times[c0:c1] = 0.0
 
 
 # --- step boundary -------------------------------------------------------------
@@ -669,7 +712,7 @@ cdef inline void _snap_entity(AircraftState* s, int64_t e) noexcept nogil:
 
 # Counting sort of entities [lo, hi) into cells, in id order: deterministic.
 cdef void _bucket(AircraftState* s, int64_t lo, int64_t hi, int64_t* start,
-                  int64_t* ids) noexcept nogil:
+                  int64_t* ids, int64_t id_base) noexcept nogil:
     cdef int64_t g2 = s.grid * s.grid, c, e
     for c in range(g2 + 1):
         start[c] = 0
@@ -682,7 +725,7 @@ cdef void _bucket(AircraftState* s, int64_t lo, int64_t hi, int64_t* start,
     for e in range(lo, hi):
         c = s.cell[e]
         if c >= 0:
-            ids[s.cursor[c]] = e - lo
+            ids[s.cursor[c]] = e - id_base
             s.cursor[c] += 1
 
 
@@ -713,7 +756,7 @@ cdef inline void _boundary_uav(AircraftState* s, int64_t i, double now, float* r
             row[OBS_NEIGHBOURS + NEIGHBOUR_STRIDE * m + 1] = <float>((s.sy[o] - y) / s.comm_range)
             row[OBS_NEIGHBOURS + NEIGHBOUR_STRIDE * m + 2] = <float>((s.svx[o] - vx) / s.vmax)
             row[OBS_NEIGHBOURS + NEIGHBOUR_STRIDE * m + 3] = <float>((s.svy[o] - vy) / s.vmax)
-        ntg = _near_targets(s, x, y, &best)
+        ntg = _near_targets(s, i // s.U1, x, y, &best)
     if s.bel_id[i] >= 0:
         row[OBS_TARGET_X] = <float>((s.bel_x[i] - x) / s.arena)
         row[OBS_TARGET_Y] = <float>((s.bel_y[i] - y) / s.arena)
@@ -733,22 +776,40 @@ cdef inline void _boundary_uav(AircraftState* s, int64_t i, double now, float* r
 
 
 def boundary(AircraftModel m, double now, float[:, ::1] obs, float[::1] rewards,
-             uint8_t[::1] terminated, int num_threads):
+             uint8_t[::1] terminated, int num_threads, int64_t c0=0, int64_t c1=-1, times=None):
     """Step boundary at time ``now``: take the snapshot of every entity and
     its grid (per-entity copy and cell index in parallel; the bucket fill is
     a counting sort in id order), then observations, rewards and
     terminations in parallel over UAVs.  Nothing is reduced across UAVs, so
-    the result does not depend on the thread count."""
+    the result does not depend on the thread count.
+
+    With copies (vector env): ``[c0, c1)`` limits it to those copies
+    (default all) and ``times`` (one per copy) gives each copy's own
+    boundary time in place of ``now``; arrays stay indexed by global UAV."""
     cdef AircraftState* s = &m.s
-    cdef int64_t e, i, ne = s.n_uav + s.n_tgt, nu = s.n_uav
+    cdef int64_t e, i, cp, nu = s.n_uav, U = s.U1, T = s.T1, g1 = s.grid * s.grid + 1
+    cdef int64_t ncop = m.num_copies
     cdef int64_t[:, ::1] prev_cnt = m.prev_counters
     cdef double[::1] prev_en = m.prev_energy
     cdef int32_t[::1] in_range = m.in_range
+    cdef double[::1] tms
+    import numpy as np
     if obs.shape[0] != nu or obs.shape[1] != OBS_SIZE or rewards.shape[0] != nu or terminated.shape[0] != nu:
         raise ValueError("boundary: output arrays have the wrong shape")
     cdef _BoundaryArgs a
+    cdef _SnapArgs su, st
+    if c1 < 0:
+        c1 = ncop
+    if not 0 <= c0 <= c1 <= ncop:
+        raise ValueError(f"boundary: bad copy range [{c0}, {c1}) for {ncop} copies")
+    tarr = np.full(ncop, now, np.float64) if times is None else np.ascontiguousarray(times, np.float64)
+    if tarr.shape != (ncop,):
+        raise ValueError(f"boundary: times must have one entry per copy ({ncop})")
+    tms = tarr
     a.s = s
-    a.now = now
+    a.times = &tms[0] if ncop > 0 else NULL
+    a.U = U
+    a.base = c0 * U
     a.obs = &obs[0, 0] if nu > 0 else NULL
     a.rewards = &rewards[0] if nu > 0 else NULL
     a.terminated = &terminated[0] if nu > 0 else NULL
@@ -756,19 +817,34 @@ def boundary(AircraftModel m, double now, float[:, ::1] obs, float[::1] rewards,
     a.cnt_stride = prev_cnt.shape[1]
     a.prev_en = &prev_en[0] if nu > 0 else NULL
     a.in_range = &in_range[0] if nu > 0 else NULL
+    su.s = s
+    su.base = c0 * U
+    st.s = s
+    st.base = nu + c0 * T
     # On the engine's worker team (no OpenMP pool: fork-safe, and its waits
     # block rather than spin).
     with nogil:
-        s.snap_time = now
-        seer_parallel_for(num_threads, ne, _snap_range, s)
-        _bucket(s, 0, nu, s.ucell_start, s.ucell_ids)
-        _bucket(s, nu, ne, s.tcell_start, s.tcell_ids)
-        seer_parallel_for(num_threads, nu, _uav_range, &a)
+        for cp in range(c0, c1):
+            s.snap_times[cp] = tms[cp]
+        seer_parallel_for(num_threads, (c1 - c0) * U, _snap_range, &su)
+        seer_parallel_for(num_threads, (c1 - c0) * T, _snap_range, &st)
+        for cp in range(c0, c1):
+            _bucket(s, cp * U, (cp + 1) * U, s.ucell_start + cp * g1, s.ucell_ids + cp * U, 0)
+            _bucket(s, nu + cp * T, nu + (cp + 1) * T, s.tcell_start + cp * g1,
+                    s.tcell_ids + cp * T, nu)
+        seer_parallel_for(num_threads, (c1 - c0) * U, _uav_range, &a)
+
+
+ctypedef struct _SnapArgs:
+    AircraftState* s
+    int64_t base                # first entity of the range
 
 
 ctypedef struct _BoundaryArgs:
     AircraftState* s
-    double now
+    double* times               # boundary time of each copy
+    int64_t U                   # UAVs per copy
+    int64_t base                # first UAV of the range
     float* obs
     float* rewards
     uint8_t* terminated
@@ -779,14 +855,15 @@ ctypedef struct _BoundaryArgs:
 
 
 cdef void _snap_range(void* arg, int64_t lo, int64_t hi) noexcept nogil:
+    cdef _SnapArgs* a = <_SnapArgs*>arg
     cdef int64_t e
-    for e in range(lo, hi):
-        _snap_entity(<AircraftState*>arg, e)
+    for e in range(a.base + lo, a.base + hi):
+        _snap_entity(a.s, e)
 
 
 cdef void _uav_range(void* arg, int64_t lo, int64_t hi) noexcept nogil:
     cdef _BoundaryArgs* a = <_BoundaryArgs*>arg
     cdef int64_t i
-    for i in range(lo, hi):
-        _boundary_uav(a.s, i, a.now, &a.obs[i * OBS_SIZE], &a.rewards[i], &a.terminated[i],
+    for i in range(a.base + lo, a.base + hi):
+        _boundary_uav(a.s, i, a.times[i // a.U], &a.obs[i * OBS_SIZE], &a.rewards[i], &a.terminated[i],
                       &a.prev_cnt[i * a.cnt_stride], &a.prev_en[i], &a.in_range[i])

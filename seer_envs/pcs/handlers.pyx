@@ -91,6 +91,9 @@ _dense({k: v for k, v in OBS_LAYOUT.items() if k != "neighbours"}
 ctypedef struct PcsState:
     int64_t width               # cells across
     int64_t height              # cells down
+    int64_t cells               # width * height: LPs of one copy
+    int64_t copies              # copies of the grid in one engine (vector env); copy k is
+                                #   LPs [k * cells, (k + 1) * cells), never touching another
     int64_t channels            # channels per cell
     int64_t portables           # phones per cell at start
     double interarrival         # mean time between call attempts (min)
@@ -106,7 +109,10 @@ ctypedef struct PcsState:
 
 
 cdef inline lp_id_t _neighbour(const PcsState* s, lp_id_t cell, uint64_t d) noexcept nogil:
-    cdef int64_t x = cell % s.width, y = cell // s.width
+    # Neighbours on the cell's own copy of the torus (a single env is copy 0).
+    cdef int64_t local = cell % s.cells
+    cdef int64_t base = cell - local
+    cdef int64_t x = local % s.width, y = local // s.width
     if d == 0:
         x = x + 1 if x + 1 < s.width else 0
     elif d == 1:
@@ -115,7 +121,7 @@ cdef inline lp_id_t _neighbour(const PcsState* s, lp_id_t cell, uint64_t d) noex
         y = y + 1 if y + 1 < s.height else 0
     else:
         y = y - 1 if y > 0 else s.height - 1
-    return <lp_id_t>(y * s.width + x)
+    return <lp_id_t>(base + y * s.width + x)
 
 
 cdef inline double _next_move(const PcsState* s, Ctx* ctx, double t) noexcept nogil:
@@ -185,7 +191,7 @@ cdef int on_init(void* model, Ctx* ctx) noexcept nogil:
     cdef double nc, mv
     cdef int rc
     for k in range(s.portables):
-        pid = <int64_t>ctx.lp * s.portables + k
+        pid = (<int64_t>ctx.lp % s.cells) * s.portables + k
         nc = ctx.now + seer_exponential(ctx, s.interarrival)
         mv = _next_move(s, ctx, ctx.now)
         rc = _schedule_idle(s, ctx, nc, mv, pid)
@@ -244,20 +250,31 @@ cdef class PcsModel(Scenario):
     ``actions`` is the int32 array the env writes guards into before each
     step; ``counters`` (cells x 6, cumulative, columns ``COUNTERS``),
     ``free_channels``, ``guard`` and ``power`` are NumPy views of the state.
+
+    ``num_copies`` (default 1) lays that many independent copies of the grid
+    in one model for :func:`seer_envs.vector_env`: copy k is cells
+    ``[k * cells, (k + 1) * cells)`` and its phones only ever reach its own
+    cells.  A single env is ``num_copies=1``, the same code path.
     """
 
     cdef PcsState s
     cdef object _arrays     # keeps the NumPy buffers behind the pointers alive
     cdef readonly object actions, counters, free_channels, guard, power
+    cdef readonly int64_t num_copies, cells_per_copy
+    cdef int64_t _channels
 
     def __cinit__(self, *args, **kwargs):
         self.lptype.on_init = on_init
         self.lptype.on_event = on_event
         self.model = &self.s
 
-    def __init__(self, cfg):
+    def __init__(self, cfg, num_copies=1):
         import numpy as np
-        n = cfg.grid_width * cfg.grid_height
+        if isinstance(num_copies, bool) or not isinstance(num_copies, int) or num_copies < 1:
+            raise ValueError(f"num_copies must be an int >= 1, got {num_copies!r}")
+        n = cfg.grid_width * cfg.grid_height * num_copies
+        if n >= SEER_ENV_SOURCE:
+            raise ValueError(f"num_copies * cells must be < {SEER_ENV_SOURCE}, got {n}")
         if cfg.portables_per_cell > SEER_OUTBOX_CAPACITY:
             # on_init emits one event per phone in one hook call
             raise ValueError(f"portables_per_cell must be <= {SEER_OUTBOX_CAPACITY} (the runtime's "
@@ -265,6 +282,10 @@ cdef class PcsModel(Scenario):
         Scenario.__init__(self, n, cfg.handoff_latency)
         self.s.width = cfg.grid_width
         self.s.height = cfg.grid_height
+        self.s.cells = cfg.grid_width * cfg.grid_height
+        self.s.copies = num_copies
+        self.num_copies = num_copies
+        self.cells_per_copy = self.s.cells
         self.s.channels = cfg.channels_per_cell
         self.s.portables = cfg.portables_per_cell
         self.s.interarrival = cfg.call_interarrival_mean
@@ -287,6 +308,16 @@ cdef class PcsModel(Scenario):
         self.s.actions = &a[0]
         self.s.counters = &cn[0, 0]
         self.s.power = &pw[0]
+        self._channels = cfg.channels_per_cell
+
+    def reset_cells(self, lo, hi):
+        """Restore cells ``[lo, hi)`` to their state at construction (a
+        vector env restarting one copy; the engine restarts its LPs)."""
+        self.free_channels[lo:hi] = self._channels
+        self.guard[lo:hi] = 0
+        self.actions[lo:hi] = 0
+        self.counters[lo:hi] = 0
+        self.power[lo:hi] = 0.0
 
 
 cdef inline void _obs_row(const PcsState* s, lp_id_t c, const int64_t* delta, float* row,
@@ -316,15 +347,24 @@ cdef inline void _boundary_cell(const PcsState* s, lp_id_t c, int64_t* prev, int
 
 
 def boundary(PcsModel m, float[:, ::1] obs, float[::1] rewards, int64_t[:, ::1] prev,
-             int64_t[:, ::1] delta, double penalty, int num_threads):
+             int64_t[:, ::1] delta, double penalty, int num_threads, int64_t lo=0, int64_t hi=-1):
     """Step boundary, in parallel over cells: per-step counter deltas (from
     ``prev``, which is advanced), observations and rewards.  Each cell reads
     its own state and its neighbours' free channels as they stand at the
     boundary; nothing is reduced across cells, so the result does not depend
-    on the thread count."""
-    cdef int64_t n = m.s.width * m.s.height
+    on the thread count.  ``[lo, hi)`` limits it to those cells (default:
+    all cells of every copy); the arrays are indexed by global cell."""
+    cdef int64_t n = m.s.cells * m.s.copies
     cdef _BoundaryArgs a
+    if hi < 0:
+        hi = n
+    if not (0 <= lo <= hi <= n) or obs.shape[0] < n or rewards.shape[0] < n \
+            or prev.shape[0] < n or delta.shape[0] < n:
+        raise ValueError(f"boundary: bad cell range [{lo}, {hi}) or arrays shorter than {n} cells")
+    if hi == lo:
+        return
     a.s = &m.s
+    a.base = lo
     a.prev = &prev[0, 0]
     a.delta = &delta[0, 0]
     a.obs = &obs[0, 0]
@@ -337,11 +377,12 @@ def boundary(PcsModel m, float[:, ::1] obs, float[::1] rewards, int64_t[:, ::1] 
     # On the engine's worker team (no OpenMP pool: fork-safe, and its waits
     # block rather than spin).
     with nogil:
-        seer_parallel_for(num_threads, n, _boundary_range, &a)
+        seer_parallel_for(num_threads, hi - lo, _boundary_range, &a)
 
 
 ctypedef struct _BoundaryArgs:
     const PcsState* s
+    int64_t base                # first cell of the range
     int64_t* prev
     int64_t* delta
     float* obs
@@ -356,6 +397,6 @@ ctypedef struct _BoundaryArgs:
 cdef void _boundary_range(void* arg, int64_t lo, int64_t hi) noexcept nogil:
     cdef _BoundaryArgs* a = <_BoundaryArgs*>arg
     cdef int64_t c
-    for c in range(lo, hi):
+    for c in range(a.base + lo, a.base + hi):
         _boundary_cell(a.s, <lp_id_t>c, &a.prev[c * a.prev_stride], &a.delta[c * a.delta_stride],
                        &a.obs[c * a.obs_stride], &a.rewards[c], a.scale, a.penalty)

@@ -1,0 +1,140 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Many env copies in one engine (``seer_envs.vector_env``) against SuperSuit's
+``concat_vec_envs_v1(..., num_cpus=0)`` (a Python loop over single envs),
+side by side in one run.
+
+Four runners over the same configuration, interleaved in rounds (each
+round times a block of steps of each, so load on the machine hits all
+alike): the vector env at 1 thread, at 2 threads, a plain Python loop of
+``step_arrays`` over single envs, and SuperSuit over single envs (1 thread
+each).  Actions are random (fixed generator), each
+runner gets the same action arrays.  Reported: env steps/s (copies x steps
+per second) from the median round, and the ratios vector/SuperSuit and
+2-thread/1-thread.
+
+Then (``--aircraft-copies``, default 256) Aircraft with 16 UAVs: the vector
+env at 1 and 2 threads beside VMAS's ``discovery`` scenario (16 agents
+searching 2 targets, continuous actions, ``num_envs`` = the same copies,
+torch on the CPU with 1 thread), a benchmark-only dependency (``pip install
+vmas``; skipped when missing).  The scenarios differ (VMAS: a vectorised
+physics step in torch; SEER: event-driven RK4 flight, sensing and messages),
+so the row is a throughput reference, not a like-for-like race.
+
+    PYTHONPATH=$PWD python benchmarks/vector_env.py [--copies 64] [--grid 8] [--steps 40] [--rounds 5]
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from seer_envs import pcs_v0
+from seer_envs.vector import vector_env
+
+
+def supersuit_pcs(copies, kw):
+    import supersuit as ss
+    env = pcs_v0.parallel_env(num_threads=1, **kw)
+    vec = ss.pettingzoo_env_to_vec_env_v1(env)
+    return ss.concat_vec_envs_v1(vec, copies, num_cpus=0, base_class="gymnasium")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--copies", type=int, default=64)
+    p.add_argument("--grid", type=int, default=8)
+    p.add_argument("--steps", type=int, default=40, help="steps per runner per round")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--no-supersuit", action="store_true")
+    p.add_argument("--aircraft-copies", type=int, default=256, help="0 skips the Aircraft part")
+    p.add_argument("--aircraft-steps", type=int, default=10)
+    args = p.parse_args()
+    E, g = args.copies, args.grid
+    kw = dict(grid_width=g, grid_height=g, max_cycles=10**6)
+    A = g * g
+    n_act = pcs_v0.parallel_env(**kw).action_space("cell_0_0").n
+    rng = np.random.default_rng(0)
+    acts = [rng.integers(0, n_act, (E, A)) for _ in range(args.steps)]
+
+    runners = {}
+    for t in (1, 2):
+        v = vector_env("pcs_v0", E, num_threads=t, **kw)
+        v.reset(seed=0)
+        runners[f"vector {t} thr"] = (lambda v=v: [v.step(a) for a in acts])
+    singles = [pcs_v0.parallel_env(num_threads=1, **kw) for _ in range(E)]
+    for i, e in enumerate(singles):
+        e.reset_arrays(seed=i)
+    runners["loop of singles"] = (lambda: [[e.step_arrays(a[i]) for i, e in enumerate(singles)]
+                                           for a in acts])
+    if not args.no_supersuit:
+        ssv = supersuit_pcs(E, kw)
+        ssv.reset(seed=0)
+        flat = [a.reshape(-1) for a in acts]
+        runners["supersuit 1 thr"] = (lambda: [ssv.step(a) for a in flat])
+    times = {k: [] for k in runners}
+    for _ in range(args.rounds):
+        for k, fn in runners.items():
+            t0 = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - t0)
+    rate = {k: E * args.steps / statistics.median(v) for k, v in times.items()}
+    print(f"PCS {g}x{g}, {E} copies, {args.steps} steps x {args.rounds} interleaved rounds (median round)")
+    print(f"{'runner':<18} {'env steps/s':>12} {'agent steps/s':>14}")
+    for k, r in rate.items():
+        print(f"{k:<18} {r:>12.0f} {r * A:>14.0f}")
+    print(f"vector 1 thr / loop of singles: {rate['vector 1 thr'] / rate['loop of singles']:.1f}x")
+    print(f"2-thread speedup of the vector env: {rate['vector 2 thr'] / rate['vector 1 thr']:.2f}x")
+    if not args.no_supersuit:
+        print(f"vector 1 thr / SuperSuit: {rate['vector 1 thr'] / rate['supersuit 1 thr']:.1f}x")
+        print(f"vector 2 thr / SuperSuit: {rate['vector 2 thr'] / rate['supersuit 1 thr']:.1f}x")
+    if args.aircraft_copies:
+        aircraft(args)
+
+
+def _interleave(runners, rounds):
+    times = {k: [] for k in runners}
+    for _ in range(rounds):
+        for k, fn in runners.items():
+            t0 = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def aircraft(args):
+    E, U, steps = args.aircraft_copies, 16, args.aircraft_steps
+    kw = dict(num_uavs=U, max_cycles=10**6)
+    rng = np.random.default_rng(0)
+    acts = [rng.uniform(-1, 1, (E, U, 2)).astype(np.float32) for _ in range(steps)]
+    runners = {}
+    for t in (1, 2):
+        v = vector_env("aircraft_v0", E, num_threads=t, **kw)
+        v.reset(seed=0)
+        runners[f"vector {t} thr"] = (lambda v=v: [v.step(a) for a in acts])
+    try:
+        import torch
+        import vmas
+    except ImportError:
+        vmas = None
+        print("(VMAS not installed: pip install vmas for its row)")
+    if vmas is not None:
+        torch.set_num_threads(1)
+        venv = vmas.make_env("discovery", num_envs=E, device="cpu", continuous_actions=True,
+                             n_agents=U, n_targets=2, seed=0)
+        venv.reset()
+        tacts = [[torch.from_numpy(a[:, i]) for i in range(U)] for a in acts]
+        runners["VMAS discovery"] = (lambda: [venv.step(a) for a in tacts])
+    med = _interleave(runners, args.rounds)
+    rate = {k: E * U * steps / v for k, v in med.items()}
+    print(f"\nAircraft {U} UAVs, {E} copies, {steps} steps x {args.rounds} interleaved rounds (median round)")
+    print(f"{'runner':<18} {'agent steps/s':>14} {'env steps/s':>12}")
+    for k, r in rate.items():
+        print(f"{k:<18} {r:>14.0f} {r / U:>12.0f}")
+    print(f"2-thread speedup of the vector env: {rate['vector 2 thr'] / rate['vector 1 thr']:.2f}x")
+    if "VMAS discovery" in rate:
+        print(f"vector 1 thr / VMAS: {rate['vector 1 thr'] / rate['VMAS discovery']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

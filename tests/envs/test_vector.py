@@ -1,0 +1,325 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The vector env (many copies in one engine): every copy is bit-identical
+to a single env with the matching seed, at any thread count, across
+auto-resets (also when copies end at different steps); SAME_STEP auto-reset
+keeps the final observation; bad actions name the copy and the agent."""
+
+import numpy as np
+import pytest
+
+import seer_envs
+from seer_envs import aircraft_v0, pcs_v0
+from seer_envs.vector import SeerAgentVectorEnv, agent_vector_env, vector_env
+from seer_runtime import ContractViolation, Engine
+
+# Phones move every ~20 min with dt=30: cross-cell events every step.
+pytestmark = pytest.mark.filterwarnings("ignore:num_threads=.*exceeds:RuntimeWarning")
+
+KW = dict(grid_width=4, grid_height=3, dt=30.0, move_interval_mean=20.0, call_interarrival_mean=60.0)
+
+
+def _compare(num_envs, threads, seed, steps, max_cycles, action_seed=0):
+    """Step a vector env and num_envs single envs with the same random
+    actions; assert equality everywhere (the single env resets without a
+    seed at each episode end, as the vector env's auto-reset does)."""
+    per_copy = not isinstance(max_cycles, int)
+    mcs = list(max_cycles) if per_copy else [max_cycles] * num_envs
+    v = vector_env("pcs_v0", num_envs, num_threads=threads, max_cycles=max_cycles, **KW)
+    obs, infos = v.reset(seed=seed)
+    assert infos == {}
+    singles = [pcs_v0.parallel_env(num_threads=1, max_cycles=mcs[c], **KW) for c in range(num_envs)]
+    for c, s in enumerate(singles):
+        np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=seed + c))
+        assert int(v.seeds_used[c]) == s.seed_used
+    rng = np.random.default_rng(action_seed)
+    ends = 0
+    for k in range(steps):
+        a = rng.integers(0, v.single_action_space.n, (num_envs, v.num_agents))
+        obs, rew, term, trunc, infos = v.step(a)
+        assert obs.shape == (num_envs, v.num_agents, 11) and rew.shape == (num_envs, v.num_agents)
+        for c, s in enumerate(singles):
+            o, r, t, tr = s.step_arrays(a[c])
+            np.testing.assert_array_equal(rew[c], r, err_msg=f"step {k} copy {c}")
+            np.testing.assert_array_equal(term[c], t)
+            np.testing.assert_array_equal(trunc[c], tr)
+            if not s.agents:
+                ends += 1
+                assert infos["_final_obs"][c] and infos["_episode"][c]
+                np.testing.assert_array_equal(infos["final_obs"][c], o)
+                np.testing.assert_array_equal(infos["episode"]["l"][c], s._ep_length)
+                np.testing.assert_array_equal(infos["episode"]["r"][c], s._ep_return)
+                o = s.reset_arrays()
+                assert int(v.seeds_used[c]) == s.seed_used
+            elif infos:
+                assert not infos["_final_obs"][c]
+            np.testing.assert_array_equal(obs[c], o, err_msg=f"step {k} copy {c}")
+        np.testing.assert_array_equal(v.cycles, [s._cycle for s in singles])
+    return ends
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 4])
+@pytest.mark.parametrize("seed", [0, 17])
+def test_copies_equal_single_envs(threads, seed):
+    # max_cycles=3 over 8 steps: every copy auto-resets twice (same step).
+    assert _compare(3, threads, seed, 8, 3) == 6
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_copies_ending_at_different_steps(threads):
+    # Per-copy max_cycles: after the first ends the copies sit at different
+    # step counts and the engine runs them group by group.
+    ends = _compare(4, threads, 5, 14, [2, 5, 3, 4], action_seed=3)
+    assert ends == 7 + 2 + 4 + 3
+
+
+def test_per_copy_seeds():
+    v = vector_env("pcs_v0", 3, num_threads=1, **KW)
+    a = np.zeros((3, 12), np.int64)
+    o0, _ = v.reset(seed=4)
+    runs = [v.step(a)[1] for _ in range(3)]
+    # Copies differ from each other...
+    assert not np.array_equal(runs[-1][0], runs[-1][1])
+    # ...reset(seed) is reproducible, and copy c is seed + c: copy 1 of
+    # seed 4 is copy 0 of seed 5.
+    o1, _ = v.reset(seed=4)
+    np.testing.assert_array_equal(o0, o1)
+    np.testing.assert_array_equal(runs[0], v.step(a)[1])
+    w = vector_env("pcs_v0", 2, num_threads=1, **KW)
+    w.reset(seed=5)
+    v.reset(seed=4)
+    r_v, r_w = v.step(a)[1], w.step(a[:2])[1]
+    np.testing.assert_array_equal(r_v[1], r_w[0])
+    np.testing.assert_array_equal(r_v[2], r_w[1])
+
+
+def test_bad_actions_name_copy_and_agent():
+    v = vector_env("pcs_v0", 3, num_threads=1, **KW)
+    v.reset(seed=0)
+    n = v.single_action_space.n
+    a = np.zeros((3, 12), np.int64)
+    a[2, 5] = n
+    with pytest.raises(ValueError, match=r"copy 2, agent 'cell_1_1' must be in \[0, 5\], got 6"):
+        v.step(a)
+    a[2, 5] = -1
+    with pytest.raises(ValueError, match="copy 2, agent 'cell_1_1'"):
+        v.step(a)
+    with pytest.raises(ValueError, match=r"shape \(3, 12\)"):
+        v.step(np.zeros((3, 11), np.int64))
+    with pytest.raises(ValueError, match="integer array"):
+        v.step(np.zeros((3, 12)))
+    # A rejected step leaves the env steppable and unchanged.
+    ok = vector_env("pcs_v0", 3, num_threads=1, **KW)
+    ok.reset(seed=0)
+    np.testing.assert_array_equal(v.step(np.zeros((3, 12), np.int64))[0],
+                                  ok.step(np.zeros((3, 12), np.int64))[0])
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="num_envs must be an int >= 1"):
+        vector_env("pcs_v0", 0, **KW)
+    with pytest.raises(ValueError, match="supports pcs_v0, aircraft_v0"):
+        vector_env("phold", 2)
+    with pytest.raises(ValueError, match="max_cycles must be an int or 2 ints"):
+        vector_env("pcs_v0", 2, max_cycles=[3, 4, 5], **KW)
+    with pytest.raises(ValueError, match="max_cycles"):
+        vector_env("pcs_v0", 2, max_cycles=[3, 0], **KW)
+    with pytest.raises(ValueError, match="grid_width"):
+        vector_env("pcs_v0", 2, grid_width=0)
+    with pytest.raises(ValueError, match="seed must be an int"):
+        vector_env("pcs_v0", 2, **KW).reset(seed=-1)
+    with pytest.raises(RuntimeError, match="reset"):
+        vector_env("pcs_v0", 2, **KW).step(np.zeros((2, 12), np.int64))
+
+
+def test_auto_threads_through_stpa_or_caps():
+    v = seer_envs.vector_env("pcs_v0", 2, **KW)
+    ref = vector_env("pcs_v0", 2, num_threads=1, **KW)
+    o, _ = v.reset(seed=3)
+    np.testing.assert_array_equal(o, ref.reset(seed=3)[0])
+    assert v.num_threads >= 1 and v.thread_choice["chosen"] == v.num_threads
+    a = np.ones((2, 12), np.int64)
+    for _ in range(3):
+        np.testing.assert_array_equal(v.step(a)[0], ref.step(a)[0])
+
+
+def test_agent_vector_env_is_a_gymnasium_vector_env():
+    import gymnasium
+    g = agent_vector_env("pcs_v0", 3, num_threads=2, max_cycles=2, **KW)
+    ref = vector_env("pcs_v0", 3, num_threads=1, max_cycles=2, **KW)
+    assert isinstance(g, gymnasium.vector.VectorEnv) and isinstance(g, SeerAgentVectorEnv)
+    assert g.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+    assert g.num_envs == 36
+    obs, _ = g.reset(seed=1)
+    assert g.observation_space.contains(obs)
+    np.testing.assert_array_equal(obs, ref.reset(seed=1)[0].reshape(36, 11))
+    rng = np.random.default_rng(0)
+    for k in range(3):
+        a = g.action_space.sample() if k == 0 else rng.integers(0, 6, 36)
+        o, r, t, tr, info = g.step(a)
+        o2, r2, t2, tr2, info2 = ref.step(np.asarray(a).reshape(3, 12))
+        np.testing.assert_array_equal(o, o2.reshape(36, 11))
+        np.testing.assert_array_equal(r, r2.reshape(36))
+        np.testing.assert_array_equal(tr, tr2.reshape(36))
+        if k == 1:      # max_cycles=2: every copy ends here
+            assert info["_final_obs"].all() and info["final_obs"].shape == (36, 11)
+            np.testing.assert_array_equal(info["final_obs"], info2["final_obs"].reshape(36, 11))
+        else:
+            assert info == {}
+    with pytest.raises(ValueError, match="copy 1, agent 'cell_0_0'"):
+        bad = np.zeros(36, np.int64)
+        bad[12] = 99
+        g.step(bad)
+
+
+def test_engine_copy_methods():
+    from seer_envs.pcs.handlers import PcsModel
+    cfg = seer_envs.get("pcs_v0").build_config(dict(KW))
+    m = PcsModel(cfg, 2)
+    eng = Engine(m, num_threads=1, seed=0)
+    eng.set_stream_keys(0, 12, 9)
+    eng.set_stream_keys(12, 24, 9)
+    eng.init(0.0)
+    # Both copies keyed alike: identical streams, identical pending events.
+    assert [eng.lp_counters(j) for j in range(12)] == [eng.lp_counters(12 + j) for j in range(12)]
+    eng.run_until(30.0)
+    np.testing.assert_array_equal(m.counters[:12], m.counters[12:])
+    with pytest.raises(ValueError, match="after the engine's current time"):
+        eng.rewind(31.0)
+    eng.rewind(30.0)              # nothing pending before 30
+    with pytest.raises(ValueError, match="bad LP range"):
+        eng.reset_lps(0, 25)
+    # Restarting half a copy: its phones' first calls reach cells outside
+    # the range, which copies must never do.
+    with pytest.raises(ContractViolation, match="restarted range"):
+        eng.reset_lps(0, 6)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_next_step_autoreset_equals_single_envs(threads):
+    mcs = [2, 3, 2]
+    v = vector_env("pcs_v0", 3, num_threads=threads, max_cycles=mcs, autoreset_mode="next_step", **KW)
+    assert v.metadata["autoreset_mode"] == "NEXT_STEP"
+    obs, _ = v.reset(seed=2)
+    singles = [pcs_v0.parallel_env(num_threads=1, max_cycles=mcs[c], **KW) for c in range(3)]
+    for c, s in enumerate(singles):
+        np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=2 + c))
+    rng = np.random.default_rng(1)
+    restarts = 0
+    for k in range(9):
+        a = rng.integers(0, 6, (3, 12))
+        obs, rew, term, trunc, infos = v.step(a)
+        for c, s in enumerate(singles):
+            if not s.agents:          # ended last step: this step is the reset
+                restarts += 1
+                np.testing.assert_array_equal(obs[c], s.reset_arrays())
+                assert not rew[c].any() and not term[c].any() and not trunc[c].any()
+                continue
+            o, r, t, tr = s.step_arrays(a[c])
+            np.testing.assert_array_equal(obs[c], o, err_msg=f"step {k} copy {c}")
+            np.testing.assert_array_equal(rew[c], r)
+            np.testing.assert_array_equal(trunc[c], tr)
+            assert bool(infos and infos["_episode"][c]) == (not s.agents)
+            assert "final_obs" not in infos
+    assert restarts == 3 + 2 + 3
+    g = agent_vector_env("pcs_v0", 2, num_threads=1, autoreset_mode="next_step", **KW)
+    import gymnasium
+    assert g.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
+    with pytest.raises(ValueError, match="autoreset_mode"):
+        vector_env("pcs_v0", 2, autoreset_mode="later", **KW)
+
+
+def test_rllib_single_agent_runner_on_the_agent_vector_env():
+    ray = pytest.importorskip("ray")
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.tune.registry import register_env
+    from seer_envs.vector import rllib_env_creator
+    register_env("seer-vec-test", rllib_env_creator("pcs_v0"))
+    ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
+    try:
+        cfg = (PPOConfig().environment("seer-vec-test", env_config=dict(KW, max_cycles=4, num_threads=1))
+               .env_runners(num_env_runners=0, num_envs_per_env_runner=2 * 12,
+                            gym_env_vectorize_mode="vector_entry_point")
+               .training(train_batch_size_per_learner=2 * 12 * 8, minibatch_size=96, num_epochs=1))
+        algo = cfg.build_algo()
+        r = algo.train()
+        # 8 steps per sub-env, episodes of 4 steps plus RLlib's reset step.
+        assert r["env_runners"]["num_episodes"] >= 24
+        assert np.isfinite(r["env_runners"]["episode_return_mean"])
+        algo.stop()
+    finally:
+        ray.shutdown()
+    with pytest.raises(ValueError, match="multiple of the 12 agents"):
+        rllib_env_creator("pcs_v0")(dict(KW, num_envs=13))
+
+
+# Small batteries: UAVs stop after 6-12 s depending on their commands, so
+# copies (all UAVs stopped) end at different steps.
+AKW = dict(num_uavs=5, num_targets=2, dynamics_substeps=2, battery_capacity=6.0, max_cycles=30)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 4])
+@pytest.mark.parametrize("continuous", [True, False])
+def test_aircraft_copies_equal_single_envs_with_terminations(threads, continuous):
+    E, seed = 3, 21
+    kw = dict(AKW, continuous_actions=continuous)
+    v = vector_env("aircraft_v0", E, num_threads=threads, **kw)
+    obs, _ = v.reset(seed=seed)
+    singles = [aircraft_v0.parallel_env(num_threads=1, **kw) for _ in range(E)]
+    for c, s in enumerate(singles):
+        np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=seed + c))
+    rng = np.random.default_rng(threads)
+    end_steps = []
+    for k in range(26):
+        if continuous:
+            a = rng.uniform(-1, 1, (E, 5, 2)).astype(np.float32)
+        else:
+            a = rng.integers(0, 9, (E, 5))
+        obs, rew, term, trunc, infos = v.step(a)
+        for c, s in enumerate(singles):
+            o, r, t, tr = s.step_arrays(a[c])
+            np.testing.assert_array_equal(rew[c], r, err_msg=f"step {k} copy {c}")
+            np.testing.assert_array_equal(term[c], t)
+            np.testing.assert_array_equal(trunc[c], tr)
+            if not s.agents:
+                end_steps.append((c, k))
+                np.testing.assert_array_equal(infos["final_obs"][c], o)
+                o = s.reset_arrays()
+            np.testing.assert_array_equal(obs[c], o, err_msg=f"step {k} copy {c}")
+    # Every copy ended at least twice, and not all at the same steps.
+    assert {c for c, _ in end_steps} == set(range(E)) and len(end_steps) >= 2 * E
+    assert len({k for _, k in end_steps}) > len(end_steps) // E
+
+
+def test_aircraft_bad_box_action_names_copy_and_agent():
+    v = vector_env("aircraft_v0", 2, num_threads=1, **AKW)
+    v.reset(seed=0)
+    a = np.zeros((2, 5, 2), np.float32)
+    a[1, 3, 0] = np.nan
+    with pytest.raises(ValueError, match="copy 1, agent 'uav_3' is not finite"):
+        v.step(a)
+    a[1, 3, 0] = 1.5
+    with pytest.raises(ValueError, match=r"copy 1, agent 'uav_3' must be in \[-1.0, 1.0\]"):
+        v.step(a)
+
+
+def test_team_reward_share_per_copy():
+    import dataclasses
+    from seer_envs.pcs.config import PCSConfig
+    if "team_reward_share" not in {f.name for f in dataclasses.fields(PCSConfig)}:
+        pytest.skip("this PCS version has no team_reward_share")
+    kw = dict(KW, team_reward_share=0.5)
+    v = vector_env("pcs_v0", 3, num_threads=2, max_cycles=[2, 3, 4], **kw)
+    v.reset(seed=8)
+    singles = [pcs_v0.parallel_env(num_threads=1, max_cycles=m, **kw) for m in (2, 3, 4)]
+    for c, s in enumerate(singles):
+        s.reset_arrays(seed=8 + c)
+    rng = np.random.default_rng(4)
+    for k in range(7):
+        a = rng.integers(0, 6, (3, 12))
+        obs, rew, term, trunc, infos = v.step(a)
+        for c, s in enumerate(singles):
+            o, r, t, tr = s.step_arrays(a[c])
+            np.testing.assert_array_equal(rew[c], r, err_msg=f"step {k} copy {c}")
+            if not s.agents:
+                o = s.reset_arrays()
+            np.testing.assert_array_equal(obs[c], o)
