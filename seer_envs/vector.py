@@ -65,6 +65,7 @@ import numbers
 
 import numpy as np
 
+from seer_runtime import tuner as _tuner
 from seer_runtime._threads import check_num_threads, resolve_threads
 
 __all__ = ["vector_env", "agent_vector_env", "rllib_env_creator", "SeerVectorEnv", "SeerAgentVectorEnv",
@@ -238,6 +239,8 @@ class SeerVectorEnv:
     single env's ``step_arrays``.
     """
 
+    _tuner = None
+
     def __init__(self, env_id, num_envs, num_threads="auto", autoreset_mode="same_step", **params):
         from seer_envs import get
         mode = str(getattr(autoreset_mode, "value", autoreset_mode)).lower().replace("_", "")
@@ -352,8 +355,9 @@ class SeerVectorEnv:
                 eng.set_stream_keys(lo, hi, s, first)
         eng.init(0.0)
         self._engine = eng
-        self._idle_shares = []
-        self._last_times = eng.thread_times()
+        self._tuner = _tuner.tuner_for(eng, self._num_threads_setting, self.thread_choice)
+        self._after_step(started=True)            # its first trial may be a smaller team
+        threads = self.num_threads
         self._cycle[:] = 0
         self._waiting[:] = False
         self._done[:] = False
@@ -434,29 +438,15 @@ class SeerVectorEnv:
         self._after_step()
         return obs, rew, term, trunc, infos
 
-    def _after_step(self):
-        """With ``num_threads="auto"``, halve the team when the workers spent
-        most of the last steps waiting at barriers (another process is taking
-        cores), as the single env does (``SeerParallelEnv._after_step``).
-        Safe at any step: results do not depend on the thread count."""
-        from seer_envs._parallel import ADAPT_IDLE_SHARE, ADAPT_WINDOW
-        eng = self._engine
-        if self._num_threads_setting != "auto" or eng.num_threads == 1:
-            return
-        busy, idle = eng.thread_times()
-        db, di = busy - self._last_times[0], idle - self._last_times[1]
-        self._last_times = (busy, idle)
-        self._idle_shares.append(di / (db + di) if db + di > 0 else 0.0)
-        recent = sorted(self._idle_shares[-ADAPT_WINDOW:])
-        if len(recent) == ADAPT_WINDOW and recent[ADAPT_WINDOW // 2] > ADAPT_IDLE_SHARE:
-            old = eng.num_threads
-            eng.num_threads = self.num_threads = max(1, old // 2)
-            adapted = list(self.thread_choice.get("adapted", [])) + [
-                {"step": int(self._cycle.max()), "from": old, "to": self.num_threads,
-                 "idle_share": recent[ADAPT_WINDOW // 2]}]
-            self.thread_choice = dict(self.thread_choice, chosen=self.num_threads, adapted=adapted)
-            self._idle_shares = []
-            self._last_times = eng.thread_times()
+    def _after_step(self, started=False):
+        """With ``num_threads="auto"``, let the thread tuner adjust the team
+        between steps, as the single env does (``SeerParallelEnv._after_step``):
+        the closed loop over the first steps, a step down under contention,
+        upward probes.  Safe at any step: results do not depend on the thread
+        count."""
+        if self._tuner is not None and (started or self._tuner.after_unit()):
+            self.num_threads = self._engine.num_threads
+            self.thread_choice = dict(self.thread_choice, **self._tuner.report())
 
     def close(self):
         """Release the engine; later calls raise RuntimeError."""
