@@ -17,7 +17,7 @@ SPEC = register(ScenarioSpec(
     model=GossipModel,
     env=GossipEnv,
     heuristic=heuristic,
-    test_params={"num_agents": 7, "reach": 2, "num_rumours": 12, "news_interval": 8.0,
+    test_params={"num_agents": 7, "reach": 2, "num_rumours": 40, "news_interval": 8.0,
                  "max_cycles": 6},
     env_run=env_run,
     workload_codes={"env": 4},
