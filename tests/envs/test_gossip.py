@@ -4,6 +4,7 @@ through the registry): the pure-Python reference, config bounds, the model's
 invariants, and a copy built out of tree with seer_runtime.get_include()."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -118,18 +119,37 @@ def test_registered_and_listed():
 
 # --- out of tree: the same scenario built from its own folder ------------------
 
-SETUP = textwrap.dedent("""
-    import seer_runtime
-    from Cython.Build import cythonize
-    from setuptools import Extension, setup
+DOC = os.path.join(ROOT, "docs", "new_scenario.md")
 
-    ext = Extension("mygossip.model", ["mygossip/model.pyx"],
-                    include_dirs=seer_runtime.get_include(),
-                    extra_compile_args=["-O2", "-ffp-contract=off"])
-    setup(name="mygossip", packages=["mygossip"],
-          ext_modules=cythonize([ext], include_path=seer_runtime.get_include(),
-                                compiler_directives={"language_level": 3}))
-""")
+
+def _doc_blocks():
+    """(language, first line, body) of every fenced block of the guide."""
+    blocks = re.findall(r"^```(\w*)\n(.*?)^```", open(DOC).read(), re.M | re.S)
+    return [(lang, body.split("\n", 1)[0], body) for lang, body in blocks]
+
+
+def _doc_setup_py():
+    """The guide's out-of-tree setup.py: the build below uses exactly it."""
+    [body] = [b for _, first, b in _doc_blocks() if first.startswith("# file: setup.py")]
+    return body
+
+
+def test_guide_excerpts_are_in_the_files():
+    excerpts = [(first, body) for _, first, body in _doc_blocks() if first.startswith("# excerpt: ")]
+    assert len(excerpts) >= 10
+    for first, body in excerpts:
+        path = os.path.join(ROOT, first[len("# excerpt: "):].strip())
+        text = body.split("\n", 1)[1].rstrip("\n")
+        assert text in open(path).read(), f"{first}: not literally in the file:\n{text}"
+
+
+def test_guide_python_blocks_run():
+    ns = {}
+    blocks = [body for lang, first, body in _doc_blocks()
+              if lang == "python" and not first.startswith(("# excerpt: ", "# file: "))]
+    assert len(blocks) >= 6
+    for body in blocks:
+        exec(compile(body, DOC, "exec"), ns)
 
 
 def _out_of_tree_copy(dest):
@@ -143,7 +163,7 @@ def _out_of_tree_copy(dest):
             text = open(os.path.join(src, name)).read()
             text = text.replace("seer_envs.gossip", "mygossip").replace("gossip_v0", "mygossip_v0")
             (pkg / name).write_text(text)
-    (dest / "setup.py").write_text(SETUP)
+    (dest / "setup.py").write_text(_doc_setup_py())
     info = dest / "mygossip-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mygossip\nVersion: 0.1\n")
@@ -181,3 +201,9 @@ def test_out_of_tree_scenario_builds_and_registers(tmp_path):
                        env=env, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "'mygossip_v0'" in r.stdout and "'gossip_v0'" in r.stdout
+    # the generic tests reach it through the registry, run from the checkout
+    g = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        os.path.join(ROOT, "tests", "envs", "test_generic.py"), "-k", "mygossip_v0"],
+                       cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
+    assert g.returncode == 0 and " passed" in g.stdout, g.stdout[-3000:]
+    assert int(re.search(r"(\d+) passed", g.stdout).group(1)) >= 15
