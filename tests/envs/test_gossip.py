@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 import seer_envs
-import seer_runtime
 from seer_envs.gossip import GossipConfig, parallel_env
 from seer_envs.gossip.reference import GossipReference
 
@@ -115,6 +114,13 @@ def test_registered_and_listed():
     r = subprocess.run([sys.executable, "-m", "seer.cli", "list"], capture_output=True, text=True,
                        env=dict(os.environ, PYTHONPATH=ROOT), timeout=120)
     assert r.returncode == 0 and "gossip_v0" in r.stdout, r.stderr
+
+
+def test_seer_run_ready_file(capsys):
+    from seer.cli import main
+    assert main(["run", os.path.join(ROOT, "scenarios", "gossip_small.toml")]) == 0
+    out = capsys.readouterr().out
+    assert "gossip_v0" in out and "steps/s" in out and "policy heuristic" in out
 
 
 # --- out of tree: the same scenario built from its own folder ------------------
