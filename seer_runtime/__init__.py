@@ -15,6 +15,8 @@ resolve_threads(num_threads, choose=None, cap=None)
     The one resolver of a ``num_threads`` setting (``"auto"`` or an int).
 ScenarioSpec, Run, register, registry
     Scenario specs and their registry (``seer_runtime.spec``).
+get_include()
+    Directories a scenario's Cython build needs (docs/new_scenario.md).
 """
 
 import os
@@ -24,6 +26,7 @@ from seer_runtime.loop import (Engine, Scenario, check_num_threads,
                                omp_max_threads, openmp_enabled)
 from seer_runtime._threads import available_cpus, resolve_threads, thread_caps
 from seer_runtime.spec import Run, ScenarioSpec, register, registry
+from seer_runtime._include import get_include  # noqa: F401
 
 __all__ = ["Engine", "Scenario", "ContractViolation", "OutOfMemory", "openmp_enabled", "omp_max_threads",
            "resolve_threads", "thread_caps", "available_cpus", "check_num_threads",

@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Gossip handlers on the SEER runtime (nogil): the guide's worked example
+(docs/new_scenario.md).
+
+One LP per agent on a ring.  An agent's state is the bit mask of rumours it
+knows.  Event kinds (each writes only the handling agent's state):
+
+NEWS    the agent hears a random rumour by itself; schedules its next NEWS.
+GOSSIP  a message from another agent: learn every rumour in ``data.u[0]``.
+ACTION  injected at each step start: if ``actions[agent]`` != 0, send one
+        GOSSIP carrying everything the agent knows to the chosen neighbour,
+        ``latency + jitter * U`` later (latency is the lookahead).
+
+Random draws come from the handling agent's stream, in the order written
+here; ``seer_envs.gossip.reference`` makes the same draws in the same order.
+"""
+
+from libc.stdint cimport int32_t, int64_t, uint64_t
+
+from seer_runtime.contract cimport *
+from seer_runtime.loop cimport Scenario
+
+cdef enum:
+    NEWS = 0
+    GOSSIP = 1
+    ACTION = 2
+
+# Per-agent cumulative counters (columns of ``counters``).
+cdef enum:
+    C_LEARNED = 0       # rumours learned (by news or by message)
+    C_RECEIVED = 1      # messages received
+    C_SENT = 2          # messages sent
+    C_NEWS = 3          # news events heard
+    N_COUNTERS = 4
+
+ACTION_KIND = ACTION
+COUNTERS = ("learned", "received", "sent", "news")     # in C_* order
+
+ctypedef struct GossipState:
+    int64_t n                   # agents
+    int64_t reach
+    uint64_t rumours            # number of rumours (bits in use)
+    double news_mean            # mean time between news (s)
+    double latency              # minimum message delay = lookahead (s)
+    double jitter               # extra uniform delay (s)
+    uint64_t* known             # per agent: rumour bit mask
+    int32_t* n_known            # per agent: rumours known
+    const int32_t* actions      # per agent: this step's action (read-only during a run)
+    int64_t* counters           # per agent x N_COUNTERS, cumulative
+
+
+cdef inline void _learn(GossipState* s, lp_id_t a, uint64_t bits) noexcept nogil:
+    cdef uint64_t new = bits & ~s.known[a]
+    cdef int32_t k = 0
+    s.known[a] |= new
+    while new:                  # popcount
+        new &= new - 1
+        k += 1
+    s.n_known[a] += k
+    s.counters[<int64_t>a * N_COUNTERS + C_LEARNED] += k
+
+
+cdef inline lp_id_t _target(const GossipState* s, lp_id_t a, int32_t act) noexcept nogil:
+    cdef int64_t off = act if act <= s.reach else -(act - s.reach)
+    return <lp_id_t>((<int64_t>a + off + s.n) % s.n)
+
+
+cdef inline int _next_news(GossipState* s, Ctx* ctx) noexcept nogil:
+    if seer_emit(ctx, ctx.now + seer_exponential(ctx, s.news_mean), ctx.lp, NEWS) == NULL:
+        return SEER_E_OUTBOX_FULL
+    return SEER_OK
+
+
+cdef int on_init(void* model, Ctx* ctx) noexcept nogil:
+    return _next_news(<GossipState*>model, ctx)
+
+
+cdef int on_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
+    cdef GossipState* s = <GossipState*>model
+    cdef lp_id_t a = ctx.lp
+    cdef int64_t* cnt = &s.counters[<int64_t>a * N_COUNTERS]
+    cdef int32_t act
+    cdef Event* e
+    if ev.kind == NEWS:
+        cnt[C_NEWS] += 1
+        _learn(s, a, (<uint64_t>1) << seer_integer(ctx, s.rumours))
+        return _next_news(s, ctx)
+    elif ev.kind == GOSSIP:
+        cnt[C_RECEIVED] += 1
+        _learn(s, a, ev.data.u[0])
+        return SEER_OK
+    elif ev.kind == ACTION:
+        act = s.actions[a]
+        if act == 0:
+            return SEER_OK
+        # a cross-agent event: at least now + latency (the lookahead)
+        e = seer_emit(ctx, ctx.now + (s.latency + s.jitter * seer_uniform(ctx)),
+                      _target(s, a, act), GOSSIP)
+        if e == NULL:
+            return SEER_E_OUTBOX_FULL
+        e.data.u[0] = s.known[a]
+        cnt[C_SENT] += 1
+        return SEER_OK
+    return SEER_E_MODEL
+
+
+cdef class GossipModel(Scenario):
+    """Gossip state (arrays over agents) and hooks.  ``actions`` is the
+    int32 array the env writes before each step; ``known`` (uint64 masks),
+    ``n_known`` and ``counters`` (agents x 4, columns ``COUNTERS``) are
+    NumPy views of the state."""
+
+    cdef GossipState s
+    cdef readonly object actions, known, n_known, counters
+
+    def __cinit__(self, *args, **kwargs):
+        self.lptype.on_init = on_init
+        self.lptype.on_event = on_event
+        self.model = &self.s
+
+    def __init__(self, cfg):
+        import numpy as np
+        n = cfg.num_agents
+        Scenario.__init__(self, n, cfg.latency)     # lookahead = the minimum message delay
+        self.s.n = n
+        self.s.reach = cfg.reach
+        self.s.rumours = cfg.num_rumours
+        self.s.news_mean = cfg.news_interval
+        self.s.latency = cfg.latency
+        self.s.jitter = cfg.jitter
+        self.actions = np.zeros(n, np.int32)
+        self.known = np.zeros(n, np.uint64)
+        self.n_known = np.zeros(n, np.int32)
+        self.counters = np.zeros((n, N_COUNTERS), np.int64)
+        cdef int32_t[::1] act = self.actions
+        cdef uint64_t[::1] kn = self.known
+        cdef int32_t[::1] nk = self.n_known
+        cdef int64_t[:, ::1] cn = self.counters
+        self.s.actions = &act[0]
+        self.s.known = &kn[0]
+        self.s.n_known = &nk[0]
+        self.s.counters = &cn[0, 0]

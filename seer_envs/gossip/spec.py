@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Gossip's entry in the scenario registry: the one place the layers above
+(``seer_envs.make``, the ``seer`` CLI, STPA, the generic tests) learn of it."""
+
+from seer_envs import env_run
+from seer_envs.gossip.config import GossipConfig
+from seer_envs.gossip.env import GossipEnv
+from seer_envs.gossip.heuristic import heuristic
+from seer_envs.gossip.model import GossipModel
+from seer_runtime.spec import ScenarioSpec, register
+
+SPEC = register(ScenarioSpec(
+    id="gossip_v0",
+    description="Gossip: agents on a ring spread rumours by messages with latency "
+                "(the worked example of docs/new_scenario.md)",
+    config=GossipConfig,
+    model=GossipModel,
+    env=GossipEnv,
+    heuristic=heuristic,
+    test_params={"num_agents": 7, "reach": 2, "num_rumours": 40, "news_interval": 8.0,
+                 "max_cycles": 6},
+    env_run=env_run,
+    workload_codes={"env": 4},
+))
