@@ -26,9 +26,9 @@ from seer_runtime.loop import (Engine, Scenario, check_num_threads,
                                omp_max_threads, openmp_enabled)
 from seer_runtime._threads import available_cpus, resolve_threads, thread_caps
 from seer_runtime.spec import Run, ScenarioSpec, register, registry
-from seer_runtime._include import get_include  # noqa: F401
+from seer_runtime._include import get_include
 
-__all__ = ["Engine", "Scenario", "ContractViolation", "OutOfMemory", "openmp_enabled", "omp_max_threads",
+__all__ = ["Engine", "Scenario", "ContractViolation", "OutOfMemory", "get_include", "openmp_enabled", "omp_max_threads",
            "resolve_threads", "thread_caps", "available_cpus", "check_num_threads",
            "ScenarioSpec", "Run", "register", "registry"]
 
