@@ -4,7 +4,7 @@ busy-loop processes beside it, for two source trees side by side (each
 measurement in a fresh subprocess, trees and thread counts interleaved).
 
     python benchmarks/waiting_ab.py --tree before=/path/to/old --tree after=. \
-        [--loads 0 1 3] [--repeats 2] [--seconds 1.5]
+        [--loads 0 1 3] [--repeats 2] [--seconds 1.5] [--threads 1 2] [--work phold16k air4096]
 
 Prints per load and workload: throughput per tree and thread count, and the
 2-thread / 1-thread ratio of each tree; plus the load average beside it.
@@ -22,6 +22,7 @@ WORKLOADS = {
     "phold16k": "PHOLD 16384 LPs to t=200 (events/s)",
     "pcs8": "PCS env 8x8, step_arrays (steps/s)",
     "pcs32": "PCS env 32x32, step_arrays (steps/s)",
+    "air4096": "Aircraft env 4096 UAVs, step_arrays (steps/s)",
 }
 
 CHILD = r"""
@@ -38,19 +39,25 @@ if work == "phold16k":
         eng.run_until(t)
     rate = (eng.stats()["events"] - e0) / (time.perf_counter() - t0)
 else:
-    from seer_envs import pcs_v0
-    side = 8 if work == "pcs8" else 32
-    env = pcs_v0.parallel_env(num_threads=threads, grid_width=side, grid_height=side,
-                              max_cycles=10**9)
+    if work == "air4096":
+        from seer_envs import aircraft_v0
+        env = aircraft_v0.parallel_env(num_threads=threads, num_uavs=4096, max_cycles=10**9)
+        a = np.zeros((4096, 2), dtype=np.float32)
+    else:
+        from seer_envs import pcs_v0
+        side = 8 if work == "pcs8" else 32
+        env = pcs_v0.parallel_env(num_threads=threads, grid_width=side, grid_height=side,
+                                  max_cycles=10**9)
+        a = np.zeros(side * side, dtype=np.int64)
     env.reset_arrays(seed=1)
-    a = np.zeros(side * side, dtype=np.int64)
-    for _ in range(20):
+    for _ in range(3 if work == "air4096" else 20):
         env.step_arrays(a)
     n = 0; t0 = time.perf_counter()
+    k = 1 if work == "air4096" else 10
     while time.perf_counter() - t0 < seconds:
-        for _ in range(10):
+        for _ in range(k):
             env.step_arrays(a)
-        n += 10
+        n += k
     rate = n / (time.perf_counter() - t0)
 print(json.dumps(rate))
 """
@@ -73,6 +80,8 @@ def main():
     ap.add_argument("--work", nargs="+", default=list(WORKLOADS))
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--seconds", type=float, default=1.5)
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2],
+                    help="thread counts (the first is the baseline of the ratios)")
     args = ap.parse_args()
     trees = [t.split("=", 1) for t in args.tree]
     for load in args.loads:
@@ -85,18 +94,21 @@ def main():
                 res = {}
                 for _ in range(args.repeats):
                     for name, path in trees:
-                        for th in (1, 2):
+                        for th in args.threads:
                             res.setdefault((name, th), []).append(
                                 measure(path, work, th, args.seconds))
                 line = [f"  {work:9s}"]
+                base, top = args.threads[0], args.threads[-1]
                 for name, _ in trees:
-                    r1 = statistics.median(res[(name, 1)])
-                    r2 = statistics.median(res[(name, 2)])
-                    line.append(f"{name}: 1t {r1:12.1f} 2t {r2:12.1f} 2t/1t {r2 / r1:5.2f}")
+                    rb = statistics.median(res[(name, base)])
+                    parts = [f"{th}t {statistics.median(res[(name, th)]):12.1f}" for th in args.threads]
+                    ratios = [f"{th}t/{base}t {statistics.median(res[(name, th)]) / rb:5.2f}"
+                              for th in args.threads[1:]]
+                    line.append(f"{name}: " + " ".join(parts + ratios))
                 if len(trees) == 2:
                     a, b = trees[0][0], trees[1][0]
-                    ratio = statistics.median(res[(b, 2)]) / statistics.median(res[(a, 2)])
-                    line.append(f"2t {b}/{a} {ratio:5.2f}")
+                    ratio = statistics.median(res[(b, top)]) / statistics.median(res[(a, top)])
+                    line.append(f"{top}t {b}/{a} {ratio:5.2f}")
                 print(" | ".join(line), flush=True)
         finally:
             for p in busy:
