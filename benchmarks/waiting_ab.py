@@ -64,7 +64,8 @@ print(json.dumps(rate))
 
 
 def measure(tree, work, threads, seconds):
-    env = dict(os.environ, PYTHONPATH=os.path.abspath(tree))
+    rest = os.environ.get("PYTHONPATH", "")
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(tree) + (os.pathsep + rest if rest else ""))
     env.pop("OMP_NUM_THREADS", None)
     r = subprocess.run([sys.executable, "-c", CHILD, work, str(threads), str(seconds)],
                        env=env, capture_output=True, text=True, timeout=300)
