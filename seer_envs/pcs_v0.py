@@ -21,7 +21,9 @@ def parallel_env(**kwargs):
     return PcsEnv(**kwargs)
 
 
-raw_env = parallel_env
+def raw_env(**kwargs):
+    """The unwrapped AEC env, as in PettingZoo (``env()`` is the same: SEER adds no AEC wrappers)."""
+    return parallel_to_aec(PcsEnv(**kwargs))
 
 
 def env(**kwargs):

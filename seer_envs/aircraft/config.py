@@ -10,7 +10,6 @@ import numpy as np
 from seer_envs._config import (FLOAT32_MAX, HANDLER_WORK_BUDGET, STEP_WORK_BUDGET, bound_error,
                                check_horizon, param, validate)
 
-OUTBOX_CAPACITY = 256   # seer_runtime's SEER_OUTBOX_CAPACITY: events one hook call may emit
 MAX_MESSAGES = 64       # cap on max_messages (the SENSE handler's top-k buffer)
 MAX_GRID_SIDE = 4096    # cap on the snapshot grid's cells per side
 MAX_ENTITIES = 2**32 - 2

@@ -4,10 +4,10 @@
 import dataclasses
 import math
 
+from seer_runtime.loop import OUTBOX_CAPACITY   # events one hook call may emit
 from seer_envs._config import (FLOAT32_MAX, HANDLER_WORK_BUDGET, STEP_WORK_BUDGET, bound_error,
                                check_horizon, param, validate)
 
-OUTBOX_CAPACITY = 256   # seer_runtime's SEER_OUTBOX_CAPACITY: events one hook call may emit
 
 
 @dataclasses.dataclass(frozen=True)

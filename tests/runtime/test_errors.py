@@ -203,12 +203,14 @@ def test_phold_parameters_out_of_c_range_are_value_errors():
         phold.run(num_lps=4, end_time=1e3, num_threads=1, lookahead=1e-17, mean_delay=1.0)
 
 
-def test_envs_outbox_capacity_copies_match_the_runtime():
+def test_envs_bound_their_emits_by_the_runtimes_outbox():
+    # one source: the envs' bounds read the runtime's capacity
     from seer_runtime.loop import OUTBOX_CAPACITY
-    from seer_envs.aircraft import config as aircraft_config
-    from seer_envs.pcs import config as pcs_config
+    from seer_envs.pcs.config import PCSConfig
     assert OUTBOX_CAPACITY == 256
-    assert pcs_config.OUTBOX_CAPACITY == aircraft_config.OUTBOX_CAPACITY == OUTBOX_CAPACITY
+    PCSConfig(portables_per_cell=OUTBOX_CAPACITY)
+    with pytest.raises(ValueError, match="portables_per_cell"):
+        PCSConfig(portables_per_cell=OUTBOX_CAPACITY + 1)
 
 
 @pytest.mark.slow
