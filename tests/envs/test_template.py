@@ -16,9 +16,8 @@ import pytest
 from seer_envs import aircraft_v0, pcs_v0
 from seer_envs.aircraft import handlers as ah
 from seer_envs.aircraft.config import MAX_MESSAGES, AircraftConfig
-from seer_envs.aircraft.config import OUTBOX_CAPACITY as A_OUTBOX
+from seer_runtime.loop import OUTBOX_CAPACITY as RUNTIME_OUTBOX
 from seer_envs.pcs import handlers as ph
-from seer_envs.pcs.config import OUTBOX_CAPACITY as P_OUTBOX
 from seer_envs.pcs.config import PCSConfig
 from seer_envs.pcs.reference import PcsReference
 
@@ -336,7 +335,7 @@ def test_counters_and_layouts_come_from_the_enums():
 
 def test_buffer_sizes_are_checked_against_parameters():
     assert MAX_MESSAGES == ah.TOPK_CAP_PY
-    assert A_OUTBOX == P_OUTBOX == ah.OUTBOX_CAPACITY_PY == ph.OUTBOX_CAPACITY_PY
+    assert RUNTIME_OUTBOX == ah.OUTBOX_CAPACITY_PY == ph.OUTBOX_CAPACITY_PY
     cfg = AircraftConfig(num_uavs=4)
     object.__setattr__(cfg, "max_messages", ah.TOPK_CAP_PY + 1)   # past the config's own check
     with pytest.raises(ValueError, match="max_messages"):
