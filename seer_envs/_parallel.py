@@ -242,6 +242,8 @@ class SeerParallelEnv(ParallelEnv):
         self._episode_started()
         self._boundary(0.0)
         self._interrupted = None
+        if self.render_mode == "human":
+            self.render()
 
     def _episode_started(self):
         """Scenario hook: reset per-episode bookkeeping before the first boundary."""
@@ -271,6 +273,8 @@ class SeerParallelEnv(ParallelEnv):
         self._done = new_done
         self._interrupted = None
         self._after_step()
+        if self.render_mode == "human":      # PettingZoo's convention: human mode draws each step
+            self.render()
         return self._obs, self._rew, term, trunc
 
     # --- checks ---------------------------------------------------------------
@@ -491,8 +495,9 @@ class SeerParallelEnv(ParallelEnv):
         """``"rgb_array"``: an H x W x 3 uint8 image (a colour scale or
         legend, the time and a scale; plain pixels without matplotlib);
         ``"human"``: a text map printed to stdout, paced to
-        ``metadata["render_fps"]`` frames per second (returns None); None:
-        nothing."""
+        ``metadata["render_fps"]`` frames per second (returns None; in this
+        mode ``reset`` and every step draw it themselves, as PettingZoo's envs
+        do); None: nothing."""
         if self.render_mode is None:
             return None
         self._check_started()

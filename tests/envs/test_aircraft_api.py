@@ -61,6 +61,7 @@ def test_rgb_array_shows_uavs_targets_and_motion():
 def test_human_render_prints_a_text_map(capsys):
     env = aircraft_v0.parallel_env(render_mode="human", **SMALL)
     env.reset(seed=0)
+    capsys.readouterr()                                  # the frame reset drew (human mode)
     assert env.render() is None
     header, top, *rows, bottom = capsys.readouterr().out.splitlines()
     assert header.startswith("Aircraft step 0/") and "t=0 s" in header and "flying 6/6" in header
@@ -70,6 +71,7 @@ def test_human_render_prints_a_text_map(capsys):
     text = "".join(rows)
     assert text.count("T") == 1 and 1 <= text.count("o") <= 6    # UAVs at rest: no heading yet
     env.step({a: np.array([1.0, 0.0], np.float32) for a in env.agents})
+    capsys.readouterr()                                  # the frame the step drew
     env.render()
     text = "".join(capsys.readouterr().out.splitlines()[1:])
     assert ">" in text and "o" not in text

@@ -76,11 +76,14 @@ def test_aircraft_frame_has_legend_time_border_and_scale(figures):
                                                                    num_threads=1)])
 def test_human_mode_prints_a_frame_paced_to_render_fps(make, capsys):
     env = make()
-    env.reset(seed=0)
+    env.reset(seed=0)                                           # human mode: reset draws a frame
+    assert capsys.readouterr().out.count("step 0/") == 1
     fps = env.metadata["render_fps"]
     t0 = time.monotonic()
     for _ in range(3):
         assert env.render() is None
-    assert time.monotonic() - t0 >= 2 / fps * 0.95              # 3 frames: 2 intervals
+    assert time.monotonic() - t0 >= 3 / fps * 0.95              # after reset's frame: 3 intervals
     out = capsys.readouterr().out
     assert out.count("step 0/") == 3
+    env.step({a: env.action_space(a).sample() for a in env.agents})   # and so does each step
+    assert capsys.readouterr().out.count("step 1/") == 1
