@@ -6,7 +6,8 @@ no timing), and the cross-process cache."""
 import importlib
 import json
 import math
-import multiprocessing as mp
+import subprocess
+import sys
 import os
 import types
 
@@ -238,18 +239,22 @@ def test_cache_default_location(monkeypatch, tmp_path):
     assert cache.path() == os.path.join(str(tmp_path), "seer", "stpa.json")
 
 
-def _writer(args):
-    path, i = args
-    os.environ["STPA_CACHE"] = path
-    for j in range(15):
-        cache.put(f"{i}-{j}", {"i": i, "j": j})
-    return i
+WRITER = """
+import os, sys
+os.environ["STPA_CACHE"] = sys.argv[1]
+from stpa import cache
+i = int(sys.argv[2])
+for j in range(15):
+    cache.put(f"{i}-{j}", {"i": i, "j": j})
+"""
 
 
 def test_cache_concurrent_writers_lose_nothing(tmp_path):
+    # four processes at once (plain subprocesses: a spawn Pool would need this
+    # test module importable in its children, which pytest's importlib mode is not)
     path = str(tmp_path / "stpa.json")
-    with mp.get_context("spawn").Pool(4) as pool:
-        pool.map(_writer, [(path, i) for i in range(4)])
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, path, str(i)]) for i in range(4)]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0, 0, 0]
     with open(path) as f:
         entries = json.load(f)["entries"]
     assert set(entries) == {f"{i}-{j}" for i in range(4) for j in range(15)}
