@@ -8,6 +8,7 @@ runs SEER_FUZZ_CASES (default 1000) cases per scenario.
 
 import os
 import random
+import sys
 
 import numpy as np
 import pytest
@@ -15,6 +16,9 @@ import pytest
 import seer_envs
 from seer_runtime.models import phold
 from seer_envs import pcs_v0
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rollout import env_trace  # noqa: E402
 
 FAST = 12
 SLOW = int(os.environ.get("SEER_FUZZ_CASES", "1000"))
@@ -46,25 +50,6 @@ def pcs_params(rng):
                 handoff_latency=rng.choice([0.25, 1.0, 7.0]),
                 power_control_iters=rng.choice([0, 0, 5, 60]),
                 dt=rng.choice([15.0, 60.0]))
-
-
-def env_trace(name, params, threads, seed, steps, action_seed):
-    env = seer_envs.make(name, num_threads=threads, **params)
-    obs = [env.reset_arrays(seed=seed)]
-    rng = np.random.default_rng(action_seed)
-    space = env.action_space(env.possible_agents[0])
-    n = len(env.possible_agents)
-    for _ in range(steps):
-        if not env.agents:
-            break
-        if hasattr(space, "n"):
-            act = rng.integers(0, space.n, n)
-        else:
-            act = rng.uniform(-1, 1, (n,) + space.shape).astype(np.float32)
-        o, r, te, tr = env.step_arrays(act)
-        obs += [o, r, te, tr]
-    obs.append(env.engine.state_digest())
-    return obs
 
 
 def check_pcs(rng):
@@ -130,7 +115,6 @@ EXTREME_FAST = 12
 def run_extremes(env, start, count, timeout):
     import json
     import subprocess
-    import sys
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(os.path.dirname(here))
     penv = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
