@@ -23,14 +23,14 @@ import os
 
 from seer_runtime._errors import ContractViolation, OutOfMemory
 from seer_runtime.loop import (Engine, Scenario, check_num_threads,
-                               omp_max_threads, openmp_enabled)
+                               omp_max_threads, openmp_enabled, phase_policy)
 from seer_runtime._threads import available_cpus, resolve_threads, thread_caps
 from seer_runtime.spec import Run, ScenarioSpec, register, registry
 from seer_runtime._include import get_include
 
 __all__ = ["Engine", "Scenario", "ContractViolation", "OutOfMemory", "get_include", "openmp_enabled", "omp_max_threads",
            "resolve_threads", "thread_caps", "available_cpus", "check_num_threads",
-           "ScenarioSpec", "Run", "register", "registry"]
+           "ScenarioSpec", "Run", "register", "registry", "phase_policy"]
 
 # pip hides the build's own warning (it swallows setup.py's stderr), so the
 # first import says it instead, where a user sees it.

@@ -12,21 +12,21 @@ ctypedef struct ThreadState:
     lp_id_t* dirty              # LPs whose inbox this thread made non-empty this round,
                                 #   grouped by owner: owner k's at [part_lo(k), part_lo(k) + ndirty[k])
     int64_t* ndirty             # per owner thread (max_threads)
-    int32_t team                # size of the current team
-    void* teamh                 # the team running the current job (src/team.h)
-    int32_t failed_vote         # stop vote of the last plan: err_code != 0 (thread 0: or a
-                                #   round limit tripped)
-    lp_id_t* ready              # this thread's segment of the executive list
+    int32_t team                # partitions of the current run (the engine's num_threads)
+    lp_id_t* ready              # partition k's segment of the executive list (in ts[k])
     int64_t nready
     Event* outbox               # SEER_OUTBOX_CAPACITY scratch events for hook calls
-    double local_min            # min pending time over this thread's LP partition
+    double local_min            # min pending time over partition k (in ts[k])
     # statistics (cumulative)
     int64_t events              # events executed
     int64_t lps_executed        # executive-list entries executed
     int64_t pushes              # inbox pushes (cross-LP events sent)
     int64_t cas_retries         # failed CAS attempts in inbox pushes
-    int64_t busy_ns             # time in parallel regions not waiting at a barrier (ns)
-    int64_t idle_ns             # time waiting at barriers (ns)
+    int64_t busy_ns             # time working in phases (ns)
+    int64_t idle_ns             # thread 0: time waiting for members to leave a phase (ns)
+    int64_t phase_ns            # time in the last phase this thread ran (ns)
+    int64_t drained             # drain-phase work items (messages and LPs planned)
+    int64_t phases              # phases this thread worked in
     int64_t round_msgs          # cross-LP messages sent (or refused) this round
     # the error of this thread that comes first in serial order (err_code == 0:
     # none); ordered by the key (err_class, handled event's time, src, seq, LP)
@@ -44,10 +44,18 @@ ctypedef struct ThreadState:
     uint64_t key_seq
     char _pad[64]
 
-# State shared by all workers of a run.  Written only between barriers by
-# thread 0, except the segment cursors, abort and err_bound (atomics).
+# State shared by all workers of a run.  Written only between phases by
+# thread 0, except the claim counters, abort and err_bound (atomics).
 ctypedef struct RunShared:
     int64_t* cursor             # per segment, padded to 8 int64: next index to claim
+    int64_t* pclaim             # per partition, padded to 8 int64: claimed when > 0
+    double ns_exec              # thread 0's cost per executive-list entry (average)
+    double ns_drain             # thread 0's cost per drain-phase item (average)
+    int64_t last_run_ns         # wall time of the last run slice
+    int64_t wanted              # phases of this run slice estimated at or over the wake threshold
+    int64_t opened              # phases opened to the team (cumulative)
+    int32_t narrow              # run the next slice on one partition (see _team_call)
+    int32_t _pad0
     int32_t abort               # set by any worker on error
     int32_t deadline_hit        # thread 0: wall budget of this region used up
     int32_t finished            # thread 0: no pending event before t_end
@@ -93,10 +101,11 @@ ctypedef struct EngineCore:
 # A loop body over [lo, hi) for seer_parallel_for.
 ctypedef void (*seer_range_fn)(void* arg, int64_t lo, int64_t hi) noexcept nogil
 
-# Run body over [0, n) split statically into num_threads contiguous ranges
-# on the calling thread's SEER team (the team the engines use), so boundary
-# loops need no OpenMP pool.  Iterations must be independent; the result
-# does not depend on num_threads.  Runs serially when the team cannot grow.
+# Run body over [0, n) in chunks claimed by up to num_threads members of the
+# calling thread's SEER team (the team the engines use; an elastic phase, so
+# a member that is not running holds nothing up), so boundary loops need no
+# OpenMP pool.  Iterations must be independent; the result does not depend
+# on num_threads.  Short loops, and a team that cannot grow, run serially.
 cdef void seer_parallel_for(int num_threads, int64_t n, seer_range_fn body,
                             void* arg) noexcept nogil
 

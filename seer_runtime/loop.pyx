@@ -1,33 +1,30 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The SEER event loop: conservative windows over per-LP queues, run by
-SEER's own worker team (src/team.h) that stays alive across the phases of
-each round and, parked, between runs.
+"""The SEER event loop: conservative windows over per-LP queues, run in
+elastic phases on SEER's own worker team (src/team.h).
 
-One round (all threads, separated by barriers):
+LPs are split into P contiguous partitions (P = num_threads).  One round:
 
-1. **exec**: claim chunks of the executive list (ready LPs) with an atomic
-   fetch-add and run each LP's events with ``time < W`` in (time, key)
-   order.  Self events go straight into the LP's local heap; cross-LP events
-   go into the target's CAS inbox, and the producer that makes an inbox
-   non-empty records the target in its dirty list.
-2. **drain**: each thread moves the inboxes it announced into local heaps.
-3. **plan**: each thread scans a static partition of LPs for its earliest
-   pending time and, as its segment of the next executive list, every LP
-   that may have work before the next window's end, and votes to stop if
-   it recorded an error this round (thread 0 also for the round's message
-   limit and the run's event budget); after the barrier every thread
-   computes the same ``T = min``, ``W = min(T + lookahead, t_end)`` and
-   stop decision (past ``t_end``, any vote, the wall-time slice used up, or
-   a window that cannot advance).  Exec skips the listed LPs with no
-   event before ``W`` (one read of ``next_time``), which saves the third
-   barrier a separate filter pass would need.
+1. **exec** (a phase): members claim chunks of the executive list (ready
+   LPs, one segment per partition) with an atomic fetch-add and run each
+   LP's events with ``time < W`` in (time, key) order.  Self events go
+   straight into the LP's local heap; cross-LP events go into the target's
+   CAS inbox, and the producer that makes an inbox non-empty records the
+   target in its dirty list for the target's partition.
+2. **drain and plan** (a phase): members claim whole partitions; for each
+   they move the announced inboxes into local heaps, then scan it for its
+   earliest pending time and, as its segment of the next executive list,
+   every LP that may have work before the next window's end.  Exec skips
+   listed LPs with no event before ``W`` (one read of ``next_time``).
+3. **end of round** (the caller alone): errors, round limits, ``T = min``,
+   ``W = min(T + lookahead, t_end)`` and the stop decision (past ``t_end``,
+   an error, the wall-time slice used up, or a window that cannot advance).
 
-Why a persistent team rather than one ``prange`` per phase: it keeps the
-per-round cost at two barriers, with no fork/join.  Why SEER's own team
-rather than OpenMP's: its waits spin briefly, then yield, then block (a
-descheduled worker on a shared machine does not stall spinners), its spin
-budget adapts to the waits it measures, and it is rebuilt after ``fork``
-(libgomp's pool is not).  See docs/runtime.md, "Waiting".
+Phases: the caller opens a phase, works on it, closes it and waits only for
+the members that joined while it was open, so a member that is descheduled
+or parked holds nothing up (docs/runtime.md, "Waiting").  Which member ran
+which unit never changes a result.  A phase whose estimated work is under
+the grain (see :func:`phase_policy`) runs on the caller alone.
+
 Why a full O(n) scan in plan rather than a global priority structure over
 LPs: a parallel scan of one contiguous double array costs about a
 nanosecond per LP and needs no synchronisation; a shared heap of LPs would
@@ -70,8 +67,9 @@ cdef extern from "src/clock.h" nogil:
 ctypedef void (*seer_team_fn)(void* arg, void* team, int tid, int nt) noexcept nogil
 
 cdef extern from "src/team.h" nogil:
-    int seer_team_run(int nt, seer_team_fn fn, void* arg)
-    void seer_team_barrier(void* team, int nt)
+    void* seer_team_acquire(int nt)
+    int64_t seer_team_phase(void* team, int nt, seer_team_fn fn, void* arg, int wake)
+    void seer_team_live(void* team, int live, int wake)
     int seer_team_parallel()
 
 cdef extern from "src/rng.h" nogil:
@@ -172,11 +170,13 @@ _REASONS = {
 }
 
 
-# --- worker phases (all nogil, all per thread) --------------------------------
+# --- phases (all nogil) ---------------------------------------------------------
 
-# LPs are split into nt contiguous partitions; thread k owns partition k:
-# it plans it, drains its inboxes and executes its ready LPs first, so an
-# LP's state stays in one core's cache unless another thread steals it.
+# LPs are split into P contiguous partitions (P = the engine's num_threads).
+# A partition is a unit of the drain and plan phases, and its executive list
+# a segment of the exec phase; member k takes partition k first, so an LP's
+# state stays in one core's cache while the team is all there, but any
+# member may take any unit (see "Phases" in the module docstring).
 cdef inline int64_t _part_lo(int64_t n, int nt, int k) noexcept nogil:
     return n * k // nt
 
@@ -187,12 +187,6 @@ cdef inline void _partition(int64_t n, int nt, int tid, int64_t* lo, int64_t* hi
 # The k with _part_lo(k) <= lp < _part_lo(k + 1).
 cdef inline int _owner(int64_t lp, int nt, int64_t n) noexcept nogil:
     return <int>(((lp + 1) * nt - 1) // n)
-
-
-cdef inline void _barrier(ThreadState* me) noexcept nogil:
-    cdef int64_t t0 = seer_clock_ns()
-    seer_team_barrier(me.teamh, me.team)
-    me.idle_ns += seer_clock_ns() - t0
 
 
 # Errors.  Serial order decides which one is raised: every error is recorded
@@ -366,50 +360,44 @@ cdef void _exec_segment(EngineCore* c, ThreadState* me, int seg, int64_t chunk, 
             end = total
         for idx in range(start, end):
             lp = owner.ready[idx]
-            # A plan candidate (see _plan_phase) without work in this window.
+            # A plan candidate (see _plan_part) without work in this window.
             if not (c.next_time[lp] < W):
                 continue
             _exec_lp(c, me, lp, W, _error_bound(c), tid, nevents)
             me.lps_executed += 1
 
 
-cdef void _exec_phase(EngineCore* c, ThreadState* me, double W, int tid, int nt) noexcept nogil:
-    cdef int64_t total = 0, chunk, nevents = 0
+cdef void _exec_units(EngineCore* c, ThreadState* me, double W, int tid, int P,
+                      int64_t chunk) noexcept nogil:
+    cdef int64_t nevents = 0
     cdef int k
-    for k in range(nt):
-        total += c.ts[k].nready
-    # Chunks small enough to balance, large enough that a claim counter is
-    # not touched per LP.
-    chunk = total // (8 * nt)
-    if chunk < 1:
-        chunk = 1
-    elif chunk > 64:
-        chunk = 64
-    # Own segment first, then steal from the others in ring order.
-    for k in range(nt):
-        _exec_segment(c, me, (tid + k) % nt, chunk, W, tid, &nevents)
+    # Own segment first, then the others in ring order.
+    for k in range(P):
+        _exec_segment(c, me, (tid + k) % P, chunk, W, tid, &nevents)
     me.events += nevents
 
 
-# Drain the inboxes of this thread's own partition that any producer
-# announced this round.  The cap on pending events is checked once an LP has
-# all its messages, and an overflow names the LP's latest pending event, so
-# the error does not depend on the order the messages arrived in.
-cdef void _drain_phase(EngineCore* c, ThreadState* me, int tid, int nt) noexcept nogil:
-    cdef int64_t j, i, base = _part_lo(c.n, nt, tid)
+# Drain the inboxes of partition k that any producer announced this round,
+# and clear those announcements.  The cap on pending events is checked once
+# an LP has all its messages, and an overflow names the LP's latest pending
+# event, so the error does not depend on the order the messages arrived in.
+# Returns the messages drained.
+cdef int64_t _drain_part(EngineCore* c, ThreadState* me, int k, int P) noexcept nogil:
+    cdef int64_t j, i, base = _part_lo(c.n, P, k), msgs = 0
     cdef int p, rc
     cdef lp_id_t lp
     cdef InboxNode* node
     cdef LocalHeap* h
     cdef ThreadState* prod
     cdef Event* last
-    for p in range(nt):
+    for p in range(P):
         prod = &c.ts[p]
-        for j in range(prod.ndirty[tid]):
+        for j in range(prod.ndirty[k]):
             lp = prod.dirty[base + j]
             h = &c.heaps[lp]
             node = inbox_take_all_lifo(&c.inbox[lp])
             while node != NULL:
+                msgs += 1
                 rc = heap_push(h, &node.ev, _UNCAPPED)
                 if rc != SEER_OK:
                     _record_error(c, me, rc, 1, &node.ev, node.ev.time, node.ev.time,
@@ -424,12 +412,36 @@ cdef void _drain_phase(EngineCore* c, ThreadState* me, int tid, int nt) noexcept
                 _record_error(c, me, SEER_E_QUEUE_FULL, 1, last, last.time, last.time,
                               last.src, lp, last.kind)
             c.next_time[lp] = heap_top_time(h, INFINITY)
+        prod.ndirty[k] = 0
+    return msgs
 
 
-# Thread 0, after every exec of a round (the counters it reads are exec's)
-# and before the plan's barrier: the limits that count over the whole round
-# or run, so that they trip in the same round at every thread count.
-# Returns whether one tripped (thread 0 adds it to its stop vote).
+# Plan partition k for the next window: its earliest pending time and, as
+# its segment of the next executive list, every LP earlier than (running
+# min + lookahead).  The running min only falls and the global T is at most
+# the final one, so the candidates hold every LP with work before
+# W = min(T + lookahead, t_end); exec skips those with nothing before W
+# (one read of next_time), which saves a separate filter phase.
+cdef void _plan_part(EngineCore* c, int k, int P) noexcept nogil:
+    cdef ThreadState* part = &c.ts[k]
+    cdef int64_t lo, hi, lp, n = 0
+    cdef double m = INFINITY, t, L = c.lookahead
+    cdef lp_id_t* cand = part.ready
+    _partition(c.n, P, k, &lo, &hi)
+    for lp in range(lo, hi):
+        t = c.next_time[lp]
+        if t < m:
+            m = t
+        if t < m + L:
+            cand[n] = <lp_id_t>lp
+            n += 1
+    part.local_min = m
+    part.nready = n
+
+
+# Thread 0, after every exec and drain of a round: the limits that count over
+# the whole round or run, so that they trip in the same round at every thread
+# count.  Returns whether one tripped.
 cdef bint _check_round_limits(EngineCore* c) noexcept nogil:
     cdef int64_t msgs = 0, events = 0
     cdef int k
@@ -448,89 +460,6 @@ cdef bint _check_round_limits(EngineCore* c) noexcept nogil:
     return hit
 
 
-# Plan the next window.  Called right after this thread drained its own
-# partition (no barrier needed in between: only this thread writes its
-# partition's next_time during the drain).  Returns 1 when the run must stop,
-# identically on every thread.
-cdef int _plan_phase(EngineCore* c, ThreadState* me, int tid, int nt, int check_deadline,
-                     double* W_out) noexcept nogil:
-    cdef int64_t lo, hi, lp, n, total
-    cdef double m = INFINITY, t, T, W, L = c.lookahead
-    cdef int k
-    cdef int stop, failed
-    cdef bint stuck
-    cdef lp_id_t* cand = me.ready
-    # One scan: the partition's earliest time, and as candidates every LP
-    # earlier than (running min + lookahead).  The running min only falls
-    # and the global T is at most the final one, so the candidates hold
-    # every LP with work before W = min(T + lookahead, t_end).  They are
-    # the next executive list as they stand (exec skips those with nothing
-    # before W): a filter pass here would need a third barrier.
-    _partition(c.n, nt, tid, &lo, &hi)
-    n = 0
-    for lp in range(lo, hi):
-        t = c.next_time[lp]
-        if t < m:
-            m = t
-        if t < m + L:
-            cand[n] = <lp_id_t>lp
-            n += 1
-    me.local_min = m
-    me.nready = n
-    # This thread's errors of the round all precede this line; the vote
-    # stays as it is until every thread has read it after the barrier
-    # (c.sh.abort may already be set by a next-round error by then).
-    me.failed_vote = me.err_code != 0
-    c.sh.cursor[8 * tid] = 0     # every claim of the last exec is done
-    if tid == 0:
-        c.sh.deadline_hit = check_deadline and seer_clock_ns() >= c.sh.deadline_ns
-        total = 0
-        for k in range(nt):
-            total += c.ts[k].events
-        if total - c.sh.last_events > c.sh.max_round_events:
-            c.sh.max_round_events = total - c.sh.last_events
-        c.sh.last_events = total
-        total = 0
-        for k in range(nt):
-            total += c.ts[k].lps_executed
-        c.sh.ready_total += total - c.sh.last_lps
-        c.sh.last_lps = total
-        # The round-wide limits vote with thread 0.
-        if _check_round_limits(c):
-            me.failed_vote = 1
-    _barrier(me)
-    # Every drain of the round is done: this thread's messages and dirty
-    # lists can start over.
-    arena_reset(&me.arena)
-    me.round_msgs = 0
-    for k in range(nt):
-        me.ndirty[k] = 0
-    T = INFINITY
-    failed = 0
-    for k in range(nt):
-        if c.ts[k].local_min < T:
-            T = c.ts[k].local_min
-        failed |= c.ts[k].failed_vote
-    W = T + L
-    if W > c.sh.t_end:
-        W = c.sh.t_end
-    # A window that cannot advance (T + lookahead rounds back to T) would
-    # spin for ever: stop, identically on every thread (T is the same).
-    stuck = T < c.sh.t_end and not (W > T)
-    # deadline_hit is next written in the next round's plan, after a barrier
-    # every thread reaches only after this read.
-    stop = (not (T < c.sh.t_end)) or failed != 0 or c.sh.deadline_hit != 0 or stuck
-    if tid == 0:
-        c.sh.finished = not (T < c.sh.t_end)
-        if stuck:
-            c.sh.stuck = 1
-            c.sh.stuck_T = T
-        if not stop:
-            c.sh.rounds += 1
-    W_out[0] = W
-    return stop
-
-
 cdef void _test_sleep(EngineCore* c, int tid) noexcept nogil:
     cdef timespec ts
     if tid == c.sh.test_sleep_tid:
@@ -539,38 +468,18 @@ cdef void _test_sleep(EngineCore* c, int tid) noexcept nogil:
         nanosleep(&ts, NULL)
 
 
-cdef void _run_worker(EngineCore* c, int tid, int nt) noexcept nogil:
-    cdef ThreadState* me = &c.ts[tid]
-    cdef int64_t t_start = seer_clock_ns()
-    cdef int64_t idle0 = me.idle_ns
-    cdef double W
-    cdef int stop
-    me.team = nt
-    stop = _plan_phase(c, me, tid, nt, 0, &W)
-    # Two barriers per round: one after exec, one in plan.
-    while not stop:
-        _exec_phase(c, me, W, tid, nt)
-        if c.sh.test_sleep_ns > 0:
-            _test_sleep(c, tid)
-        _barrier(me)
-        _drain_phase(c, me, tid, nt)
-        stop = _plan_phase(c, me, tid, nt, 1, &W)
-    me.busy_ns += (seer_clock_ns() - t_start) - (me.idle_ns - idle0)
-
-
-cdef void _init_worker(EngineCore* c, int tid, int nt, double t0) noexcept nogil:
-    cdef ThreadState* me = &c.ts[tid]
+# Init partition k's LPs in order up to the partition's first error (no early
+# stop on another partition's error): the smallest failing LP is then found
+# at every thread count.
+cdef void _init_part(EngineCore* c, ThreadState* me, int k, int P, int tid,
+                     double t0) noexcept nogil:
     cdef int64_t lo, hi, lp
     cdef Ctx ctx
     cdef Event key
-    cdef int rc, k
-    me.team = nt
-    _partition(c.n, nt, tid, &lo, &hi)
+    cdef int rc
+    _partition(c.n, P, k, &lo, &hi)
     memset(&key, 0, sizeof(Event))
     key.time = t0
-    # Each thread inits its LPs in order up to its own first error (no early
-    # stop on another thread's error): the smallest failing LP is then found
-    # at every thread count.
     for lp in range(lo, hi):
         _make_ctx(c, me, &ctx, <lp_id_t>lp, tid)
         ctx.now = t0
@@ -581,33 +490,32 @@ cdef void _init_worker(EngineCore* c, int tid, int nt, double t0) noexcept nogil
             rc = SEER_E_OUTBOX_FULL
         if rc != SEER_OK:
             _record_error(c, me, rc, 0, &key, t0, t0, <lp_id_t>lp, <lp_id_t>lp, -1)
-            break
+            return
         if ctx.out.count > 0 and _dispatch(c, me, &ctx, &key) != SEER_OK:
-            break
-    _barrier(me)
-    _drain_phase(c, me, tid, nt)
-    _barrier(me)
-    for lp in range(lo, hi):
-        c.next_time[lp] = heap_top_time(&c.heaps[lp], INFINITY)
-    for k in range(nt):
-        me.ndirty[k] = 0
-    arena_reset(&me.arena)
+            return
 
 
-# --- team jobs ----------------------------------------------------------------
+# --- the phases of a round, and who runs them ----------------------------------
 
 cdef enum:
-    JOB_INIT = 0
-    JOB_RUN = 1
-    JOB_INJECT = 2
+    PH_EXEC = 0         # units: chunks of the executive list's segments
+    PH_DRAIN = 1        # units: partitions (drain, then refresh and/or plan)
+    PH_INIT = 2         # units: partitions (on_init hooks)
+    PH_INJECT = 3       # units: chunks of an LP range
 
-ctypedef struct _Job:
+# One phase, as every member that joins it reads it.
+ctypedef struct _Phase:
     EngineCore* c
-    int op
-    double t
-    int32_t kind
-    uint64_t seq
-    int64_t lo
+    int kind
+    int P               # partitions (the engine's num_threads)
+    double W            # exec: the window's end
+    int64_t chunk       # exec, inject: entries per claim
+    int refresh         # drain: recompute next_time of every LP of the partition
+    int plan            # drain: then plan the partition
+    double t            # init, inject: the time
+    int32_t ev_kind     # inject
+    uint64_t seq        # inject
+    int64_t lo          # inject: the LP range
     int64_t hi
     # inject: the smallest failing LP (what a serial loop meets first), times
     # 2, plus 1 when the failure was the allocator's (INT64_MAX: none); an
@@ -615,71 +523,361 @@ ctypedef struct _Job:
     int64_t failed
 
 
-cdef void _inject_worker(_Job* j, ThreadState* me, int tid, int nt) noexcept nogil:
-    cdef int64_t n = j.hi - j.lo
-    cdef int64_t a = j.lo + n * tid // nt, b = j.lo + n * (tid + 1) // nt, lp
-    cdef int rc
-    for lp in range(a, b):
-        rc = _inject_one(j.c, <lp_id_t>lp, j.t, j.kind, j.seq, lp - j.lo)
-        if rc != SEER_OK:
-            seer_fetch_min_i64_relaxed(&j.failed, 2 * lp + (rc == SEER_E_NO_MEMORY))
+# Claim whole partitions (own first) through the partition claim counters.
+cdef inline bint _claim_part(EngineCore* c, int k) noexcept nogil:
+    return seer_fetch_add_i64_relaxed(&c.sh.pclaim[8 * k], 1) == 0
 
 
-cdef void _job_main(void* arg, void* team, int tid, int nt) noexcept nogil:
-    cdef _Job* j = <_Job*>arg
-    cdef ThreadState* me = &j.c.ts[tid]
-    me.teamh = team
-    me.team = nt
-    if j.op == JOB_RUN:
-        _run_worker(j.c, tid, nt)
-    elif j.op == JOB_INIT:
-        _init_worker(j.c, tid, nt, j.t)
+cdef void _phase_main(void* arg, void* team, int tid, int nt) noexcept nogil:
+    cdef _Phase* ph = <_Phase*>arg
+    cdef EngineCore* c = ph.c
+    cdef ThreadState* me = &c.ts[tid]
+    cdef int64_t t0 = seer_clock_ns(), start, end, idx, items = 0, lo, hi, lp
+    cdef int i, k, rc, P = ph.P
+    if ph.kind == PH_EXEC:
+        _exec_units(c, me, ph.W, tid, P, ph.chunk)
+        if c.sh.test_sleep_ns > 0:
+            _test_sleep(c, tid)
+    elif ph.kind == PH_DRAIN:
+        for i in range(P):
+            k = (tid + i) % P
+            if not _claim_part(c, k):
+                continue
+            items += _drain_part(c, me, k, P)
+            _partition(c.n, P, k, &lo, &hi)
+            if ph.refresh:
+                for lp in range(lo, hi):
+                    c.next_time[lp] = heap_top_time(&c.heaps[lp], INFINITY)
+            if ph.plan:
+                _plan_part(c, k, P)
+            items += hi - lo
+    elif ph.kind == PH_INIT:
+        for i in range(P):
+            k = (tid + i) % P
+            if _claim_part(c, k):
+                _init_part(c, me, k, P, tid, ph.t)
     else:
-        _inject_worker(j, me, tid, nt)
+        while True:
+            start = seer_fetch_add_i64_relaxed(&c.sh.cursor[0], ph.chunk)
+            if start >= ph.hi - ph.lo:
+                break
+            end = start + ph.chunk
+            if end > ph.hi - ph.lo:
+                end = ph.hi - ph.lo
+            for idx in range(start, end):
+                lp = ph.lo + idx
+                rc = _inject_one(c, <lp_id_t>lp, ph.t, ph.ev_kind, ph.seq, idx)
+                if rc != SEER_OK:
+                    seer_fetch_min_i64_relaxed(&ph.failed, 2 * lp + (rc == SEER_E_NO_MEMORY))
+    me.drained += items
+    me.phases += 1
+    me.phase_ns = seer_clock_ns() - t0
+    me.busy_ns += me.phase_ns
+
+
+# Granularity (see "Phases" in the module docstring): a phase estimated
+# under _grain_ns runs on the caller alone (opening it costs more than a
+# second thread saves); one over _wake_ns also wakes parked members (a
+# futex wake and a thread's wake-up cost tens of microseconds).
+cdef double _grain_ns = 4000.0
+cdef double _wake_ns = 100000.0
+
+
+def phase_policy(grain_ns=None, wake_ns=None):
+    """Get, or set, the engine's granularity thresholds (nanoseconds of
+    estimated work in one phase of a round): below ``grain_ns`` a phase runs
+    on the calling thread alone, from ``wake_ns`` on it also wakes parked
+    workers.  Results never depend on them.  Returns the previous
+    ``(grain_ns, wake_ns)``.  The environment variables
+    ``SEER_PHASE_GRAIN_NS`` and ``SEER_PHASE_WAKE_NS`` set them at import;
+    ``phase_policy(0, 0)`` opens every phase to every worker (what the
+    equivalence tests use)."""
+    global _grain_ns, _wake_ns
+    old = (_grain_ns, _wake_ns)
+    for name, v in (("grain_ns", grain_ns), ("wake_ns", wake_ns)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
+                              or not v >= 0):
+            raise ValueError(f"{name} must be a number >= 0, got {v!r}")
+    if grain_ns is not None:
+        _grain_ns = float(grain_ns)
+    if wake_ns is not None:
+        _wake_ns = float(wake_ns)
+    return old
+
+
+def _policy_from_environ():
+    import os
+    for name, key in (("grain_ns", "SEER_PHASE_GRAIN_NS"), ("wake_ns", "SEER_PHASE_WAKE_NS")):
+        raw = os.environ.get(key)
+        if raw:
+            try:
+                phase_policy(**{name: float(raw)})
+            except ValueError:
+                raise ValueError(f"{key} must be a number >= 0 (nanoseconds), got {raw!r}") from None
+
+
+_policy_from_environ()
+
+
+# Run one phase: alone when its estimate is under the grain, else open to the
+# team.  The test hook's sleep opens and wakes every phase (it exists to
+# test a member stalled inside one).
+cdef void _run_phase(EngineCore* c, void* team, _Phase* ph, double est_ns) noexcept nogil:
+    cdef ThreadState* me = &c.ts[0]
+    cdef bint force = c.sh.test_sleep_ns > 0
+    if est_ns >= _wake_ns or force:
+        c.sh.wanted += 1
+    if team == NULL or ph.P <= 1 or (est_ns < _grain_ns and not force):
+        _phase_main(ph, team, 0, ph.P)
+    else:
+        c.sh.opened += 1
+        me.idle_ns += seer_team_phase(team, ph.P, _phase_main, ph, force or est_ns >= _wake_ns)
+
+
+# The caller's cost per unit of work, an average over its recent phases.
+cdef inline void _learn(double* rate, int64_t ns, int64_t items) noexcept nogil:
+    cdef double r
+    if items <= 0:
+        return
+    r = <double>ns / <double>items
+    if rate[0] <= 0:
+        rate[0] = r
+    else:
+        rate[0] += (r - rate[0]) * 0.125
+
+
+# Drain and plan (one phase), then end the round on the caller: errors,
+# limits and the next window.  Returns 1 when the run must stop.
+cdef int _plan_round(EngineCore* c, void* team, _Phase* ph, int check_deadline,
+                     double* W_out) noexcept nogil:
+    cdef ThreadState* me = &c.ts[0]
+    cdef int P = ph.P, k
+    cdef int64_t msgs = 0, total, drained0 = me.drained
+    cdef double T, W
+    cdef int stop, failed = 0
+    cdef bint stuck
+    for k in range(P):
+        msgs += c.ts[k].round_msgs
+        c.sh.pclaim[8 * k] = 0
+    ph.kind = PH_DRAIN
+    ph.refresh = 0
+    ph.plan = 1
+    _run_phase(c, team, ph, (c.n + msgs) * c.sh.ns_drain)
+    _learn(&c.sh.ns_drain, me.phase_ns, me.drained - drained0)
+    # Every member that joined has left: their errors and counters are in.
+    for k in range(P):
+        if c.ts[k].err_code != 0:
+            failed = 1
+    c.sh.deadline_hit = check_deadline and seer_clock_ns() >= c.sh.deadline_ns
+    total = 0
+    for k in range(P):
+        total += c.ts[k].events
+    if total - c.sh.last_events > c.sh.max_round_events:
+        c.sh.max_round_events = total - c.sh.last_events
+    c.sh.last_events = total
+    total = 0
+    for k in range(P):
+        total += c.ts[k].lps_executed
+    c.sh.ready_total += total - c.sh.last_lps
+    c.sh.last_lps = total
+    if _check_round_limits(c):
+        failed = 1
+    # Every drain of the round is done: messages start over.
+    for k in range(P):
+        arena_reset(&c.ts[k].arena)
+        c.ts[k].round_msgs = 0
+    T = INFINITY
+    for k in range(P):
+        if c.ts[k].local_min < T:
+            T = c.ts[k].local_min
+    W = T + c.lookahead
+    if W > c.sh.t_end:
+        W = c.sh.t_end
+    # A window that cannot advance (T + lookahead rounds back to T) would
+    # spin for ever: stop.
+    stuck = T < c.sh.t_end and not (W > T)
+    stop = (not (T < c.sh.t_end)) or failed != 0 or c.sh.deadline_hit != 0 or stuck
+    c.sh.finished = not (T < c.sh.t_end)
+    if stuck:
+        c.sh.stuck = 1
+        c.sh.stuck_T = T
+    if not stop:
+        c.sh.rounds += 1
+    W_out[0] = W
+    return stop
+
+
+# One slice of run_until on the caller: rounds of exec, then drain and plan.
+cdef void _run_rounds(EngineCore* c, void* team, int P) noexcept nogil:
+    cdef ThreadState* me = &c.ts[0]
+    cdef _Phase ph
+    cdef double W
+    cdef int stop, k
+    cdef int64_t total, chunk, lps0
+    memset(&ph, 0, sizeof(_Phase))
+    ph.c = c
+    ph.P = P
+    # The first plan (the inboxes are empty: its drain finds nothing).
+    stop = _plan_round(c, team, &ph, 0, &W)
+    while not stop:
+        total = 0
+        for k in range(P):
+            total += c.ts[k].nready
+            c.sh.cursor[8 * k] = 0
+        # Chunks small enough to balance, large enough that a claim counter
+        # is not touched per LP.
+        chunk = total // (8 * P)
+        if chunk < 1:
+            chunk = 1
+        elif chunk > 64:
+            chunk = 64
+        ph.kind = PH_EXEC
+        ph.W = W
+        ph.chunk = chunk
+        lps0 = me.lps_executed
+        _run_phase(c, team, &ph, total * c.sh.ns_exec)
+        _learn(&c.sh.ns_exec, me.phase_ns, me.lps_executed - lps0)
+        stop = _plan_round(c, team, &ph, 1, &W)
+
+
+cdef void _init_rounds(EngineCore* c, void* team, int P, double t0) noexcept nogil:
+    cdef _Phase ph
+    cdef int k
+    memset(&ph, 0, sizeof(_Phase))
+    ph.c = c
+    ph.P = P
+    ph.t = t0
+    for k in range(P):
+        c.sh.pclaim[8 * k] = 0
+    ph.kind = PH_INIT
+    # once per engine: open it to whoever is there
+    _run_phase(c, team, &ph, _grain_ns)
+    for k in range(P):
+        c.sh.pclaim[8 * k] = 0
+    ph.kind = PH_DRAIN
+    ph.refresh = 1
+    ph.plan = 0
+    _run_phase(c, team, &ph, _grain_ns)
+    for k in range(P):
+        arena_reset(&c.ts[k].arena)
+
+
+# --- team calls -----------------------------------------------------------------
+
+cdef enum:
+    JOB_INIT = 0
+    JOB_RUN = 1
+    JOB_INJECT = 2
 
 
 ctypedef struct _ForJob:
     seer_range_fn body
     void* arg
     int64_t n
+    int64_t chunk
+    int64_t next
 
 
 cdef void _for_main(void* arg, void* team, int tid, int nt) noexcept nogil:
     cdef _ForJob* j = <_ForJob*>arg
-    cdef int64_t a = j.n * tid // nt, b = j.n * (tid + 1) // nt
-    if a < b:
+    cdef int64_t a, b
+    while True:
+        a = seer_fetch_add_i64_relaxed(&j.next, j.chunk)
+        if a >= j.n:
+            return
+        b = a + j.chunk
+        if b > j.n:
+            b = j.n
         j.body(j.arg, a, b)
+
+
+# Loops shorter than this run on the caller; from _FOR_WAKE iterations on
+# the loop also wakes parked workers (boundary loops cost 0.1-1 us an item).
+cdef int64_t _FOR_GRAIN = 256
+cdef int64_t _FOR_WAKE = 2048
 
 
 cdef void seer_parallel_for(int num_threads, int64_t n, seer_range_fn body,
                             void* arg) noexcept nogil:
     cdef _ForJob j
+    cdef void* team
     if n <= 0:
         return
     if num_threads > n:
         num_threads = <int>n
     if num_threads > MAX_THREADS:
         num_threads = MAX_THREADS
-    if num_threads <= 1:
+    if num_threads <= 1 or (n < _FOR_GRAIN and _grain_ns > 0):
         body(arg, 0, n)
+        return
+    team = seer_team_acquire(num_threads)
+    if team == NULL:
+        body(arg, 0, n)     # no threads to be had: same result, serially
         return
     j.body = body
     j.arg = arg
     j.n = n
-    if seer_team_run(num_threads, _for_main, &j) < 0:
-        body(arg, 0, n)     # no threads to be had: same result, serially
+    j.next = 0
+    j.chunk = n // (4 * num_threads)
+    if j.chunk < 1:
+        j.chunk = 1
+    seer_team_phase(team, num_threads, _for_main, &j,
+                    n >= _FOR_WAKE or _wake_ns == 0)
 
 
-# Run one job on the calling thread's team; returns the team size that ran.
-cdef int _team_job(Engine eng, _Job* job) except -1:
-    cdef int P = eng._num_threads, rc
-    job.c = &eng.core
+# Run init, a slice of a run, or an inject on the calling thread's team.
+cdef int _team_call(Engine eng, int op, _Phase* ph) except -1:
+    cdef int P = eng._num_threads, k, P_run
+    cdef EngineCore* c = &eng.core
+    cdef void* team = NULL
+    cdef int64_t t0, joined
+    cdef bint wake
+    for k in range(P):
+        c.ts[k].team = P
+    if P > 1:
+        with nogil:
+            team = seer_team_acquire(P)
+        if team == NULL and seer_team_parallel():
+            raise RuntimeError(f"could not start {P} worker threads (pthread_create failed); "
+                               "use fewer num_threads")
+    # A run as long as a wake-up is worth one (judged by the last run).
+    wake = c.sh.last_run_ns >= _wake_ns
     with nogil:
-        rc = seer_team_run(P, _job_main, job)
-    if rc < 0:
-        raise RuntimeError(f"could not start {P} worker threads (pthread_create failed); "
-                           "use fewer num_threads")
-    return rc       # the team size that ran (1 in a serial build)
+        seer_team_live(team, 1, wake)
+        t0 = seer_clock_ns()
+        if op == JOB_RUN:
+            # A slice in which no member joined the caller, no phase was
+            # worth a wake-up and that was too short to wake members at its
+            # start ran alone, and the next would too: it runs on one
+            # partition (results are the same for any partition count, and
+            # per-partition claims and scans are pure cost there).  It still
+            # estimates every phase, and widens once one is worth a wake-up.
+            P_run = 1 if c.sh.narrow else P
+            for k in range(P):
+                c.ts[k].team = P_run
+            c.sh.wanted = 0
+            joined = 0
+            for k in range(1, P):
+                joined -= c.ts[k].phases
+            _run_rounds(c, team, P_run)
+            for k in range(1, P):
+                joined += c.ts[k].phases
+            c.sh.last_run_ns = seer_clock_ns() - t0
+            c.sh.narrow = (P > 1 and joined == 0 and c.sh.wanted == 0
+                           and c.sh.last_run_ns < _wake_ns)
+        elif op == JOB_INIT:
+            _init_rounds(c, team, P, ph.t)
+        else:
+            ph.c = c
+            ph.P = P
+            ph.kind = PH_INJECT
+            ph.chunk = (ph.hi - ph.lo) // (8 * P)
+            if ph.chunk < 1:
+                ph.chunk = 1
+            c.sh.cursor[0] = 0
+            _run_phase(c, team, ph, (ph.hi - ph.lo) * 50.0)
+        seer_team_live(team, 0, 0)
+    return 0
 
 
 cdef inline uint64_t _event_hash(const Event* e) noexcept nogil:
@@ -763,9 +961,10 @@ cdef class Engine:
             c.sh.max_events = -1
             c.sh.err_bound = 0x7ff0000000000000     # the bits of +inf
             # One cursor per segment, 64 bytes apart (no false sharing).
-            c.sh.cursor = <int64_t*>calloc(8 * MAX_THREADS, sizeof(int64_t))
+            c.sh.cursor = <int64_t*>calloc(16 * MAX_THREADS, sizeof(int64_t))
             if c.sh.cursor == NULL:
                 raise MemoryError()
+            c.sh.pclaim = c.sh.cursor + 8 * MAX_THREADS
         if (c.heaps == NULL or c.inbox == NULL or c.next_time == NULL or c.rng_key == NULL
                 or c.rng_ctr == NULL or c.emit_seq == NULL or c.sh == NULL):
             raise MemoryError()
@@ -923,7 +1122,7 @@ cdef class Engine:
     def _init_locked(self, start_time):
         cdef double t0 = self._check_time(start_time, "start_time")
         cdef EngineCore* c = &self.core
-        cdef _Job job
+        cdef _Phase ph
         cdef int k
         if self._initialized:
             raise RuntimeError("Engine.init() was already called; create a new Engine to restart")
@@ -931,9 +1130,8 @@ cdef class Engine:
         self._initialized = True
         self._now = t0
         c.sh.events_base = self._team_events()
-        job.op = JOB_INIT
-        job.t = t0
-        _team_job(self, &job)
+        ph.t = t0
+        _team_call(self, JOB_INIT, &ph)
         _check_round_limits(c)
         for k in range(c.max_threads):
             c.ts[k].round_msgs = 0
@@ -957,7 +1155,6 @@ cdef class Engine:
     def _run_until_locked(self, t_end):
         cdef double t = self._check_time(t_end, "t_end")
         cdef EngineCore* c = &self.core
-        cdef _Job job
         cdef int64_t before = self._total_events(), t_start
         self._check_usable()
         if not self._initialized:
@@ -971,8 +1168,7 @@ cdef class Engine:
             while True:
                 c.sh.deadline_ns = seer_clock_ns() + <int64_t>(self._slice_s * 1e9)
                 c.sh.finished = 0
-                job.op = JOB_RUN
-                _team_job(self, &job)
+                _team_call(self, JOB_RUN, NULL)
                 self._raise_errors()
                 if c.sh.finished:
                     break
@@ -994,7 +1190,7 @@ cdef class Engine:
                                   lp_id_t hi) except -1:
         cdef EngineCore* c = &self.core
         cdef int64_t lp, failed
-        cdef _Job job
+        cdef _Phase ph
         cdef uint64_t seq
         self._check_usable()
         if not self._initialized:
@@ -1005,15 +1201,15 @@ cdef class Engine:
             raise ValueError(f"bad LP range [{lo}, {hi}) for {c.n} LPs")
         seq = self._inject_seq
         self._inject_seq += 1
-        job.op = JOB_INJECT
-        job.t = time
-        job.kind = kind
-        job.seq = seq
-        job.lo = lo
-        job.hi = hi
-        job.failed = INT64_MAX
-        _team_job(self, &job)
-        failed = job.failed
+        memset(&ph, 0, sizeof(_Phase))
+        ph.t = time
+        ph.ev_kind = kind
+        ph.seq = seq
+        ph.lo = lo
+        ph.hi = hi
+        ph.failed = INT64_MAX
+        _team_call(self, JOB_INJECT, &ph)
+        failed = ph.failed
         if failed != INT64_MAX:
             # Some LPs got the event and some did not: the state is no longer
             # a serial one.
@@ -1291,7 +1487,7 @@ cdef class Engine:
             out.append({"events": s.events, "lps_executed": s.lps_executed,
                         "inbox_pushes": s.pushes, "cas_retries": s.cas_retries,
                         "busy_s": s.busy_ns * 1e-9, "idle_s": s.idle_ns * 1e-9,
-                        "peak_messages": s.arena.peak_nodes})
+                        "peak_messages": s.arena.peak_nodes, "phases": s.phases})
         return out
 
     def _team_events(self):
@@ -1316,8 +1512,13 @@ cdef class Engine:
         length: the available parallelism), ``inbox_pushes``,
         ``cas_retries``, ``wall_s`` (time inside run_until), ``threads`` (a
         list of per-thread dicts: events, busy_s, idle_s, inbox_pushes,
-        cas_retries, lps_executed, peak_messages), ``busy_s`` and ``idle_s``
-        (per-thread lists), ``num_threads``.
+        cas_retries, lps_executed, peak_messages, phases: the phases it
+        worked in), ``busy_s`` and ``idle_s`` (per-thread lists),
+        ``num_threads``, ``phases_opened`` (phases the caller opened to
+        the team rather than ran alone) and ``phase_cost_ns`` (the caller's
+        running estimates: ns per executive-list entry, ``exec``, and per
+        LP or message drained and planned, ``drain``; see
+        :func:`phase_policy`).
         """
         threads = self._thread_stats()
         events = sum(t["events"] for t in threads) + self._retired_events
@@ -1335,6 +1536,8 @@ cdef class Engine:
             "busy_s": [t["busy_s"] for t in threads],
             "idle_s": [t["idle_s"] for t in threads],
             "threads": threads,
+            "phases_opened": self.core.sh.opened,
+            "phase_cost_ns": {"exec": self.core.sh.ns_exec, "drain": self.core.sh.ns_drain},
         }
 
     def thread_times(self):
@@ -1360,7 +1563,9 @@ cdef class Engine:
             s.cas_retries = 0
             s.busy_ns = 0
             s.idle_ns = 0
+            s.phases = 0
             s.arena.peak_nodes = 0
+        self.core.sh.opened = 0
         self.core.sh.rounds = 0
         self.core.sh.ready_total = 0
         self.core.sh.max_round_events = 0

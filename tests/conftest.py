@@ -4,7 +4,15 @@ import tempfile
 
 import pytest
 
-import seer_runtime
+# Open every phase of every round to every worker (the engine's granularity
+# policy would run a small test model's phases on one thread): the
+# equivalence tests then exercise the parallel path, here and in the
+# subprocesses tests start.  tests/runtime/test_team.py checks the default
+# policy separately.
+os.environ.setdefault("SEER_PHASE_GRAIN_NS", "0")
+os.environ.setdefault("SEER_PHASE_WAKE_NS", "0")
+
+import seer_runtime  # noqa: E402
 
 # STPA keeps preflight results in a user cache file; tests must neither read
 # a developer's nor leave one behind.

@@ -1,19 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * SEER's worker team: persistent pthreads, one team per calling OS thread,
- * and a barrier whose waits spin briefly, then yield, then block.
+ * that run elastic phases (the caller never waits for a member that did not
+ * join) and whose waits spin briefly, then yield, then block.
  *
  * Why not OpenMP's team: libgomp's region and barrier waits spin (for
- * milliseconds by default), so a team larger than the cores it really gets
- * stalls on every descheduled member; and its thread pool does not survive
- * fork(), so a forked child that opens a parallel region hangs.  This team
- * parks its threads on a futex between jobs, adapts its spin budget to the
- * waits it measures, and is rebuilt in a child after fork.
+ * milliseconds by default) and every barrier waits for every member, so a
+ * team larger than the cores it really gets stalls on every descheduled
+ * member; and its thread pool does not survive fork(), so a forked child
+ * that opens a parallel region hangs.  This team parks its threads on a
+ * futex, adapts its spin budget to the waits it measures, lets whoever is
+ * running do a phase's work, and is rebuilt in a child after fork.
  *
  * One team per calling thread (thread-local): engines driven from separate
  * Python threads never share workers, and every engine and boundary loop
  * used from one thread shares one set of workers (no two pools competing
- * for the cores).  The caller is member 0 of every job.
+ * for the cores).  The caller is member 0 of every phase.
  *
  * Built parallel only where the build enabled OpenMP (_OPENMP: the build's
  * "parallel" switch, kept so SEER_NO_OPENMP / SEER_FAIL_NO_OPENMP keep their
@@ -31,7 +33,7 @@
 typedef void (*seer_team_fn)(void *arg, void *team, int tid, int nt);
 
 /* Wait kinds: each thread adapts one spin budget per kind. */
-enum { SEER_WAIT_BARRIER = 0, SEER_WAIT_DOCK = 1, SEER_WAIT_JOIN = 2 };
+enum { SEER_WAIT_BARRIER = 0, SEER_WAIT_DOCK = 1, SEER_WAIT_JOIN = 2, SEER_WAIT_PHASE = 3 };
 
 #if defined(_OPENMP) && (defined(__unix__) || defined(__APPLE__))
 #define SEER_TEAM_PARALLEL 1
@@ -47,20 +49,21 @@ enum { SEER_WAIT_BARRIER = 0, SEER_WAIT_DOCK = 1, SEER_WAIT_JOIN = 2 };
 #endif
 
 /* Spin budgets (ns): start, floor and per-kind ceiling.  A dock wait (a
- * worker waiting for the next job) may spin longer: the gap between two
- * env steps is a few tens of microseconds when Python is quick. */
+ * worker waiting for work between runs) may spin longer: the gap between
+ * two env steps is a few tens of microseconds when Python is quick.  A
+ * phase wait is a member waiting for the next phase inside a run. */
 #define SEER_SPIN_START_NS 4000
 #define SEER_SPIN_MIN_NS 300
-static const int64_t seer_spin_max_ns[3] = {50000, 200000, 50000};
+static const int64_t seer_spin_max_ns[4] = {50000, 200000, 50000, 50000};
 /* Two spin checks this far apart mean the spinner itself lost its core:
  * the machine is oversubscribed, so spinning only steals time. */
 #define SEER_PREEMPT_GAP_NS 40000
 #define SEER_YIELDS 2
 #define SEER_TEAM_MAX 1024
 
-static __thread int64_t seer_spin_budget[3] = {SEER_SPIN_START_NS, SEER_SPIN_START_NS,
-                                               SEER_SPIN_START_NS};
-static __thread int32_t seer_spin_ok[3] = {512, 512, 512};
+static __thread int64_t seer_spin_budget[4] = {SEER_SPIN_START_NS, SEER_SPIN_START_NS,
+                                               SEER_SPIN_START_NS, SEER_SPIN_START_NS};
+static __thread int32_t seer_spin_ok[4] = {512, 512, 512, 512};
 
 /* ---- park / wake: futex on Linux, one mutex + condvar per word elsewhere */
 #ifdef __linux__
@@ -156,24 +159,53 @@ done:
     return v;
 }
 
-/* ---- the team ------------------------------------------------------------ */
+/* ---- the team ------------------------------------------------------------
+ *
+ * Two kinds of work:
+ *
+ * - An elastic phase (seer_team_phase): a set of work units that the phase
+ *   function claims from counters of its own.  The caller opens it, works
+ *   on it, closes it, and then waits only for the members that joined while
+ *   it was open.  A member that is descheduled, parked or late holds nothing
+ *   up: the caller (or whoever is running) does its share, and a member that
+ *   arrives after the close finds nothing to join.  This is what keeps a
+ *   team larger than the free cores from running slower than one thread.
+ *
+ * - A job (seer_team_run): every member tid < nt runs fn once, concurrently,
+ *   and the caller waits for all of them (tests that need real concurrency).
+ *
+ * The gate word says which phase is open and who is in it:
+ *   seq (bits 32-63) | CLOSED | JOB | nt (bits 16-27) | members inside (0-15)
+ * A member joins with a CAS that fails once the gate is closed, so after the
+ * close the caller's wait covers exactly the members that hold units.  The
+ * phase's function and argument are written before the gate opens and read
+ * after a successful join, so a late member never sees a stale phase. */
+
+#define SEER_GATE_INSIDE 0xFFFFull
+#define SEER_GATE_NT_SHIFT 16
+#define SEER_GATE_NT_MASK 0xFFFull
+#define SEER_GATE_JOB (1ull << 30)
+#define SEER_GATE_CLOSED (1ull << 31)
 
 typedef struct {
-    seer_wword go;              /* job counter of this worker (its own line) */
-    seer_team_fn fn;            /* its current job, written before go */
-    void *arg;
-    int nt;
-    int quit;
     pthread_t thread;
     void *team;
     int tid;
+    int quit;
     char pad[64];
 } seer_slot;
 
 typedef struct {
-    seer_wword bar_gen;         /* barrier generation */
-    uint32_t bar_arrived; char pad1[60];
-    seer_wword left;            /* members of the current job still working */
+    seer_wword phase_gen;       /* bumped when a phase opens: idle members wait on it */
+    uint64_t gate; char pad1[56];
+    seer_wword left_gen;        /* bumped by the last member to leave a closed phase */
+    seer_wword left;            /* job: members still running */
+    seer_wword bar_gen;         /* job barrier generation */
+    uint32_t bar_arrived; char pad2[60];
+    seer_team_fn fn;            /* the open phase or job, written before the gate opens */
+    void *arg;
+    uint32_t seq;               /* the last phase's seq (caller only) */
+    int live;                   /* caller: inside a run (members wait with the phase budget) */
     int size;                   /* threads including the caller */
     seer_slot *slots;           /* SEER_TEAM_MAX; slot 0 unused (the caller) */
     uint64_t fork_gen;          /* seer_fork_gen when the workers were made */
@@ -187,19 +219,40 @@ static __thread seer_team_t *seer_tls_team = NULL;
 static void *seer_worker_main(void *p) {
     seer_slot *s = (seer_slot *)p;
     seer_team_t *t = (seer_team_t *)s->team;
-    uint32_t seen = 0, v;
+    uint32_t g, seen = 0;
+    uint64_t v, old;
+    int tid = s->tid, nt;
     for (;;) {
-        v = __atomic_load_n(&s->go.word, __ATOMIC_ACQUIRE);
-        if (v == seen)
-            v = seer_wait_change(&s->go, seen, SEER_WAIT_DOCK);
-        seen = v;
-        if (s->quit)
+        /* g before the gate: a phase opened after this load changes g */
+        g = __atomic_load_n(&t->phase_gen.word, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&s->quit, __ATOMIC_ACQUIRE))
             break;
-        s->fn(s->arg, t, s->tid, s->nt);
-        /* acq_rel: the last one's decrement publishes every member's work
-         * to the caller's acquire load in seer_team_run. */
-        if (__atomic_sub_fetch(&t->left.word, 1, __ATOMIC_SEQ_CST) == 0)
-            seer_unpark(&t->left);
+        v = __atomic_load_n(&t->gate, __ATOMIC_ACQUIRE);
+        while (!(v & SEER_GATE_CLOSED) && (uint32_t)(v >> 32) != seen
+               && tid < (int)((v >> SEER_GATE_NT_SHIFT) & SEER_GATE_NT_MASK)) {
+            /* acquire on success: pairs with the release of the gate's
+             * opening store, so fn and arg are this phase's. */
+            if (__atomic_compare_exchange_n(&t->gate, &v, v + 1, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
+                seen = (uint32_t)(v >> 32);
+                nt = (int)((v >> SEER_GATE_NT_SHIFT) & SEER_GATE_NT_MASK);
+                t->fn(t->arg, t, tid, nt);
+                /* release: publishes this member's work to the caller's
+                 * acquire of the gate after its close */
+                old = __atomic_fetch_sub(&t->gate, 1, __ATOMIC_SEQ_CST);
+                if (v & SEER_GATE_JOB) {
+                    if (__atomic_sub_fetch(&t->left.word, 1, __ATOMIC_SEQ_CST) == 0)
+                        seer_unpark(&t->left);
+                } else if ((old & SEER_GATE_CLOSED) && (old & SEER_GATE_INSIDE) == 1) {
+                    __atomic_add_fetch(&t->left_gen.word, 1, __ATOMIC_SEQ_CST);
+                    seer_unpark(&t->left_gen);
+                }
+                break;
+            }
+        }
+        seer_wait_change(&t->phase_gen, g,
+                         __atomic_load_n(&t->live, __ATOMIC_RELAXED) ? SEER_WAIT_PHASE
+                                                                     : SEER_WAIT_DOCK);
     }
     return NULL;
 }
@@ -207,19 +260,19 @@ static void *seer_worker_main(void *p) {
 static void seer_team_free(seer_team_t *t, int join) {
     int i;
     if (t == NULL) return;
-    for (i = 1; i < t->size; i++) {
-        seer_slot *s = &t->slots[i];
-        if (join) {
-            s->quit = 1;
-            __atomic_add_fetch(&s->go.word, 1, __ATOMIC_SEQ_CST);
-            seer_unpark(&s->go);
-            pthread_join(s->thread, NULL);
-            seer_wword_destroy(&s->go);
-        }
+    if (join && t->size > 1) {
+        for (i = 1; i < t->size; i++)
+            __atomic_store_n(&t->slots[i].quit, 1, __ATOMIC_RELEASE);
+        __atomic_add_fetch(&t->phase_gen.word, 1, __ATOMIC_SEQ_CST);
+        seer_unpark(&t->phase_gen);
+        for (i = 1; i < t->size; i++)
+            pthread_join(t->slots[i].thread, NULL);
     }
     if (join) {
-        seer_wword_destroy(&t->bar_gen);
+        seer_wword_destroy(&t->phase_gen);
+        seer_wword_destroy(&t->left_gen);
         seer_wword_destroy(&t->left);
+        seer_wword_destroy(&t->bar_gen);
     }
     free(t->slots);
     free(t);
@@ -237,7 +290,8 @@ static void seer_team_global_init(void) {
     pthread_atfork(NULL, NULL, seer_atfork_child);
 }
 
-/* Grow the calling thread's team to at least nt threads; NULL on failure. */
+/* The calling thread's team, grown to at least nt threads; NULL when the
+ * threads cannot be made. */
 static seer_team_t *seer_team_get(int nt) {
     seer_team_t *t;
     sigset_t all, old;
@@ -253,8 +307,11 @@ static seer_team_t *seer_team_get(int nt) {
     if (t == NULL) {
         t = (seer_team_t *)calloc(1, sizeof(seer_team_t));
         if (t == NULL) return NULL;
-        seer_wword_init(&t->bar_gen, 0);
+        seer_wword_init(&t->phase_gen, 0);
+        seer_wword_init(&t->left_gen, 0);
         seer_wword_init(&t->left, 0);
+        seer_wword_init(&t->bar_gen, 0);
+        t->gate = SEER_GATE_CLOSED;
         /* Slots never move: workers keep pointers to theirs. */
         t->slots = (seer_slot *)calloc(SEER_TEAM_MAX, sizeof(seer_slot));
         if (t->slots == NULL) { free(t); return NULL; }
@@ -271,7 +328,6 @@ static seer_team_t *seer_team_get(int nt) {
     for (i = t->size; i < nt; i++) {
         seer_slot *s = &t->slots[i];
         memset(s, 0, sizeof(*s));
-        seer_wword_init(&s->go, 0);
         s->team = t;
         s->tid = i;
         rc = pthread_create(&s->thread, NULL, seer_worker_main, s);
@@ -282,36 +338,88 @@ static seer_team_t *seer_team_get(int nt) {
     return t->size >= nt ? t : NULL;
 }
 
-/* Run fn(arg, team, tid, nt) on nt threads (the caller is tid 0) and return
- * when all are done.  Returns nt, or -1 when the threads cannot be made. */
+/* Open the gate for fn/arg (members tid < nt may join); wake parked
+ * members when asked. */
+static inline void seer_gate_open(seer_team_t *t, int nt, seer_team_fn fn, void *arg,
+                                  uint64_t flags, int wake) {
+    t->fn = fn;
+    t->arg = arg;
+    if (++t->seq == 0) t->seq = 1;      /* members start with seen == 0 */
+    __atomic_store_n(&t->gate, ((uint64_t)t->seq << 32) | flags
+                     | ((uint64_t)nt << SEER_GATE_NT_SHIFT), __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&t->phase_gen.word, 1, __ATOMIC_SEQ_CST);
+    if (wake) seer_unpark(&t->phase_gen);
+}
+
+/* Run one elastic phase of fn on the caller (tid 0) and on any member
+ * tid < nt that joins while it is open; return once every member that
+ * joined has left.  Returns the nanoseconds the caller waited for them.
+ * team NULL or nt <= 1: the caller alone. */
+static inline int64_t seer_team_phase(void *team, int nt, seer_team_fn fn, void *arg, int wake) {
+    seer_team_t *t = (seer_team_t *)team;
+    uint32_t g;
+    uint64_t old;
+    int64_t t0;
+    if (t == NULL || nt <= 1) {
+        fn(arg, t, 0, nt);
+        return 0;
+    }
+    seer_gate_open(t, nt, fn, arg, 0, wake);
+    fn(arg, t, 0, nt);
+    g = __atomic_load_n(&t->left_gen.word, __ATOMIC_SEQ_CST);
+    old = __atomic_fetch_or(&t->gate, SEER_GATE_CLOSED, __ATOMIC_SEQ_CST);
+    if ((old & SEER_GATE_INSIDE) == 0)
+        return 0;
+    t0 = seer_clock_ns();
+    /* g is read before the check: the last leaver's bump comes after it */
+    while ((__atomic_load_n(&t->gate, __ATOMIC_ACQUIRE) & SEER_GATE_INSIDE) != 0) {
+        seer_wait_change(&t->left_gen, g, SEER_WAIT_JOIN);
+        g = __atomic_load_n(&t->left_gen.word, __ATOMIC_SEQ_CST);
+    }
+    return seer_clock_ns() - t0;
+}
+
+/* The calling thread's team for phases of up to nt threads (grown as
+ * needed); NULL when it cannot be made (phases then run on the caller). */
+static inline void *seer_team_acquire(int nt) {
+    return nt > 1 ? (void *)seer_team_get(nt) : NULL;
+}
+
+/* A run starts or ends: inside a run members wait for phases with their
+ * phase spin budget; wake=1 also wakes parked members (a run long enough
+ * that their wake-up pays for itself). */
+static inline void seer_team_live(void *team, int live, int wake) {
+    seer_team_t *t = (seer_team_t *)team;
+    if (t == NULL) return;
+    __atomic_store_n(&t->live, live, __ATOMIC_RELAXED);
+    if (wake && __atomic_load_n(&t->phase_gen.sleepers, __ATOMIC_SEQ_CST) > 0) {
+        __atomic_add_fetch(&t->phase_gen.word, 1, __ATOMIC_SEQ_CST);
+        seer_unpark(&t->phase_gen);
+    }
+}
+
+/* Run fn(arg, team, tid, nt) on nt threads (the caller is tid 0), all at
+ * once, and return when all are done.  Returns nt, or -1 when the threads
+ * cannot be made. */
 static int seer_team_run(int nt, seer_team_fn fn, void *arg) {
     seer_team_t *t;
     uint32_t v;
-    int i;
     if (nt <= 1) {
         fn(arg, NULL, 0, 1);
         return 1;
     }
     t = seer_team_get(nt);
     if (t == NULL) return -1;
-    __atomic_store_n(&t->left.word, (uint32_t)(nt - 1), __ATOMIC_RELAXED);
-    for (i = 1; i < nt; i++) {
-        seer_slot *s = &t->slots[i];
-        s->fn = fn;
-        s->arg = arg;
-        s->nt = nt;
-        /* seq_cst: publishes the job, and orders with the worker's sleepers
-         * count (see seer_park). */
-        __atomic_add_fetch(&s->go.word, 1, __ATOMIC_SEQ_CST);
-        seer_unpark(&s->go);
-    }
+    __atomic_store_n(&t->left.word, (uint32_t)(nt - 1), __ATOMIC_SEQ_CST);
+    seer_gate_open(t, nt, fn, arg, SEER_GATE_JOB, 1);
     fn(arg, t, 0, nt);
     while ((v = __atomic_load_n(&t->left.word, __ATOMIC_ACQUIRE)) != 0)
         seer_wait_change(&t->left, v, SEER_WAIT_JOIN);
+    __atomic_fetch_or(&t->gate, SEER_GATE_CLOSED, __ATOMIC_SEQ_CST);
     return nt;
 }
 
-/* Barrier of the current job's nt members. */
+/* Barrier of a job's nt members (jobs only: a phase's members come and go). */
 static inline void seer_team_barrier(void *team, int nt) {
     seer_team_t *t = (seer_team_t *)team;
     uint32_t g;
@@ -337,6 +445,15 @@ static inline int seer_team_run(int nt, seer_team_fn fn, void *arg) {
     return 1;
 }
 static inline void seer_team_barrier(void *team, int nt) { (void)team; (void)nt; }
+static inline int64_t seer_team_phase(void *team, int nt, seer_team_fn fn, void *arg, int wake) {
+    (void)wake;
+    fn(arg, team, 0, nt);
+    return 0;
+}
+static inline void *seer_team_acquire(int nt) { (void)nt; return NULL; }
+static inline void seer_team_live(void *team, int live, int wake) {
+    (void)team; (void)live; (void)wake;
+}
 static inline int seer_team_parallel(void) { return 0; }
 
 #endif

@@ -132,8 +132,9 @@ def test_forked_child_steps_an_env_with_two_threads():
 
 def test_second_thread_using_a_running_engine_gets_runtime_error():
     _, eng = phold.make(num_threads=2, seed=9, **PARAMS)
-    # Slow the run down (1 ms per round) so the first call is surely in progress.
-    eng._set_test_sleep(1 if seer_runtime.openmp_enabled() else 0, 0.001)
+    # Slow the run down (the caller sleeps 1 ms per round: a member may or may
+    # not join a given phase) so the first call is surely in progress.
+    eng._set_test_sleep(0, 0.001)
     done = threading.Event()
     errors = []
 
@@ -178,3 +179,75 @@ def test_separate_engines_in_concurrent_threads():
     for th in threads:
         th.join(120)
     assert results == [ref] * 4
+
+
+# --- granularity policy (issue 11: elastic phases) -------------------------------
+
+@pytest.fixture
+def default_policy():
+    """The shipped thresholds (the suite runs with every phase open)."""
+    old = seer_runtime.phase_policy(4000, 100000)
+    yield
+    seer_runtime.phase_policy(*old)
+
+
+@parallel_only
+def test_default_policy_gives_the_serial_digest(default_policy):
+    # Big rounds open their phases, tiny ones run on the caller and narrow
+    # to one partition; both give the serial digest at every count.
+    for params, end, opens in [(dict(num_lps=16384, start_events=4), 4.0, True),
+                               (dict(num_lps=64, start_events=1), 40.0, False)]:
+        ref = _digest(1, end=end, **params)
+        for threads in (2, 3, 4):
+            _, eng = phold.make(num_threads=threads, seed=7, **dict(PARAMS, **params))
+            for k in range(1, 9):
+                eng.run_until(end * k / 8)      # several slices: narrow and wide
+                if k == 2:
+                    # init opens its phases once; the rest is learned by now
+                    opened = eng.stats()["phases_opened"]
+            assert (eng.state_digest(), eng.stats()["events"]) == ref
+            assert (eng.stats()["phases_opened"] > opened) == opens, (params, threads)
+
+
+def test_phase_policy_round_trips_and_rejects_bad_values(default_policy):
+    assert seer_runtime.phase_policy() == (4000.0, 100000.0)
+    assert seer_runtime.phase_policy(0, 5e4) == (4000.0, 100000.0)
+    assert seer_runtime.phase_policy() == (0.0, 50000.0)
+    for bad in (-1, True, "fast", float("nan")):
+        with pytest.raises(ValueError, match="grain_ns must be a number >= 0"):
+            seer_runtime.phase_policy(grain_ns=bad)
+    assert seer_runtime.phase_policy() == (0.0, 50000.0)
+
+
+def test_phase_policy_environment_variable_is_checked():
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, SEER_PHASE_GRAIN_NS="fast")
+    r = subprocess.run([sys.executable, "-c", "import seer_runtime"], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "SEER_PHASE_GRAIN_NS must be a number >= 0" in r.stderr
+    env["SEER_PHASE_GRAIN_NS"] = "2500"
+    r = subprocess.run([sys.executable, "-c", "import seer_runtime; print(seer_runtime.phase_policy()[0])"],
+                       env=env, capture_output=True, text=True)
+    assert r.stdout.strip() == "2500.0", r.stderr
+
+
+@parallel_only
+def test_default_policy_env_steps_match_one_thread(default_policy):
+    from seer_envs import pcs_v0
+
+    def run(threads):
+        env = pcs_v0.parallel_env(num_threads=threads, grid_width=24, grid_height=24, max_cycles=60)
+        env.reset_arrays(seed=2)
+        rng = np.random.default_rng(0)
+        outs = []
+        for _ in range(40):
+            obs, rew, *_ = env.step_arrays(rng.integers(0, 3, 24 * 24))
+            outs.append((obs.tobytes(), rew.tobytes()))
+        return outs, env.engine.stats()["phases_opened"]
+
+    ref, _ = run(1)
+    outs, opened = run(2)
+    assert outs == ref
+    assert opened > 0        # 24x24 rounds are big enough to open phases
