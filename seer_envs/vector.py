@@ -582,12 +582,27 @@ class SeerAgentVectorEnv(_VectorEnvBase):
     ``i`` is row ``c * agents + i``) and actions ``(num_envs,)`` (or
     ``(num_envs,) + shape`` for a Box).
 
+    **A row's episode is its copy's episode.**  Every row of a copy ends at
+    the step where the copy ends and restarts with it, so each sub-env
+    follows Gymnasium's autoreset rules exactly.  An agent that stops
+    earlier (an Aircraft UAV out of battery) keeps its row until then, with
+    reward 0 and no flags (its actions are ignored, as in the single env),
+    and is reported ``terminated`` at the copy's end.  Its return is
+    unchanged, and no step after its stop is bootstrapped from.  Reporting
+    the stop at once would make the row a sub-env that ended while its copy
+    runs on, which no copy restart can follow: under ``NEXT_STEP`` RLlib
+    would cut the row into one-step episodes and see the copy's restart one
+    step late.
+
     Autoreset mode ``SAME_STEP`` (``metadata["autoreset_mode"]``): when a
     copy's episode ends, every row of that copy gets the new episode's first
     observation in the same step; ``infos["final_obs"]`` (``(num_envs,
     obs_dim)``, mask ``infos["_final_obs"]``) has the final ones and
     ``infos["episode"]`` ``{"r", "l"}`` (mask ``"_episode"``) each row's
-    return and length.  A bad action names its copy and agent.
+    return and its episode's length (the copy's).  ``NEXT_STEP``: the ending
+    step returns the final observations (and ``"episode"``); the next step
+    returns the copy's first observations, reward 0 and no flags, ignoring
+    the copy's actions.  A bad action names its copy and agent.
 
     ``vec`` is the underlying :class:`SeerVectorEnv` (engine, model,
     statistics).
@@ -605,12 +620,15 @@ class SeerAgentVectorEnv(_VectorEnvBase):
                          else _AutoresetMode.NEXT_STEP}
         self.render_mode = None
         self.closed = False
+        # (copies, agents): agents that stopped in their copy's running episode
+        self._stopped = np.zeros((vec.num_envs, vec.num_agents), bool)
 
     def reset(self, *, seed=None, options=None):
         """``seed`` (an int) seeds copy ``c`` with ``seed + c``; returns ``(obs, {})``."""
         if isinstance(seed, (list, tuple)):
             raise ValueError("seed must be an int or None (copy c gets seed + c), not a list")
         obs, _ = self.vec.reset(seed=seed, options=options)
+        self._stopped[:] = False
         return obs.reshape(self.num_envs, -1), {}
 
     def step(self, actions):
@@ -618,16 +636,28 @@ class SeerAgentVectorEnv(_VectorEnvBase):
         a = a.reshape((self.copies, self.agents_per_copy) + a.shape[1:]) if a.ndim >= 1 \
             and a.shape[0] == self.num_envs else a
         obs, rew, term, trunc, info = self.vec.step(a)
-        N = self.num_envs
+        N, A = self.num_envs, self.agents_per_copy
         infos = {}
+        # Rows end with their copy (class docstring): an agent that stopped
+        # earlier shows no flags, and reward 0, until then.
+        stopped = self._stopped
+        rew[stopped] = 0.0
         if info:
-            rep = np.repeat(info["_episode"], self.agents_per_copy)
+            ended = info["_episode"][:, None]
+            self._stopped = (term | trunc) & ~ended
+            term &= ended
+            trunc &= ended
+            rep = np.repeat(info["_episode"], A)
             infos = {"episode": {"r": info["episode"]["r"].reshape(N),
-                                 "l": info["episode"]["l"].reshape(N)},
+                                 "l": np.repeat(info["episode"]["l"].max(axis=1), A)},
                      "_episode": rep}
             if "final_obs" in info:
                 infos["final_obs"] = info["final_obs"].reshape(N, -1)
                 infos["_final_obs"] = rep.copy()
+        else:
+            self._stopped = term | trunc
+            term = np.zeros_like(term)
+            trunc = np.zeros_like(trunc)
         return obs.reshape(N, -1), rew.reshape(N), term.reshape(N), trunc.reshape(N), infos
 
     def close_extras(self, **kwargs):
@@ -642,8 +672,15 @@ def rllib_env_creator(env_id, autoreset_mode="next_step"):
     asks for ``num_envs_per_env_runner`` sub-envs, which must be a multiple
     of the agents per copy (copies = sub-envs / agents).  ``env_config`` holds
     the env's parameters and optionally ``num_threads`` and ``seed`` (read by
-    nothing here: RLlib seeds through ``reset(seed=...)``).  NEXT_STEP is
-    what RLlib 2.60's runner expects."""
+    nothing here: RLlib seeds through ``reset(seed=...)``).
+
+    Autoreset: ``NEXT_STEP``, the only mode RLlib 2.60 consumes: its
+    ``SingleAgentEnvRunner`` takes the step after a sub-env's done flag as
+    that sub-env's reset (``add_env_reset``), and its own vector envs
+    implement no other mode (``SAME_STEP`` would end each episode on the new
+    episode's first observation).  Every row ends and restarts with its
+    copy (:class:`SeerAgentVectorEnv`), so each recorded episode is a whole
+    copy episode of one agent."""
     def creator(ctx):
         cfg = dict(ctx)
         num = int(cfg.pop("num_envs", 1))
