@@ -131,14 +131,15 @@ class _PcsCopies:
                  self.cfg.handoff_penalty, num_threads, c0 * n, c1 * n)
         share = getattr(self.cfg, "team_reward_share", 0.0)
         if share:
-            # The single env's team mixing (seer_envs.pcs.rewards), per copy:
-            # the mean of a copy's contiguous n rewards sums in the same order
-            # as the single env's array.
-            for c in range(c0, c1):
-                r = self.rew[c * n:(c + 1) * n]
-                mean = float(np.mean(r, dtype=np.float64))
-                r *= np.float32(1.0 - share)
-                r += np.float32(share * mean)
+            # The single env's team mixing (seer_envs.pcs.rewards) for every
+            # copy at once: a row mean over contiguous (copies, n) sums each
+            # row as np.mean sums the single env's array (bit-identical; the
+            # per-copy test checks it), and share * mean is the same double
+            # product rounded to float32.
+            r = self.rew[c0 * n:c1 * n].reshape(c1 - c0, n)
+            means = r.mean(axis=1, dtype=np.float64)
+            r *= np.float32(1.0 - share)
+            r += (share * means).astype(np.float32)[:, None]
         return self.term
 
 
@@ -277,6 +278,7 @@ class SeerVectorEnv:
         self.thread_choice = None
         self._copies = _ADAPTERS[env_id](self.config, num_envs)
         cp = self._copies
+        self._all_starts = cp.agent_starts(np.arange(num_envs))
         self.possible_agents = list(cp.possible_agents)
         self.num_agents = cp.agents_per_copy
         self.single_observation_space = cp.observation_space
@@ -376,22 +378,24 @@ class SeerVectorEnv:
         self._broken = "a step"
         cp.write_actions(a)
         waiting = self._waiting          # NEXT_STEP: copies that ended last step
-        if waiting.any():
+        everyone = not waiting.any()
+        if not everyone:
             self._restart(np.flatnonzero(waiting))
         stepping = ~waiting
-        everyone = not waiting.any()
-        # Copies at equal step counts run together; groups in increasing
-        # order of step count, each at its own times.
         cycles = self._cycle
-        live_idx = np.flatnonzero(stepping)
-        groups = np.unique(cycles[live_idx])
-        if len(groups) == 1 and everyone:
-            k = int(groups[0])
+        if everyone and cycles.min() == cycles.max():
+            # The common case: every copy at the same step, one run.
+            k = int(cycles[0])
             if k * dt < eng.now:
                 eng.rewind(k * dt)
-            eng.inject_blocks(k * dt, cp.action_kind, cp.agent_starts(np.arange(E)), A)
+            eng.inject_blocks(k * dt, cp.action_kind, self._all_starts, A)
             eng.run_until((k + 1) * dt)
+            live_idx = None
         else:
+            # Copies at equal step counts run together; groups in increasing
+            # order of step count, each at its own times.
+            live_idx = np.flatnonzero(stepping)
+            groups = np.unique(cycles[live_idx])
             # A run to (k + 1) * dt would also run the events of copies that
             # are behind (or restarting): the other copies are frozen while
             # a group runs.
@@ -405,7 +409,10 @@ class SeerVectorEnv:
                     eng.run_until((k + 1) * dt)
                 finally:
                     eng.thaw()
-        self._cycle[stepping] += 1
+        if everyone:
+            self._cycle += 1
+        else:
+            self._cycle[stepping] += 1
         times = self._cycle * dt
         if everyone:
             cp.boundary(0, E, times, self.num_threads)
@@ -415,17 +422,23 @@ class SeerVectorEnv:
         term = self._agent_view(cp.term).copy()
         rew = self._agent_view(cp.rew).copy()
         obs = self._agent_view(cp.obs).copy()
-        if not everyone:        # restarted copies: their reset observation, nothing else
+        if everyone:
+            live = ~self._done
+            trunc = (self._cycle >= self.max_cycles)[:, None] & ~term
+        else:                   # restarted copies: their reset observation, nothing else
             rew[waiting] = 0.0
             term[waiting] = False
-        live = ~self._done & stepping[:, None]
+            live = ~self._done & stepping[:, None]
+            trunc = (self._cycle >= self.max_cycles)[:, None] & ~term & stepping[:, None]
         np.add(self._ep_return, rew, out=self._ep_return, where=live)
         self._ep_length += live
-        trunc = (self._cycle >= self.max_cycles)[:, None] & ~term & stepping[:, None]
         done = term | trunc
-        ended = stepping & (trunc.any(axis=1) | done.all(axis=1))
+        ended = trunc.any(axis=1) | done.all(axis=1)
+        if not everyone:
+            ended &= stepping
         self._done = done
-        self._waiting = np.zeros(E, bool)
+        if not everyone:
+            self._waiting = np.zeros(E, bool)
         infos = {}
         if ended.any():
             if self._same_step:
@@ -496,9 +509,9 @@ class SeerVectorEnv:
                 raise ValueError(f"actions must have shape ({E}, {A}) (copies, agents), got {a.shape}")
             if a.dtype.kind not in "iu":
                 raise ValueError(f"actions must be an integer array, got dtype {a.dtype}")
-            bad = (a < 0) | (a >= spec[1])
-            if bad.any():
-                c, i = (int(v) for v in np.argwhere(bad)[0])
+            # Two reductions, no temporaries; the mask only to name the culprit.
+            if a.size and (a.min() < 0 or a.max() >= spec[1]):
+                c, i = (int(v) for v in np.argwhere((a < 0) | (a >= spec[1]))[0])
                 raise ValueError(f"action for copy {c}, agent {self.possible_agents[i]!r} must be in "
                                  f"[0, {spec[1] - 1}], got {a[c, i]}")
             return a
@@ -535,13 +548,10 @@ class SeerVectorEnv:
 
 def _runs(idx):
     """Sorted indices -> [(lo, hi)) runs of consecutive values."""
-    out = []
-    for i in idx.tolist():
-        if out and out[-1][1] == i:
-            out[-1][1] = i + 1
-        else:
-            out.append([i, i + 1])
-    return [tuple(r) for r in out]
+    if len(idx) == 0:
+        return []
+    cut = np.flatnonzero(np.diff(idx) != 1) + 1
+    return list(zip(idx[np.r_[0, cut]].tolist(), (idx[np.r_[cut - 1, len(idx) - 1]] + 1).tolist()))
 
 
 def vector_run(env_id, num_envs, num_threads, seed, params):
