@@ -2,14 +2,22 @@
 """CleanRL-style PPO with parameter sharing on the Aircraft env, single file.
 
     pip install torch==2.13.0 && pip install -e ".[train]"
-    python examples/cleanrl_ppo_aircraft.py [--updates 50] [--num-uavs 64]
+    python examples/cleanrl_ppo_aircraft.py [--updates 50] [--num-uavs 64] [--num-envs 2]
 
-One Gaussian actor and one critic (MLPs, 2 x 64) shared by every UAV, on
-SEER's array fast path: a (UAVs, 25) observation array in, a (UAVs, 2)
-commanded-acceleration array out, no per-agent dicts.  Finished UAVs'
-rows are masked out of the loss.  At the end it evaluates the learned
-policy (its mean action), a random policy, zero acceleration and the
-steer-to-target heuristic on held-out seeds.
+One Gaussian actor and one critic (MLPs, 2 x 64) shared by every UAV.  Uses
+SEER's vector env: all ``--num-envs`` copies of the arena live in one engine
+(``seer_envs.vector_env``), observations come in as one (copies, UAVs, 25)
+array and commanded accelerations go out as one (copies, UAVs, 2) array: no
+per-agent dicts and no Python loop over copies.  Copy i of update u is
+seeded exactly as a single env ``reset(seed=seed * 100000 + u * num_envs +
+i)`` would be, and a UAV's rows after its episode ended (its battery ran
+out, or its copy ended and auto-reset) are masked out of the loss, so the
+training equals a loop over single envs with those seeds
+(tests/integrations/test_rl_libraries.py checks the rollouts).  SuperSuit's
+``concat_vec_envs_v1`` over single envs is the other option:
+docs/training.md.  At the end it evaluates the learned policy (its mean
+action), a random policy, zero acceleration and the steer-to-target
+heuristic on held-out seeds.
 """
 
 import argparse
@@ -20,6 +28,7 @@ import torch
 import torch.nn as nn
 from torch.distributions import Normal
 
+import seer_envs
 from seer_envs import aircraft_v0
 
 
@@ -43,6 +52,44 @@ class Agent(nn.Module):
         if action is None:
             action = dist.sample()
         return action, dist.log_prob(action).sum(-1), dist.entropy().sum(-1), self.critic(x).squeeze(-1)
+
+
+def rollout(venv, agent, seed, T):
+    """One update's batch from the vector env ``venv``: reset with ``seed``
+    (copy i as a single env's ``reset(seed=seed + i)``), then up to ``T``
+    steps, until every UAV's episode has ended.  Returns ``(obs, actions,
+    logp, rewards, values, alive, done)``, each ``(T_used, copies x UAVs,
+    ...)``: ``alive`` marks the rows where the UAV acted in the episode
+    begun at the reset, ``done`` the step that ended it; rewards outside
+    ``alive`` are 0.  A copy that ends auto-resets (SAME_STEP), and its new
+    episode's rows stay masked until the next update resets every copy."""
+    obs, _ = venv.reset(seed=seed)
+    E, n, obs_dim = obs.shape
+    N = E * n
+    obs = obs.reshape(N, obs_dim)
+    obs_b, act_b = torch.zeros(T, N, obs_dim), torch.zeros(T, N, 2)
+    logp_b, rew_b, val_b = torch.zeros(T, N), torch.zeros(T, N), torch.zeros(T, N)
+    alive_b = torch.zeros(T, N)      # the agent acted at t
+    done_b = torch.zeros(T, N)       # its episode ended after t
+    alive = np.ones(N, bool)
+    T_used = T
+    for t in range(T):
+        x = torch.from_numpy(obs)
+        with torch.no_grad():
+            act, logp, _, val = agent.act(x)
+        obs_b[t], act_b[t], logp_b[t], val_b[t] = x, act, logp, val
+        alive_b[t] = torch.from_numpy(alive.astype(np.float32))
+        acts = act.clamp(-1, 1).numpy()
+        obs, rew, term, trunc, _ = venv.step(acts.reshape(E, n, 2))
+        obs = obs.reshape(N, obs_dim)
+        rew_b[t] = torch.from_numpy(rew.reshape(N)) * alive_b[t]
+        ended = (term | trunc).reshape(N)
+        done_b[t] = torch.from_numpy((ended & alive).astype(np.float32))
+        alive &= ~ended
+        if not alive.any():
+            T_used = t + 1
+            break
+    return tuple(b[:T_used] for b in (obs_b, act_b, logp_b, rew_b, val_b, alive_b, done_b))
 
 
 def heuristic(env, obs):
@@ -87,48 +134,16 @@ def main():
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.torch_threads)
     env_kw = dict(num_uavs=a.num_uavs, max_cycles=a.episode, continuous_actions=True)
-    envs = [aircraft_v0.parallel_env(num_threads=threads, **env_kw) for _ in range(a.num_envs)]
-    n, T = a.num_uavs, a.episode
-    N = a.num_envs * n
-    obs_dim = envs[0].observation_space(envs[0].possible_agents[0]).shape[0]
+    venv = seer_envs.vector_env("aircraft_v0", a.num_envs, num_threads=threads, **env_kw)
+    obs_dim = venv.single_observation_space.shape[0]
     agent = Agent(obs_dim, 2)
     opt = torch.optim.Adam(agent.parameters(), lr=a.lr, eps=1e-5)
     t0 = time.perf_counter()
     for update in range(a.updates):
         opt.param_groups[0]["lr"] = (1.0 - update / a.updates) * a.lr
-        obs_b = torch.zeros(T, N, obs_dim)
-        act_b = torch.zeros(T, N, 2)
-        logp_b = torch.zeros(T, N)
-        rew_b = torch.zeros(T, N)
-        val_b = torch.zeros(T, N)
-        alive_b = torch.zeros(T, N)      # the agent acted at t
-        done_b = torch.zeros(T, N)       # its episode ended after t
-        obs = np.concatenate([e.reset_arrays(seed=a.seed * 100_000 + update * a.num_envs + i)
-                              for i, e in enumerate(envs)])
-        alive = np.ones(N, bool)
-        for t in range(T):
-            x = torch.from_numpy(obs)
-            with torch.no_grad():
-                act, logp, _, val = agent.act(x)
-            obs_b[t], act_b[t], logp_b[t], val_b[t] = x, act, logp, val
-            alive_b[t] = torch.from_numpy(alive.astype(np.float32))
-            acts = act.clamp(-1, 1).numpy()
-            outs = []
-            for i, e in enumerate(envs):
-                if e.agents:
-                    outs.append(e.step_arrays(acts[i * n:(i + 1) * n]))
-                else:
-                    outs.append((obs[i * n:(i + 1) * n], np.zeros(n, np.float32), np.ones(n, bool), np.ones(n, bool)))
-            obs = np.concatenate([o[0] for o in outs])
-            rew_b[t] = torch.from_numpy(np.concatenate([o[1] for o in outs])) * alive_b[t]
-            ended = np.concatenate([o[2] | o[3] for o in outs])
-            done_b[t] = torch.from_numpy((ended & alive).astype(np.float32))
-            alive &= ~ended
-            if not alive.any():
-                T_used = t + 1
-                break
-        else:
-            T_used = T
+        obs_b, act_b, logp_b, rew_b, val_b, alive_b, done_b = rollout(
+            venv, agent, a.seed * 100_000 + update * a.num_envs, a.episode)
+        T_used, N = rew_b.shape
         adv = torch.zeros(T_used, N)
         last = torch.zeros(N)
         for t in reversed(range(T_used)):
@@ -137,11 +152,11 @@ def main():
             delta = rew_b[t] + a.gamma * nxt * nonterm - val_b[t]
             last = delta + a.gamma * a.gae_lambda * nonterm * last
             adv[t] = last
-        ret = adv + val_b[:T_used]
-        mask = alive_b[:T_used].reshape(-1) > 0
-        b_obs = obs_b[:T_used].reshape(-1, obs_dim)[mask]
-        b_act = act_b[:T_used].reshape(-1, 2)[mask]
-        b_logp, b_adv, b_ret = (logp_b[:T_used].reshape(-1)[mask], adv.reshape(-1)[mask], ret.reshape(-1)[mask])
+        ret = adv + val_b
+        mask = alive_b.reshape(-1) > 0
+        b_obs = obs_b.reshape(-1, obs_dim)[mask]
+        b_act = act_b.reshape(-1, 2)[mask]
+        b_logp, b_adv, b_ret = logp_b.reshape(-1)[mask], adv.reshape(-1)[mask], ret.reshape(-1)[mask]
         idx = np.arange(b_obs.shape[0])
         mb = max(1, len(idx) // a.minibatches)
         for _ in range(a.epochs):

@@ -131,14 +131,15 @@ class _PcsCopies:
                  self.cfg.handoff_penalty, num_threads, c0 * n, c1 * n)
         share = getattr(self.cfg, "team_reward_share", 0.0)
         if share:
-            # The single env's team mixing (seer_envs.pcs.rewards), per copy:
-            # the mean of a copy's contiguous n rewards sums in the same order
-            # as the single env's array.
-            for c in range(c0, c1):
-                r = self.rew[c * n:(c + 1) * n]
-                mean = float(np.mean(r, dtype=np.float64))
-                r *= np.float32(1.0 - share)
-                r += np.float32(share * mean)
+            # The single env's team mixing (seer_envs.pcs.rewards) for every
+            # copy at once: a row mean over contiguous (copies, n) sums each
+            # row as np.mean sums the single env's array (bit-identical; the
+            # per-copy test checks it), and share * mean is the same double
+            # product rounded to float32.
+            r = self.rew[c0 * n:c1 * n].reshape(c1 - c0, n)
+            means = r.mean(axis=1, dtype=np.float64)
+            r *= np.float32(1.0 - share)
+            r += (share * means).astype(np.float32)[:, None]
         return self.term
 
 
@@ -277,6 +278,7 @@ class SeerVectorEnv:
         self.thread_choice = None
         self._copies = _ADAPTERS[env_id](self.config, num_envs)
         cp = self._copies
+        self._all_starts = cp.agent_starts(np.arange(num_envs))
         self.possible_agents = list(cp.possible_agents)
         self.num_agents = cp.agents_per_copy
         self.single_observation_space = cp.observation_space
@@ -376,22 +378,24 @@ class SeerVectorEnv:
         self._broken = "a step"
         cp.write_actions(a)
         waiting = self._waiting          # NEXT_STEP: copies that ended last step
-        if waiting.any():
+        everyone = not waiting.any()
+        if not everyone:
             self._restart(np.flatnonzero(waiting))
         stepping = ~waiting
-        everyone = not waiting.any()
-        # Copies at equal step counts run together; groups in increasing
-        # order of step count, each at its own times.
         cycles = self._cycle
-        live_idx = np.flatnonzero(stepping)
-        groups = np.unique(cycles[live_idx])
-        if len(groups) == 1 and everyone:
-            k = int(groups[0])
+        if everyone and cycles.min() == cycles.max():
+            # The common case: every copy at the same step, one run.
+            k = int(cycles[0])
             if k * dt < eng.now:
                 eng.rewind(k * dt)
-            eng.inject_blocks(k * dt, cp.action_kind, cp.agent_starts(np.arange(E)), A)
+            eng.inject_blocks(k * dt, cp.action_kind, self._all_starts, A)
             eng.run_until((k + 1) * dt)
+            live_idx = None
         else:
+            # Copies at equal step counts run together; groups in increasing
+            # order of step count, each at its own times.
+            live_idx = np.flatnonzero(stepping)
+            groups = np.unique(cycles[live_idx])
             # A run to (k + 1) * dt would also run the events of copies that
             # are behind (or restarting): the other copies are frozen while
             # a group runs.
@@ -405,7 +409,10 @@ class SeerVectorEnv:
                     eng.run_until((k + 1) * dt)
                 finally:
                     eng.thaw()
-        self._cycle[stepping] += 1
+        if everyone:
+            self._cycle += 1
+        else:
+            self._cycle[stepping] += 1
         times = self._cycle * dt
         if everyone:
             cp.boundary(0, E, times, self.num_threads)
@@ -415,17 +422,23 @@ class SeerVectorEnv:
         term = self._agent_view(cp.term).copy()
         rew = self._agent_view(cp.rew).copy()
         obs = self._agent_view(cp.obs).copy()
-        if not everyone:        # restarted copies: their reset observation, nothing else
+        if everyone:
+            live = ~self._done
+            trunc = (self._cycle >= self.max_cycles)[:, None] & ~term
+        else:                   # restarted copies: their reset observation, nothing else
             rew[waiting] = 0.0
             term[waiting] = False
-        live = ~self._done & stepping[:, None]
+            live = ~self._done & stepping[:, None]
+            trunc = (self._cycle >= self.max_cycles)[:, None] & ~term & stepping[:, None]
         np.add(self._ep_return, rew, out=self._ep_return, where=live)
         self._ep_length += live
-        trunc = (self._cycle >= self.max_cycles)[:, None] & ~term & stepping[:, None]
         done = term | trunc
-        ended = stepping & (trunc.any(axis=1) | done.all(axis=1))
+        ended = trunc.any(axis=1) | done.all(axis=1)
+        if not everyone:
+            ended &= stepping
         self._done = done
-        self._waiting = np.zeros(E, bool)
+        if not everyone:
+            self._waiting = np.zeros(E, bool)
         infos = {}
         if ended.any():
             if self._same_step:
@@ -496,9 +509,9 @@ class SeerVectorEnv:
                 raise ValueError(f"actions must have shape ({E}, {A}) (copies, agents), got {a.shape}")
             if a.dtype.kind not in "iu":
                 raise ValueError(f"actions must be an integer array, got dtype {a.dtype}")
-            bad = (a < 0) | (a >= spec[1])
-            if bad.any():
-                c, i = (int(v) for v in np.argwhere(bad)[0])
+            # Two reductions, no temporaries; the mask only to name the culprit.
+            if a.size and (a.min() < 0 or a.max() >= spec[1]):
+                c, i = (int(v) for v in np.argwhere((a < 0) | (a >= spec[1]))[0])
                 raise ValueError(f"action for copy {c}, agent {self.possible_agents[i]!r} must be in "
                                  f"[0, {spec[1] - 1}], got {a[c, i]}")
             return a
@@ -535,13 +548,10 @@ class SeerVectorEnv:
 
 def _runs(idx):
     """Sorted indices -> [(lo, hi)) runs of consecutive values."""
-    out = []
-    for i in idx.tolist():
-        if out and out[-1][1] == i:
-            out[-1][1] = i + 1
-        else:
-            out.append([i, i + 1])
-    return [tuple(r) for r in out]
+    if len(idx) == 0:
+        return []
+    cut = np.flatnonzero(np.diff(idx) != 1) + 1
+    return list(zip(idx[np.r_[0, cut]].tolist(), (idx[np.r_[cut - 1, len(idx) - 1]] + 1).tolist()))
 
 
 def vector_run(env_id, num_envs, num_threads, seed, params):
@@ -582,12 +592,27 @@ class SeerAgentVectorEnv(_VectorEnvBase):
     ``i`` is row ``c * agents + i``) and actions ``(num_envs,)`` (or
     ``(num_envs,) + shape`` for a Box).
 
+    **A row's episode is its copy's episode.**  Every row of a copy ends at
+    the step where the copy ends and restarts with it, so each sub-env
+    follows Gymnasium's autoreset rules exactly.  An agent that stops
+    earlier (an Aircraft UAV out of battery) keeps its row until then, with
+    reward 0 and no flags (its actions are ignored, as in the single env),
+    and is reported ``terminated`` at the copy's end.  Its return is
+    unchanged, and no step after its stop is bootstrapped from.  Reporting
+    the stop at once would make the row a sub-env that ended while its copy
+    runs on, which no copy restart can follow: under ``NEXT_STEP`` RLlib
+    would cut the row into one-step episodes and see the copy's restart one
+    step late.
+
     Autoreset mode ``SAME_STEP`` (``metadata["autoreset_mode"]``): when a
     copy's episode ends, every row of that copy gets the new episode's first
     observation in the same step; ``infos["final_obs"]`` (``(num_envs,
     obs_dim)``, mask ``infos["_final_obs"]``) has the final ones and
     ``infos["episode"]`` ``{"r", "l"}`` (mask ``"_episode"``) each row's
-    return and length.  A bad action names its copy and agent.
+    return and its episode's length (the copy's).  ``NEXT_STEP``: the ending
+    step returns the final observations (and ``"episode"``); the next step
+    returns the copy's first observations, reward 0 and no flags, ignoring
+    the copy's actions.  A bad action names its copy and agent.
 
     ``vec`` is the underlying :class:`SeerVectorEnv` (engine, model,
     statistics).
@@ -605,12 +630,15 @@ class SeerAgentVectorEnv(_VectorEnvBase):
                          else _AutoresetMode.NEXT_STEP}
         self.render_mode = None
         self.closed = False
+        # (copies, agents): agents that stopped in their copy's running episode
+        self._stopped = np.zeros((vec.num_envs, vec.num_agents), bool)
 
     def reset(self, *, seed=None, options=None):
         """``seed`` (an int) seeds copy ``c`` with ``seed + c``; returns ``(obs, {})``."""
         if isinstance(seed, (list, tuple)):
             raise ValueError("seed must be an int or None (copy c gets seed + c), not a list")
         obs, _ = self.vec.reset(seed=seed, options=options)
+        self._stopped[:] = False
         return obs.reshape(self.num_envs, -1), {}
 
     def step(self, actions):
@@ -618,16 +646,28 @@ class SeerAgentVectorEnv(_VectorEnvBase):
         a = a.reshape((self.copies, self.agents_per_copy) + a.shape[1:]) if a.ndim >= 1 \
             and a.shape[0] == self.num_envs else a
         obs, rew, term, trunc, info = self.vec.step(a)
-        N = self.num_envs
+        N, A = self.num_envs, self.agents_per_copy
         infos = {}
+        # Rows end with their copy (class docstring): an agent that stopped
+        # earlier shows no flags, and reward 0, until then.
+        stopped = self._stopped
+        rew[stopped] = 0.0
         if info:
-            rep = np.repeat(info["_episode"], self.agents_per_copy)
+            ended = info["_episode"][:, None]
+            self._stopped = (term | trunc) & ~ended
+            term &= ended
+            trunc &= ended
+            rep = np.repeat(info["_episode"], A)
             infos = {"episode": {"r": info["episode"]["r"].reshape(N),
-                                 "l": info["episode"]["l"].reshape(N)},
+                                 "l": np.repeat(info["episode"]["l"].max(axis=1), A)},
                      "_episode": rep}
             if "final_obs" in info:
                 infos["final_obs"] = info["final_obs"].reshape(N, -1)
                 infos["_final_obs"] = rep.copy()
+        else:
+            self._stopped = term | trunc
+            term = np.zeros_like(term)
+            trunc = np.zeros_like(trunc)
         return obs.reshape(N, -1), rew.reshape(N), term.reshape(N), trunc.reshape(N), infos
 
     def close_extras(self, **kwargs):
@@ -642,8 +682,15 @@ def rllib_env_creator(env_id, autoreset_mode="next_step"):
     asks for ``num_envs_per_env_runner`` sub-envs, which must be a multiple
     of the agents per copy (copies = sub-envs / agents).  ``env_config`` holds
     the env's parameters and optionally ``num_threads`` and ``seed`` (read by
-    nothing here: RLlib seeds through ``reset(seed=...)``).  NEXT_STEP is
-    what RLlib 2.60's runner expects."""
+    nothing here: RLlib seeds through ``reset(seed=...)``).
+
+    Autoreset: ``NEXT_STEP``, the only mode RLlib 2.60 consumes: its
+    ``SingleAgentEnvRunner`` takes the step after a sub-env's done flag as
+    that sub-env's reset (``add_env_reset``), and its own vector envs
+    implement no other mode (``SAME_STEP`` would end each episode on the new
+    episode's first observation).  Every row ends and restarts with its
+    copy (:class:`SeerAgentVectorEnv`), so each recorded episode is a whole
+    copy episode of one agent."""
     def creator(ctx):
         cfg = dict(ctx)
         num = int(cfg.pop("num_envs", 1))

@@ -323,3 +323,102 @@ def test_team_reward_share_per_copy():
             if not s.agents:
                 o = s.reset_arrays()
             np.testing.assert_array_equal(obs[c], o)
+
+
+def _rllib_episodes(g, actions, seed):
+    """Per row, the episodes RLlib 2.60's single-agent env runner records
+    from the agent vector env ``g`` (``SingleAgentEnvRunner._sample``: after
+    a row's done flag its next step is taken as the reset, the step after
+    that continues the new episode).  Each: (observations, rewards,
+    terminated, truncated)."""
+    obs, _ = g.reset(seed=seed)
+    cur = [([o], [], None) for o in obs]
+    done = [[] for _ in obs]
+    for a in actions:
+        obs, rew, term, trunc, _ = g.step(a)
+        for i in range(g.num_envs):
+            if cur[i] is None:
+                cur[i] = ([obs[i]], [], None)
+                continue
+            cur[i][0].append(obs[i])
+            cur[i][1].append(rew[i])
+            if term[i] or trunc[i]:
+                done[i].append((np.array(cur[i][0]), np.array(cur[i][1]), bool(term[i]), bool(trunc[i])))
+                cur[i] = None
+    return done
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_next_step_rows_follow_their_copy_under_rllib(threads):
+    """Agent vector env, NEXT_STEP, UAVs stopping mid-episode: each row's
+    episodes as RLlib records them equal its agent's episodes in a single
+    env (stopped agents: reward 0, terminated at the copy's end).  Before
+    the fix a stopped UAV's row repeated its done flag: RLlib cut it into
+    one-step episodes and, on odd parity, saw the copy's restart one step
+    late."""
+    E, A, seed, steps = 2, 5, 40, 17
+    mcs = [4, 30]
+    kw = dict(num_uavs=A, num_targets=2, dynamics_substeps=2, battery_capacity=10.0, continuous_actions=True)
+    g = agent_vector_env("aircraft_v0", E, num_threads=threads, autoreset_mode="next_step", max_cycles=mcs, **kw)
+    rng = np.random.default_rng(0)
+    actions = [rng.uniform(-1, 1, (E * A, 2)).astype(np.float32) for _ in range(steps)]
+    got = _rllib_episodes(g, actions, seed)
+    # Reference: single envs, restarted (actions ignored) the step after an end.
+    want = [[] for _ in range(E * A)]
+    for c in range(E):
+        s = aircraft_v0.parallel_env(num_threads=1, max_cycles=mcs[c], **kw)
+        ep = ([s.reset_arrays(seed=seed + c)], [])
+        restart = False
+        for a in actions:
+            if restart:
+                ep, restart = ([s.reset_arrays()], []), False
+                continue
+            stopped = s._done.copy()
+            o, r, t, tr = s.step_arrays(a[c * A:(c + 1) * A])
+            ep[0].append(o)
+            ep[1].append(np.where(stopped, np.float32(0.0), r))
+            if not s.agents:
+                for i in range(A):
+                    want[c * A + i].append((np.array(ep[0])[:, i], np.array(ep[1])[:, i], bool(t[i]),
+                                            bool(tr[i])))
+                restart = True
+    for i in range(E * A):
+        assert len(got[i]) == len(want[i]) >= 1, f"row {i}: {len(got[i])} episodes, want {len(want[i])}"
+        for (go, gr, gt, gtr), (wo, wr, wt, wtr) in zip(got[i], want[i]):
+            np.testing.assert_array_equal(go, wo, err_msg=f"row {i}")
+            np.testing.assert_array_equal(gr, wr, err_msg=f"row {i}")
+            assert (gt, gtr) == (wt, wtr), f"row {i}"
+    # The case that matters: UAVs of copy 1 stopped before their copy ended.
+    assert any(w[0][2] for w in want[A:])
+    assert sum(len(w) for w in want) == 3 * A + A
+
+
+def test_rllib_runner_records_whole_copy_episodes_for_every_row():
+    """RLlib's own single-agent env runner on the Aircraft agent vector env
+    (NEXT_STEP), UAVs stopping at different steps: every recorded episode
+    is a whole copy episode, so the episodes come in groups of one per UAV
+    with equal lengths (before the fix: one-step episodes and lengths that
+    varied within a copy)."""
+    pytest.importorskip("ray.rllib", reason="RLlib is not installed (pip install -e '.[rllib]')")
+    pytest.importorskip("torch", reason="torch is not installed")
+    import collections
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+    from ray.tune.registry import register_env
+    from seer_envs.vector import rllib_env_creator
+    register_env("seer-air-vec-test", rllib_env_creator("aircraft_v0"))
+    A = 5
+    kw = dict(num_uavs=A, num_targets=2, dynamics_substeps=2, battery_capacity=10.0, continuous_actions=True,
+              max_cycles=30, num_threads=1)
+    cfg = (PPOConfig().environment("seer-air-vec-test", env_config=kw)
+           .env_runners(num_env_runners=0, num_envs_per_env_runner=2 * A,
+                        gym_env_vectorize_mode="vector_entry_point"))
+    runner = SingleAgentEnvRunner(config=cfg)
+    try:
+        done = [e for e in runner.sample(num_timesteps=400, random_actions=True) if e.is_done]
+    finally:
+        runner.stop()
+    lengths = collections.Counter(len(e) for e in done)
+    assert len(done) >= 3 * A and min(lengths) > 1
+    assert all(n % A == 0 for n in lengths.values()), lengths
+    assert all(e.is_terminated for e in done)           # every UAV stopped (battery)

@@ -74,7 +74,8 @@ def test_rllib_ppo_example_one_iteration():
 
 @pytest.mark.parametrize("script, args", [
     ("cleanrl_ippo_pcs.py", ["--updates", "2", "--num-envs", "1", "--eval-seeds", "1"]),
-    ("cleanrl_ppo_aircraft.py", ["--updates", "2", "--num-envs", "1", "--eval-seeds", "1"]),
+    ("cleanrl_ppo_aircraft.py", ["--updates", "2", "--num-envs", "2", "--num-uavs", "8", "--episode", "20",
+                                 "--eval-seeds", "1"]),
 ])
 def test_cleanrl_examples_run(script, args):
     pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
@@ -129,3 +130,74 @@ def test_rllib_sub_envs_of_one_runner_get_different_seeds():
         trajs.append(np.stack([np.concatenate([o[a] for a in sorted(o)]) for o in obs]))
     assert not np.array_equal(trajs[0], trajs[1])
     runner.stop()
+
+
+def _load_example(script):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(script[:-3], os.path.join(ROOT, "examples", script))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_cleanrl_aircraft_rollout_equals_a_loop_of_single_envs(threads):
+    """The example's vector-env rollout gives the batch a loop over single
+    envs (seeds seed + i, the same policy draws) gives, bit for bit, with
+    UAVs that stop mid-episode and copies that end (and auto-reset) at
+    different steps."""
+    torch = pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
+    if "aircraft_v0" not in seer_envs.registry():
+        pytest.fail("aircraft_v0 is not registered")
+    ex = _load_example("cleanrl_ppo_aircraft.py")
+    from seer_envs import aircraft_v0
+    E, T, seed = 3, 30, 40
+    mcs = [4, T, 7]        # copies 0 and 2 end early and auto-reset
+    kw = dict(num_uavs=5, num_targets=2, dynamics_substeps=2, battery_capacity=10.0, continuous_actions=True)
+    venv = seer_envs.vector_env("aircraft_v0", E, num_threads=threads, max_cycles=mcs, **kw)
+    n, obs_dim = venv.num_agents, venv.single_observation_space.shape[0]
+    torch.manual_seed(0)
+    agent = ex.Agent(obs_dim, 2)
+    torch.manual_seed(1)
+    got = ex.rollout(venv, agent, seed, T)
+
+    # The reference: the loop over single envs the example ran before.
+    torch.manual_seed(1)
+    envs = [aircraft_v0.parallel_env(num_threads=1, max_cycles=m, **kw) for m in mcs]
+    obs = np.concatenate([e.reset_arrays(seed=seed + i) for i, e in enumerate(envs)])
+    alive = np.ones(E * n, bool)
+    ref = []
+    for t in range(T):
+        x = torch.from_numpy(obs)
+        with torch.no_grad():
+            act, logp, _, val = agent.act(x)
+        alive_t = alive.copy()
+        acts = act.clamp(-1, 1).numpy()
+        outs = [e.step_arrays(acts[i * n:(i + 1) * n]) if e.agents else
+                (obs[i * n:(i + 1) * n], np.zeros(n, np.float32), np.ones(n, bool), np.ones(n, bool))
+                for i, e in enumerate(envs)]
+        obs = np.concatenate([o[0] for o in outs])
+        rew = np.concatenate([o[1] for o in outs])
+        ended = np.concatenate([o[2] | o[3] for o in outs])
+        ref.append((x.numpy(), act.numpy(), logp.numpy(), rew * alive_t, val.numpy(), alive_t,
+                    ended & alive_t))
+        alive &= ~ended
+        if not alive.any():
+            break
+    assert got[0].shape[0] == len(ref)
+    names = ["obs", "actions", "logp", "rewards", "values", "alive", "done"]
+    for t, row in enumerate(ref):
+        live = row[5]
+        for k, (name, want) in enumerate(zip(names, row)):
+            have = got[k][t].numpy()
+            if name in ("alive", "done"):
+                np.testing.assert_array_equal(have, want.astype(np.float32), err_msg=f"{name} at step {t}")
+            elif name == "rewards":
+                np.testing.assert_array_equal(have, want, err_msg=f"rewards at step {t}")
+            else:       # rows outside the episode see other observations: not compared
+                np.testing.assert_array_equal(have[live], want[live], err_msg=f"{name} at step {t}")
+    done_steps = [np.flatnonzero(r[6]) for r in ref]
+    # UAVs stop at different steps, and copies end before the rollout does.
+    assert len({t for t, d in enumerate(done_steps) if len(d)}) >= 3
+    # At the last step some copy had already ended: the vector env had auto-reset it.
+    assert not ref[-1][5].reshape(E, n).any(axis=1).all()
