@@ -14,3 +14,4 @@ cdef extern from "src/atomics.h" nogil:
     void seer_store_i32_relaxed(int32_t* obj, int32_t v)
     int32_t seer_load_i32_relaxed(int32_t* obj)
     void seer_cpu_relax()
+    void seer_prefetch(const void* p)

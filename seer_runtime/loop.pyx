@@ -44,7 +44,7 @@ from posix.time cimport nanosleep, timespec
 from seer_runtime._omp cimport seer_openmp_enabled, seer_omp_get_max_threads
 from seer_runtime.atomics cimport (seer_fetch_add_i64_relaxed, seer_fetch_min_i64_relaxed,
                                    seer_load_i64_relaxed, seer_load_i32_relaxed,
-                                   seer_store_i32_relaxed)
+                                   seer_store_i32_relaxed, seer_prefetch)
 from seer_runtime.contract cimport (Ctx, Event, sim_time_t, lp_id_t, seer_rng_key,
                                     seer_uniform, seer_exponential, seer_integer,
                                     seer_next_u64, SEER_ENV_SOURCE, SEER_OUTBOX_CAPACITY,
@@ -360,6 +360,8 @@ cdef void _exec_segment(EngineCore* c, ThreadState* me, int seg, int64_t chunk, 
             end = total
         for idx in range(start, end):
             lp = owner.ready[idx]
+            if idx + 1 < end:
+                seer_prefetch(c.heaps[owner.ready[idx + 1]].data)
             # A plan candidate (see _plan_part) without work in this window.
             if not (c.next_time[lp] < W):
                 continue
@@ -515,9 +517,11 @@ ctypedef struct _Phase:
     double t            # init, inject: the time
     int32_t ev_kind     # inject
     uint64_t seq        # inject
-    int64_t lo          # inject: the LP range
-    int64_t hi
-    # inject: the smallest failing LP (what a serial loop meets first), times
+    int64_t lo          # inject: the LP range (starts NULL) ...
+    const int64_t* starts   # ... or blocks [starts[b], starts[b] + cnt)
+    int64_t cnt
+    int64_t total       # inject: entries
+    # inject: the first failing entry (what a serial loop meets first), times
     # 2, plus 1 when the failure was the allocator's (INT64_MAX: none); an
     # atomic min, so no failure is lost whichever member met it
     int64_t failed
@@ -526,6 +530,39 @@ ctypedef struct _Phase:
 # Claim whole partitions (own first) through the partition claim counters.
 cdef inline bint _claim_part(EngineCore* c, int k) noexcept nogil:
     return seer_fetch_add_i64_relaxed(&c.sh.pclaim[8 * k], 1) == 0
+
+
+# Inject units: chunks of ph.total entries; entry idx is LP
+# starts[idx // cnt] + idx % cnt (blocks), or lo + idx (a range: starts NULL),
+# with payload word idx % cnt (or idx).  A failure lowers ph.failed to
+# 2 * idx (+ 1 for the allocator's), so the first failing entry is reported.
+cdef void _inject_units(EngineCore* c, _Phase* ph) noexcept nogil:
+    cdef int64_t start, end, idx, b, off, lp, cnt = ph.cnt
+    cdef int rc
+    while True:
+        start = seer_fetch_add_i64_relaxed(&c.sh.cursor[0], ph.chunk)
+        if start >= ph.total:
+            return
+        end = start + ph.chunk
+        if end > ph.total:
+            end = ph.total
+        if ph.starts == NULL:
+            b = 0
+            off = start
+        else:
+            b = start // cnt
+            off = start % cnt
+        for idx in range(start, end):
+            lp = ph.lo + off if ph.starts == NULL else ph.starts[b] + off
+            if idx + 1 < end:
+                seer_prefetch(c.heaps[lp + 1 if lp + 1 < c.n else lp].data)
+            rc = _inject_one(c, <lp_id_t>lp, ph.t, ph.ev_kind, ph.seq, off)
+            if rc != SEER_OK:
+                seer_fetch_min_i64_relaxed(&ph.failed, 2 * idx + (rc == SEER_E_NO_MEMORY))
+            off += 1
+            if ph.starts != NULL and off == cnt:
+                off = 0
+                b += 1
 
 
 cdef void _phase_main(void* arg, void* team, int tid, int nt) noexcept nogil:
@@ -557,18 +594,7 @@ cdef void _phase_main(void* arg, void* team, int tid, int nt) noexcept nogil:
             if _claim_part(c, k):
                 _init_part(c, me, k, P, tid, ph.t)
     else:
-        while True:
-            start = seer_fetch_add_i64_relaxed(&c.sh.cursor[0], ph.chunk)
-            if start >= ph.hi - ph.lo:
-                break
-            end = start + ph.chunk
-            if end > ph.hi - ph.lo:
-                end = ph.hi - ph.lo
-            for idx in range(start, end):
-                lp = ph.lo + idx
-                rc = _inject_one(c, <lp_id_t>lp, ph.t, ph.ev_kind, ph.seq, idx)
-                if rc != SEER_OK:
-                    seer_fetch_min_i64_relaxed(&ph.failed, 2 * lp + (rc == SEER_E_NO_MEMORY))
+        _inject_units(c, ph)
     me.drained += items
     me.phases += 1
     me.phase_ns = seer_clock_ns() - t0
@@ -871,11 +897,12 @@ cdef int _team_call(Engine eng, int op, _Phase* ph) except -1:
             ph.c = c
             ph.P = P
             ph.kind = PH_INJECT
-            ph.chunk = (ph.hi - ph.lo) // (8 * P)
+            ph.chunk = ph.total // (8 * P)
             if ph.chunk < 1:
                 ph.chunk = 1
             c.sh.cursor[0] = 0
-            _run_phase(c, team, ph, (ph.hi - ph.lo) * 50.0)
+            # a heap push is a cache miss or two
+            _run_phase(c, team, ph, ph.total * 50.0)
         seer_team_live(team, 0, 0)
     return 0
 
@@ -1189,7 +1216,7 @@ cdef class Engine:
     cdef int _inject_range_locked(self, sim_time_t time, int32_t kind, lp_id_t lo,
                                   lp_id_t hi) except -1:
         cdef EngineCore* c = &self.core
-        cdef int64_t lp, failed
+        cdef int64_t failed
         cdef _Phase ph
         cdef uint64_t seq
         self._check_usable()
@@ -1206,25 +1233,29 @@ cdef class Engine:
         ph.ev_kind = kind
         ph.seq = seq
         ph.lo = lo
-        ph.hi = hi
+        ph.starts = NULL
+        ph.total = hi - lo
         ph.failed = INT64_MAX
         _team_call(self, JOB_INJECT, &ph)
         failed = ph.failed
         if failed != INT64_MAX:
-            # Some LPs got the event and some did not: the state is no longer
-            # a serial one.
-            self._failed = True
-            lp = failed // 2
-            code = SEER_E_NO_MEMORY if failed % 2 else SEER_E_QUEUE_FULL
-            reason, what = _REASONS[code]
-            if code == SEER_E_NO_MEMORY:
-                what = f"out of memory: {c.heaps[lp].size} pending events on LP {lp}"
-            else:
-                what += f" ({c.max_pending_per_lp})"
-            exc = OutOfMemory if code == SEER_E_NO_MEMORY else ContractViolation
-            raise exc(reason, f"injecting kind {kind} at t={time!r} into LP {lp}: {what}",
-                      time=time, now=self._now, source=None, target=lp, kind=kind, code=code)
+            self._raise_inject_failure(lo + failed // 2,
+                                       SEER_E_NO_MEMORY if failed % 2 else SEER_E_QUEUE_FULL,
+                                       kind, time)
         return 0
+
+    def _raise_inject_failure(self, lp, code, kind, time):
+        # Some LPs got the event and some did not: the state is no longer a
+        # serial one.
+        self._failed = True
+        reason, what = _REASONS[code]
+        if code == SEER_E_NO_MEMORY:
+            what = f"out of memory: {self.core.heaps[lp].size} pending events on LP {lp}"
+        else:
+            what += f" ({self.core.max_pending_per_lp})"
+        exc = OutOfMemory if code == SEER_E_NO_MEMORY else ContractViolation
+        raise exc(reason, f"injecting kind {kind} at t={time!r} into LP {lp}: {what}",
+                  time=time, now=self._now, source=None, target=lp, kind=kind, code=code)
 
     def inject(self, time, int kind, lo=0, hi=None):
         """Inject one event of ``kind`` at ``time`` into each LP in ``[lo, hi)``.
@@ -1343,8 +1374,7 @@ cdef class Engine:
         self._check_idle()
         cdef double t = self._check_time(time, "time")
         cdef EngineCore* c = &self.core
-        cdef int64_t nb, cnt, k, idx, total, failed = -1
-        cdef uint64_t seq
+        cdef int64_t nb, cnt, k, idx, total
         cdef int64_t[::1] st
         import numpy as np
         st = np.ascontiguousarray(starts, dtype=np.int64).reshape(-1)
@@ -1363,22 +1393,22 @@ cdef class Engine:
         total = nb * cnt
         if total == 0:
             return None
-        seq = self._inject_seq
+        cdef _Phase ph
+        memset(&ph, 0, sizeof(_Phase))
+        ph.t = t
+        ph.ev_kind = kind
+        ph.seq = self._inject_seq
         self._inject_seq += 1
-        # Serial: one heap push per LP is cheap next to the step it starts,
-        # and the first failure in block order is then the one reported.
-        with nogil:
-            for idx in range(total):
-                if _inject_one(c, <lp_id_t>(st[idx // cnt] + idx % cnt), t, kind, seq,
-                               idx % cnt) != SEER_OK:
-                    failed = st[idx // cnt] + idx % cnt
-                    break
-        if failed >= 0:
-            self._failed = True
-            raise ContractViolation(
-                "queue_full", f"injecting kind {kind} at t={t!r} into LP {failed}: "
-                f"{_REASONS[SEER_E_QUEUE_FULL][1]}", time=t, now=self._now,
-                source=None, target=failed, kind=kind)
+        ph.starts = &st[0]
+        ph.cnt = cnt
+        ph.total = total
+        ph.failed = INT64_MAX
+        _team_call(self, JOB_INJECT, &ph)
+        if ph.failed != INT64_MAX:
+            idx = ph.failed // 2
+            self._raise_inject_failure(st[idx // cnt] + idx % cnt,
+                                       SEER_E_NO_MEMORY if ph.failed % 2 else SEER_E_QUEUE_FULL,
+                                       kind, t)
         return None
 
     def freeze_all_but(self, starts, count):
