@@ -733,26 +733,50 @@ cdef int _plan_round(EngineCore* c, void* team, _Phase* ph, int check_deadline,
     return stop
 
 
+cdef inline void _set_partitions(EngineCore* c, _Phase* ph, int P) noexcept nogil:
+    cdef int k
+    ph.P = P
+    for k in range(c.max_threads):
+        c.ts[k].team = P
+
+
 # One slice of run_until on the caller: rounds of exec, then drain and plan.
-cdef void _run_rounds(EngineCore* c, void* team, int P) noexcept nogil:
+# narrow: start on one partition (see _team_call); a round whose exec phase
+# is worth waking members for widens to P partitions first (between rounds
+# no message is in flight, so the partition count may change; only the
+# plan is redone).
+cdef void _run_rounds(EngineCore* c, void* team, int P, bint narrow) noexcept nogil:
     cdef ThreadState* me = &c.ts[0]
     cdef _Phase ph
-    cdef double W
+    cdef double W, est
     cdef int stop, k
     cdef int64_t total, chunk, lps0
     memset(&ph, 0, sizeof(_Phase))
     ph.c = c
-    ph.P = P
+    _set_partitions(c, &ph, 1 if narrow else P)
     # The first plan (the inboxes are empty: its drain finds nothing).
     stop = _plan_round(c, team, &ph, 0, &W)
     while not stop:
         total = 0
-        for k in range(P):
+        for k in range(ph.P):
             total += c.ts[k].nready
+        est = total * c.sh.ns_exec
+        if ph.P < P and est >= _wake_ns:
+            _set_partitions(c, &ph, P)
+            for k in range(P):
+                c.sh.pclaim[8 * k] = 0
+            ph.kind = PH_DRAIN
+            ph.refresh = 0
+            ph.plan = 1
+            _run_phase(c, team, &ph, c.n * c.sh.ns_drain)
+            total = 0
+            for k in range(P):
+                total += c.ts[k].nready
+        for k in range(ph.P):
             c.sh.cursor[8 * k] = 0
         # Chunks small enough to balance, large enough that a claim counter
         # is not touched per LP.
-        chunk = total // (8 * P)
+        chunk = total // (8 * ph.P)
         if chunk < 1:
             chunk = 1
         elif chunk > 64:
@@ -761,7 +785,7 @@ cdef void _run_rounds(EngineCore* c, void* team, int P) noexcept nogil:
         ph.W = W
         ph.chunk = chunk
         lps0 = me.lps_executed
-        _run_phase(c, team, &ph, total * c.sh.ns_exec)
+        _run_phase(c, team, &ph, est)
         _learn(&c.sh.ns_exec, me.phase_ns, me.lps_executed - lps0)
         stop = _plan_round(c, team, &ph, 1, &W)
 
@@ -853,13 +877,13 @@ cdef void seer_parallel_for(int num_threads, int64_t n, seer_range_fn body,
 
 # Run init, a slice of a run, or an inject on the calling thread's team.
 cdef int _team_call(Engine eng, int op, _Phase* ph) except -1:
-    cdef int P = eng._num_threads, k, P_run
+    cdef int P = eng._num_threads, k
     cdef EngineCore* c = &eng.core
     cdef void* team = NULL
-    cdef int64_t t0, joined
+    cdef int64_t t0, joined, rounds0
     cdef bint wake
     for k in range(P):
-        c.ts[k].team = P
+        c.ts[k].team = P         # init and inject: P partitions
     if P > 1:
         with nogil:
             team = seer_team_acquire(P)
@@ -877,20 +901,20 @@ cdef int _team_call(Engine eng, int op, _Phase* ph) except -1:
             # start ran alone, and the next would too: it runs on one
             # partition (results are the same for any partition count, and
             # per-partition claims and scans are pure cost there).  It still
-            # estimates every phase, and widens once one is worth a wake-up.
-            P_run = 1 if c.sh.narrow else P
-            for k in range(P):
-                c.ts[k].team = P_run
+            # estimates every phase, and widens for one worth a wake-up.
+            # A slice without a round says nothing: the mode stays.
             c.sh.wanted = 0
             joined = 0
+            rounds0 = c.sh.rounds
             for k in range(1, P):
                 joined -= c.ts[k].phases
-            _run_rounds(c, team, P_run)
+            _run_rounds(c, team, P, c.sh.narrow)
             for k in range(1, P):
                 joined += c.ts[k].phases
             c.sh.last_run_ns = seer_clock_ns() - t0
-            c.sh.narrow = (P > 1 and joined == 0 and c.sh.wanted == 0
-                           and c.sh.last_run_ns < _wake_ns)
+            if c.sh.rounds > rounds0:
+                c.sh.narrow = (P > 1 and joined == 0 and c.sh.wanted == 0
+                               and c.sh.last_run_ns < _wake_ns)
         elif op == JOB_INIT:
             _init_rounds(c, team, P, ph.t)
         else:

@@ -96,9 +96,13 @@ class ThreadTuner:
         callable returning cumulative (busy_s, idle_s) of its team (default
         ``engine.thread_times``).
     free : callable, optional
-        ``free(own_threads)`` -> CPUs other processes leave free (default
-        :func:`free_cpus` with an engine, else no check).  A larger team is
-        tried (closed loop or probe) only when that many CPUs are free.
+        ``free(own_threads)`` -> CPUs other processes leave free (e.g.
+        :func:`free_cpus`); a larger team is then tried (closed loop or
+        probe) only when that many CPUs are free.  Default: no check.  The
+        team's phases are elastic (a member that gets no core holds nothing
+        up), so trying a larger team on a busy machine costs at most what
+        its members fail to add, and under load it often wins (it gets a
+        larger share of the cores); the trial's measurement decides.
 
     :meth:`observe` is the pure decision function (unit deltas in, new
     count or None out); :meth:`after_unit` reads the engine and applies it.
@@ -134,7 +138,7 @@ class ThreadTuner:
             self.state = "steady"
         self._reported = (self._start, 0)
         self.skipped = 0                   # larger teams not tried: the CPUs were taken
-        self._free = free if free is not None else (free_cpus if engine is not None else None)
+        self._free = free
         self.engine = engine
         self._times = thread_times or (engine.thread_times if engine is not None else None)
         if engine is not None:
