@@ -37,6 +37,10 @@ CONTENTION_WINDOW = 5      # units whose median decides contention
 WINDOW = 3                 # units measured per trial (median)
 SETTLE = 1                 # units discarded after a switch (team start-up)
 MARGIN = 1.03              # more threads must be this much faster to win
+# A team is dropped as slower than one thread only when it is clearly so:
+# its phases are elastic, so a team level with one thread costs nothing, and
+# under load unit times scatter by more than MARGIN.
+SLOWER = 1.10
 ABORT = 2.0                # a trial unit this much slower than the best ends the trial
 MAX_TRIALS = 5             # closed-loop trials, start count included
 PROBE_FIRST = 8            # units before the first upward probe
@@ -278,7 +282,7 @@ class ThreadTuner:
             reason = None
             if mi > IDLE_SHARE and mc > self._baseline * SLOWDOWN:
                 reason = "contention: workers waiting"
-            elif mc > one:
+            elif mc > one * SLOWER:
                 reason = "contention: slower than one thread"
             if reason:
                 old, new = self.count, max(1, self.count // 2)
