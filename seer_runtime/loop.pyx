@@ -71,6 +71,7 @@ cdef extern from "src/team.h" nogil:
     int64_t seer_team_phase(void* team, int nt, seer_team_fn fn, void* arg, int wake)
     void seer_team_live(void* team, int live, int wake)
     int seer_team_parallel()
+    int64_t seer_test_join_delay_ns
 
 cdef extern from "src/rng.h" nogil:
     uint64_t seer_fmix_a(uint64_t z)
@@ -95,6 +96,14 @@ def _set_test_heap_slot_limit(slots):
     allocator had refused it (0 turns it off).  Call only between runs."""
     global seer_test_heap_slot_limit
     seer_test_heap_slot_limit = slots
+
+
+def _set_test_join_delay(seconds):
+    """Test hook: every worker of this module's teams sleeps ``seconds``
+    before each attempt to join a phase, as if the OS had descheduled it
+    (0 turns it off)."""
+    global seer_test_join_delay_ns
+    seer_test_join_delay_ns = <int64_t>(float(seconds) * 1e9)
 
 
 def openmp_enabled():

@@ -41,6 +41,7 @@ enum { SEER_WAIT_BARRIER = 0, SEER_WAIT_DOCK = 1, SEER_WAIT_JOIN = 2, SEER_WAIT_
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <time.h>
 #include <limits.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -212,6 +213,9 @@ typedef struct {
 } seer_team_t;
 
 static uint64_t seer_fork_gen = 0;
+/* Test hook: members sleep this long before each attempt to join (as if
+ * descheduled); 0 in normal runs. */
+static int64_t seer_test_join_delay_ns = 0;
 static pthread_key_t seer_team_key;
 static pthread_once_t seer_team_once = PTHREAD_ONCE_INIT;
 static __thread seer_team_t *seer_tls_team = NULL;
@@ -227,6 +231,13 @@ static void *seer_worker_main(void *p) {
         g = __atomic_load_n(&t->phase_gen.word, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&s->quit, __ATOMIC_ACQUIRE))
             break;
+        if (__atomic_load_n(&seer_test_join_delay_ns, __ATOMIC_RELAXED) > 0) {
+            struct timespec ts;
+            int64_t d = __atomic_load_n(&seer_test_join_delay_ns, __ATOMIC_RELAXED);
+            ts.tv_sec = d / 1000000000;
+            ts.tv_nsec = d % 1000000000;
+            nanosleep(&ts, NULL);
+        }
         v = __atomic_load_n(&t->gate, __ATOMIC_ACQUIRE);
         while (!(v & SEER_GATE_CLOSED) && (uint32_t)(v >> 32) != seen
                && tid < (int)((v >> SEER_GATE_NT_SHIFT) & SEER_GATE_NT_MASK)) {
@@ -451,6 +462,7 @@ static inline int64_t seer_team_phase(void *team, int nt, seer_team_fn fn, void 
     return 0;
 }
 static inline void *seer_team_acquire(int nt) { (void)nt; return NULL; }
+static int64_t seer_test_join_delay_ns = 0;
 static inline void seer_team_live(void *team, int live, int wake) {
     (void)team; (void)live; (void)wake;
 }

@@ -35,6 +35,28 @@ def test_worker_sleeping_inside_a_window_gives_the_serial_digest():
     assert _digest(2, sleep=(1, 0.0002)) == ref
 
 
+@parallel_only
+def test_a_member_that_is_late_to_every_phase_holds_nothing_up():
+    # Workers sleep 20 ms before each attempt to join (as if descheduled on a
+    # busy machine).  A team that waited for every member would spend 20 ms
+    # in each of ~2 phases x 120 rounds; the elastic one lets the caller do
+    # the work, so the late member takes part in few phases, and the result
+    # is the serial one.
+    from seer_runtime import loop
+    ref = _digest(1, end=60.0)
+    _, eng = phold.make(num_threads=2, seed=7, **PARAMS)
+    loop._set_test_join_delay(0.02)
+    try:
+        eng.run_until(60.0)
+    finally:
+        loop._set_test_join_delay(0)
+    st = eng.stats()
+    assert (eng.state_digest(), st["events"]) == ref
+    caller, member = (t["phases"] for t in st["threads"])
+    assert st["rounds"] > 100 and caller >= 2 * st["rounds"]
+    assert member < caller / 4, (member, caller)
+
+
 @pytest.mark.parametrize("seed", [3, 11])
 def test_team_size_switch_mid_run_in_both_directions(seed):
     ref_model, ref = phold.make(num_threads=1, seed=seed, **PARAMS)
