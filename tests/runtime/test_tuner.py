@@ -266,11 +266,17 @@ def _busy_loop_scenario():
     eng.init(0.0)
     _run_units(eng, tu, lambda: tu.unit >= 10, time.monotonic() + 5)
     procs = _hogs(cpus + cpus)             # two per engine core: the workers get preempted
+    # The team's phases are elastic (the caller does not wait for a member
+    # that is not running), so preemption alone may or may not make 2
+    # threads slower here; member 1 also stalls 3 ms inside every phase it
+    # joins, as a member preempted while holding work does, so that it surely is.
+    eng._set_test_sleep(1, 0.003)
     try:
         _run_units(eng, tu, lambda: tu.count == 1, time.monotonic() + 10)
         stepped = tu.count == 1
     finally:
         _kill(procs)
+        eng._set_test_sleep(0, 0)
     n = len(tu.decisions)
     return eng, tu, stepped, n
 
