@@ -59,6 +59,8 @@ else:
             env.step_arrays(a)
         n += k
     rate = n / (time.perf_counter() - t0)
+import os, seer_runtime
+print(os.path.dirname(os.path.dirname(os.path.abspath(seer_runtime.__file__))))
 print(json.dumps(rate))
 """
 
@@ -67,11 +69,19 @@ def measure(tree, work, threads, seconds):
     rest = os.environ.get("PYTHONPATH", "")
     env = dict(os.environ, PYTHONPATH=os.path.abspath(tree) + (os.pathsep + rest if rest else ""))
     env.pop("OMP_NUM_THREADS", None)
+    # cwd = the tree: "python -c" puts the working directory first on
+    # sys.path, ahead of PYTHONPATH, so run from elsewhere every tree would
+    # import the caller's checkout.
     r = subprocess.run([sys.executable, "-c", CHILD, work, str(threads), str(seconds)],
-                       env=env, capture_output=True, text=True, timeout=300)
+                       env=env, capture_output=True, text=True, timeout=300,
+                       cwd=os.path.abspath(tree))
     if r.returncode != 0:
         raise RuntimeError(r.stderr)
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    out = r.stdout.strip().splitlines()
+    where, rate = out[-2], json.loads(out[-1])
+    if os.path.realpath(where) != os.path.realpath(tree):
+        raise RuntimeError(f"tree {tree} imported seer_runtime from {where}")
+    return rate
 
 
 def main():
