@@ -53,6 +53,7 @@ ctypedef struct RunShared:
     double ns_drain             # thread 0's cost per drain-phase item (average)
     int64_t last_run_ns         # wall time of the last run slice
     int64_t wanted              # phases of this run slice estimated at or over the wake threshold
+    int64_t sized               # ... and at or over the grain
     int64_t opened              # phases opened to the team (cumulative)
     int32_t narrow              # run the next slice on one partition (see _team_call)
     int32_t _pad0

@@ -664,6 +664,8 @@ cdef void _run_phase(EngineCore* c, void* team, _Phase* ph, double est_ns) noexc
     cdef bint force = c.sh.test_sleep_ns > 0
     if est_ns >= _wake_ns or force:
         c.sh.wanted += 1
+    if est_ns >= _grain_ns or force:
+        c.sh.sized += 1
     if team == NULL or ph.P <= 1 or (est_ns < _grain_ns and not force):
         _phase_main(ph, team, 0, ph.P)
     else:
@@ -901,20 +903,23 @@ cdef int _team_call(Engine eng, int op, _Phase* ph) except -1:
         if team == NULL and seer_team_parallel():
             raise RuntimeError(f"could not start {P} worker threads (pthread_create failed); "
                                "use fewer num_threads")
-    # A run as long as a wake-up is worth one (judged by the last run).
-    wake = c.sh.last_run_ns >= _wake_ns
+    # A run as long as a wake-up is worth one (judged by the last run),
+    # unless it will run alone.
+    wake = c.sh.last_run_ns >= _wake_ns and not (op == JOB_RUN and c.sh.narrow)
     with nogil:
         seer_team_live(team, 1, wake)
         t0 = seer_clock_ns()
         if op == JOB_RUN:
-            # A slice in which no member joined the caller, no phase was
-            # worth a wake-up and that was too short to wake members at its
-            # start ran alone, and the next would too: it runs on one
-            # partition (results are the same for any partition count, and
-            # per-partition claims and scans are pure cost there).  It still
-            # estimates every phase, and widens for one worth a wake-up.
-            # A slice without a round says nothing: the mode stays.
+            # The next slice runs on one partition (results are the same for
+            # any partition count, and per-partition claims and scans are
+            # pure cost there) when this one had no member join the caller
+            # and no phase worth a wake-up, and either had no phase over the
+            # grain or was too short to wake members at its start: then the
+            # next would run alone anyway.  A narrow slice still estimates
+            # every phase, and widens for one worth a wake-up.  A slice
+            # without a round says nothing: the mode stays.
             c.sh.wanted = 0
+            c.sh.sized = 0
             joined = 0
             rounds0 = c.sh.rounds
             for k in range(1, P):
@@ -925,7 +930,7 @@ cdef int _team_call(Engine eng, int op, _Phase* ph) except -1:
             c.sh.last_run_ns = seer_clock_ns() - t0
             if c.sh.rounds > rounds0:
                 c.sh.narrow = (P > 1 and joined == 0 and c.sh.wanted == 0
-                               and c.sh.last_run_ns < _wake_ns)
+                               and (c.sh.sized == 0 or c.sh.last_run_ns < _wake_ns))
         elif op == JOB_INIT:
             _init_rounds(c, team, P, ph.t)
         else:
