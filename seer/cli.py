@@ -83,7 +83,7 @@ def _fmt_choice(choice):
         s += (f"\n              threads {d.get('from', '?')} -> {d['to']}"
               + (f" at step {d['step']}" if d.get("step") is not None else "")
               + (f" ({d['reason']})" if d.get("reason") else
-                 f" (contention: workers {d['idle_share']:.0%} idle at barriers)" if "idle_share" in d else ""))
+                 f" (contention: workers {d['idle_share']:.0%} idle, waiting for preempted ones)" if "idle_share" in d else ""))
     return s
 
 

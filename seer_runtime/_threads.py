@@ -71,8 +71,8 @@ def check_num_threads(num_threads):
 
 def warn_if_oversubscribed(n):
     """Warn once (RuntimeWarning) when an explicit count exceeds the usable
-    cores: threads then share cores and every window barrier waits for a
-    preempted one."""
+    cores: threads then share cores, and a phase waits for a worker that is
+    preempted while it holds a unit of work."""
     cpus = available_cpus()
     if n <= cpus or (n, cpus) in _warned:
         return

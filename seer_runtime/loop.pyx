@@ -789,7 +789,7 @@ cdef void _run_rounds(EngineCore* c, void* team, int P, bint narrow) noexcept no
             c.sh.cursor[8 * k] = 0
         # Chunks small enough to balance, large enough that a claim counter
         # is not touched per LP.
-        chunk = total // (32 * ph.P)
+        chunk = total // (8 * ph.P)
         if chunk < 1:
             chunk = 1
         elif chunk > 64:
