@@ -33,7 +33,7 @@
 typedef void (*seer_team_fn)(void *arg, void *team, int tid, int nt);
 
 /* Wait kinds: each thread adapts one spin budget per kind. */
-enum { SEER_WAIT_BARRIER = 0, SEER_WAIT_DOCK = 1, SEER_WAIT_JOIN = 2, SEER_WAIT_PHASE = 3 };
+enum { SEER_WAIT_DOCK = 0, SEER_WAIT_JOIN = 1, SEER_WAIT_PHASE = 2 };
 
 #if defined(_OPENMP) && (defined(__unix__) || defined(__APPLE__))
 #define SEER_TEAM_PARALLEL 1
@@ -55,16 +55,16 @@ enum { SEER_WAIT_BARRIER = 0, SEER_WAIT_DOCK = 1, SEER_WAIT_JOIN = 2, SEER_WAIT_
  * phase wait is a member waiting for the next phase inside a run. */
 #define SEER_SPIN_START_NS 4000
 #define SEER_SPIN_MIN_NS 300
-static const int64_t seer_spin_max_ns[4] = {50000, 200000, 50000, 50000};
+static const int64_t seer_spin_max_ns[3] = {200000, 50000, 50000};
 /* Two spin checks this far apart mean the spinner itself lost its core:
  * the machine is oversubscribed, so spinning only steals time. */
 #define SEER_PREEMPT_GAP_NS 40000
 #define SEER_YIELDS 2
 #define SEER_TEAM_MAX 1024
 
-static __thread int64_t seer_spin_budget[4] = {SEER_SPIN_START_NS, SEER_SPIN_START_NS,
-                                               SEER_SPIN_START_NS, SEER_SPIN_START_NS};
-static __thread int32_t seer_spin_ok[4] = {512, 512, 512, 512};
+static __thread int64_t seer_spin_budget[3] = {SEER_SPIN_START_NS, SEER_SPIN_START_NS,
+                                               SEER_SPIN_START_NS};
+static __thread int32_t seer_spin_ok[3] = {512, 512, 512};
 
 /* ---- park / wake: futex on Linux, one mutex + condvar per word elsewhere */
 #ifdef __linux__
@@ -201,8 +201,6 @@ typedef struct {
     uint64_t gate; char pad1[56];
     seer_wword left_gen;        /* bumped by the last member to leave a closed phase */
     seer_wword left;            /* job: members still running */
-    seer_wword bar_gen;         /* job barrier generation */
-    uint32_t bar_arrived; char pad2[60];
     seer_team_fn fn;            /* the open phase or job, written before the gate opens */
     void *arg;
     uint32_t seq;               /* the last phase's seq (caller only) */
@@ -283,7 +281,6 @@ static void seer_team_free(seer_team_t *t, int join) {
         seer_wword_destroy(&t->phase_gen);
         seer_wword_destroy(&t->left_gen);
         seer_wword_destroy(&t->left);
-        seer_wword_destroy(&t->bar_gen);
     }
     free(t->slots);
     free(t);
@@ -321,7 +318,6 @@ static seer_team_t *seer_team_get(int nt) {
         seer_wword_init(&t->phase_gen, 0);
         seer_wword_init(&t->left_gen, 0);
         seer_wword_init(&t->left, 0);
-        seer_wword_init(&t->bar_gen, 0);
         t->gate = SEER_GATE_CLOSED;
         /* Slots never move: workers keep pointers to theirs. */
         t->slots = (seer_slot *)calloc(SEER_TEAM_MAX, sizeof(seer_slot));
@@ -430,22 +426,6 @@ static int seer_team_run(int nt, seer_team_fn fn, void *arg) {
     return nt;
 }
 
-/* Barrier of a job's nt members (jobs only: a phase's members come and go). */
-static inline void seer_team_barrier(void *team, int nt) {
-    seer_team_t *t = (seer_team_t *)team;
-    uint32_t g;
-    if (t == NULL || nt <= 1) return;
-    g = __atomic_load_n(&t->bar_gen.word, __ATOMIC_ACQUIRE);
-    if (__atomic_add_fetch(&t->bar_arrived, 1, __ATOMIC_ACQ_REL) == (uint32_t)nt) {
-        __atomic_store_n(&t->bar_arrived, 0, __ATOMIC_RELAXED);
-        __atomic_add_fetch(&t->bar_gen.word, 1, __ATOMIC_SEQ_CST);
-        seer_unpark(&t->bar_gen);
-        return;
-    }
-    while (__atomic_load_n(&t->bar_gen.word, __ATOMIC_ACQUIRE) == g)
-        seer_wait_change(&t->bar_gen, g, SEER_WAIT_BARRIER);
-}
-
 static inline int seer_team_parallel(void) { return 1; }
 
 #else  /* serial build: every job runs on the caller */
@@ -455,7 +435,6 @@ static inline int seer_team_run(int nt, seer_team_fn fn, void *arg) {
     fn(arg, NULL, 0, 1);
     return 1;
 }
-static inline void seer_team_barrier(void *team, int nt) { (void)team; (void)nt; }
 static inline int64_t seer_team_phase(void *team, int nt, seer_team_fn fn, void *arg, int wake) {
     (void)wake;
     fn(arg, team, 0, nt);
