@@ -73,6 +73,35 @@ def evaluate(policy, seeds, num_threads):
     return float(np.mean(rets)), float(np.std(rets))
 
 
+def rollout(venv, agent, seed, T):
+    """T steps of every copy (copy i reset with seed + i), the policy
+    sampling on the whole batch.  Returns (obs, actions, logp, rewards,
+    values), each (T, copies * cells), and the seconds spent in the env."""
+    E, n_cells = venv.num_envs, venv.num_agents
+    N = E * n_cells
+    obs_buf = torch.zeros(T, N, 11)
+    act_buf = torch.zeros(T, N, dtype=torch.long)
+    logp_buf = torch.zeros(T, N)
+    rew_buf = torch.zeros(T, N)
+    val_buf = torch.zeros(T, N)
+    te = time.perf_counter()
+    obs = venv.reset(seed=seed)[0].reshape(N, 11)
+    env_time = time.perf_counter() - te
+    for t in range(T):
+        x = torch.from_numpy(obs)
+        with torch.no_grad():
+            act, logp, _, val = agent.act(x)
+        obs_buf[t], act_buf[t], logp_buf[t], val_buf[t] = x, act, logp, val
+        te = time.perf_counter()
+        # The last step (t = T - 1) auto-resets every copy; the next
+        # update resets with fresh seeds anyway.
+        obs, rew, _, _, _ = venv.step(act.numpy().reshape(E, n_cells))
+        env_time += time.perf_counter() - te
+        obs = obs.reshape(N, 11)
+        rew_buf[t] = torch.from_numpy(rew.reshape(N))
+    return obs_buf, act_buf, logp_buf, rew_buf, val_buf, env_time
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--updates", type=int, default=150)
@@ -109,27 +138,9 @@ def main():
     for update in range(a.updates):
         frac = 1.0 - update / a.updates
         opt.param_groups[0]["lr"] = frac * a.lr
-        obs_buf = torch.zeros(T, N, 11)
-        act_buf = torch.zeros(T, N, dtype=torch.long)
-        logp_buf = torch.zeros(T, N)
-        rew_buf = torch.zeros(T, N)
-        val_buf = torch.zeros(T, N)
-        te = time.perf_counter()
-        obs = venv.reset(seed=a.seed * 100_000 + update * a.num_envs)[0].reshape(N, 11)
-        env_time += time.perf_counter() - te
-        for t in range(T):
-            x = torch.from_numpy(obs)
-            with torch.no_grad():
-                act, logp, _, val = agent.act(x)
-            obs_buf[t], act_buf[t], logp_buf[t], val_buf[t] = x, act, logp, val
-            acts = act.numpy()
-            te = time.perf_counter()
-            # The last step (t = T - 1) auto-resets every copy; the next
-            # update resets with fresh seeds anyway.
-            obs, rew, _, _, _ = venv.step(acts.reshape(a.num_envs, n_cells))
-            env_time += time.perf_counter() - te
-            obs = obs.reshape(N, 11)
-            rew_buf[t] = torch.from_numpy(rew.reshape(N))
+        obs_buf, act_buf, logp_buf, rew_buf, val_buf, dt_env = rollout(
+            venv, agent, a.seed * 100_000 + update * a.num_envs, T)
+        env_time += dt_env
         # GAE; episodes end by truncation after T steps: bootstrap with 0
         adv = torch.zeros(T, N)
         last = torch.zeros(N)

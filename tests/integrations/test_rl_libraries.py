@@ -141,6 +141,43 @@ def _load_example(script):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
+def test_cleanrl_pcs_rollout_equals_a_loop_of_single_envs(threads):
+    """The PCS example's vector-env rollout gives the batch a loop over single
+    envs (seeds seed + i, the same policy draws) gives, bit for bit."""
+    torch = pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
+    ex = _load_example("cleanrl_ippo_pcs.py")
+    from seer_envs import pcs_v0
+    E, seed = 3, 17
+    kw = dict(ex.ENV_KW, grid_width=4, grid_height=3, max_cycles=12)
+    T = kw["max_cycles"]
+    venv = seer_envs.vector_env("pcs_v0", E, num_threads=threads, **kw)
+    n = venv.num_agents
+    torch.manual_seed(0)
+    agent = ex.Agent(11, venv.single_action_space.n)
+    torch.manual_seed(1)
+    got = ex.rollout(venv, agent, seed, T)[:5]
+
+    torch.manual_seed(1)
+    envs = [pcs_v0.parallel_env(num_threads=1, **kw) for _ in range(E)]
+    obs = np.concatenate([e.reset_arrays(seed=seed + i) for i, e in enumerate(envs)])
+    ref = []
+    for t in range(T):
+        x = torch.from_numpy(obs)
+        with torch.no_grad():
+            act, logp, _, val = agent.act(x)
+        acts = act.numpy()
+        outs = [e.step_arrays(acts[i * n:(i + 1) * n]) for i, e in enumerate(envs)]
+        obs = np.concatenate([o[0] for o in outs])
+        ref.append((x.numpy(), acts, logp.numpy(), np.concatenate([o[1] for o in outs]),
+                    val.numpy()))
+    names = ["obs", "actions", "logp", "rewards", "values"]
+    for t, row in enumerate(ref):
+        for k, (name, want) in enumerate(zip(names, row)):
+            np.testing.assert_array_equal(got[k][t].numpy(), want, err_msg=f"{name} at step {t}")
+    assert any(r[3].any() for r in ref)          # rewards happened: the comparison has teeth
+
+
+@pytest.mark.parametrize("threads", [1, 2])
 def test_cleanrl_aircraft_rollout_equals_a_loop_of_single_envs(threads):
     """The example's vector-env rollout gives the batch a loop over single
     envs (seeds seed + i, the same policy draws) gives, bit for bit, with
