@@ -72,13 +72,7 @@ def main():
         ssv.reset(seed=0)
         flat = [a.reshape(-1) for a in acts]
         runners["supersuit 1 thr"] = (lambda: [ssv.step(a) for a in flat])
-    times = {k: [] for k in runners}
-    for _ in range(args.rounds):
-        for k, fn in runners.items():
-            t0 = time.perf_counter()
-            fn()
-            times[k].append(time.perf_counter() - t0)
-    rate = {k: E * args.steps / statistics.median(v) for k, v in times.items()}
+    rate = {k: E * args.steps / t for k, t in interleave(runners, args.rounds).items()}
     print(f"PCS {g}x{g}, {E} copies, {args.steps} steps x {args.rounds} interleaved rounds (median round)")
     print(f"{'runner':<18} {'env steps/s':>12} {'agent steps/s':>14}")
     for k, r in rate.items():
@@ -92,7 +86,9 @@ def main():
         aircraft(args)
 
 
-def _interleave(runners, rounds):
+def interleave(runners, rounds):
+    """Time each runner once per round, runners interleaved (load on the
+    machine hits all alike); median seconds per runner."""
     times = {k: [] for k in runners}
     for _ in range(rounds):
         for k, fn in runners.items():
@@ -125,7 +121,7 @@ def aircraft(args):
         venv.reset()
         tacts = [[torch.from_numpy(a[:, i]) for i in range(U)] for a in acts]
         runners["VMAS discovery"] = (lambda: [venv.step(a) for a in tacts])
-    med = _interleave(runners, args.rounds)
+    med = interleave(runners, args.rounds)
     rate = {k: E * U * steps / v for k, v in med.items()}
     print(f"\nAircraft {U} UAVs, {E} copies, {steps} steps x {args.rounds} interleaved rounds (median round)")
     print(f"{'runner':<18} {'agent steps/s':>14} {'env steps/s':>12}")

@@ -25,13 +25,14 @@ could reach) and the Python share of the tree's step.
 import argparse
 import importlib.util
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vector_env import interleave, supersuit_pcs    # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -59,7 +60,7 @@ def main():
     p.add_argument("--team-reward-share", type=float, default=0.0)
     p.add_argument("--no-supersuit", action="store_true")
     a = p.parse_args()
-    from seer_envs import pcs_v0, vector as tree
+    from seer_envs import vector as tree
     rev = load_rev(a.rev)
     E, g = a.copies, a.grid
     kw = dict(grid_width=g, grid_height=g, max_cycles=a.max_cycles)
@@ -88,20 +89,11 @@ def main():
             cp.boundary(0, E, None, 1)
     runners["engine floor"] = floor
     if not a.no_supersuit:
-        import supersuit as ss
-        env = pcs_v0.parallel_env(num_threads=1, **kw)
-        ssv = ss.concat_vec_envs_v1(ss.pettingzoo_env_to_vec_env_v1(env), E, num_cpus=0,
-                                    base_class="gymnasium")
+        ssv = supersuit_pcs(E, kw)
         ssv.reset(seed=0)
         flat = [x.reshape(-1) for x in acts]
         runners["supersuit"] = (lambda: [ssv.step(x) for x in flat])
-    times = {k: [] for k in runners}
-    for _ in range(a.rounds):
-        for k, fn in runners.items():
-            t0 = time.perf_counter()
-            fn()
-            times[k].append(time.perf_counter() - t0)
-    rate = {k: E * a.steps / statistics.median(v) for k, v in times.items()}
+    rate = {k: E * a.steps / t for k, t in interleave(runners, a.rounds).items()}
     print(f"PCS {g}x{g}, {E} copies, 1 thread, max_cycles {a.max_cycles}, {a.steps} steps x "
           f"{a.rounds} interleaved rounds (median round); load average {os.getloadavg()[0]:.1f}")
     for k, r in rate.items():

@@ -352,6 +352,18 @@ cdef int _exec_lp(EngineCore* c, ThreadState* me, lp_id_t lp, double W, double l
     return SEER_OK
 
 
+# Claim the next chunk [start, end) of a counter over [0, total); False when
+# none is left.  Relaxed: what the chunks cover was published before the
+# phase opened.
+cdef inline bint _claim(int64_t* cursor, int64_t chunk, int64_t total, int64_t* start,
+                        int64_t* end) noexcept nogil:
+    start[0] = seer_fetch_add_i64_relaxed(cursor, chunk)
+    if start[0] >= total:
+        return False
+    end[0] = start[0] + chunk if start[0] + chunk < total else total
+    return True
+
+
 # Claim chunks of one segment of the executive list.  After an error the
 # claims go on (see _record_error), but only events up to the error bound run.
 cdef void _exec_segment(EngineCore* c, ThreadState* me, int seg, int64_t chunk, double W,
@@ -360,13 +372,7 @@ cdef void _exec_segment(EngineCore* c, ThreadState* me, int seg, int64_t chunk, 
     cdef int64_t total = owner.nready, start, end, idx
     cdef int64_t* cursor = &c.sh.cursor[8 * seg]
     cdef lp_id_t lp
-    while True:
-        start = seer_fetch_add_i64_relaxed(cursor, chunk)
-        if start >= total:
-            return
-        end = start + chunk
-        if end > total:
-            end = total
+    while _claim(cursor, chunk, total, &start, &end):
         for idx in range(start, end):
             lp = owner.ready[idx]
             if idx + 1 < end:
@@ -550,13 +556,7 @@ cdef inline bint _claim_part(EngineCore* c, int k) noexcept nogil:
 cdef void _inject_units(EngineCore* c, _Phase* ph) noexcept nogil:
     cdef int64_t start, end, idx, b, off, lp, cnt = ph.cnt
     cdef int rc
-    while True:
-        start = seer_fetch_add_i64_relaxed(&c.sh.cursor[0], ph.chunk)
-        if start >= ph.total:
-            return
-        end = start + ph.chunk
-        if end > ph.total:
-            end = ph.total
+    while _claim(&c.sh.cursor[0], ph.chunk, ph.total, &start, &end):
         if ph.starts == NULL:
             b = 0
             off = start
@@ -685,6 +685,19 @@ cdef inline void _learn(double* rate, int64_t ns, int64_t items) noexcept nogil:
         rate[0] += (r - rate[0]) * 0.125
 
 
+# A phase over whole partitions: init hooks (PH_INIT), or drain and then
+# refresh and/or plan (PH_DRAIN).
+cdef void _partition_phase(EngineCore* c, void* team, _Phase* ph, int kind, int refresh,
+                           int plan, double est_ns) noexcept nogil:
+    cdef int k
+    for k in range(ph.P):
+        c.sh.pclaim[8 * k] = 0
+    ph.kind = kind
+    ph.refresh = refresh
+    ph.plan = plan
+    _run_phase(c, team, ph, est_ns)
+
+
 # Drain and plan (one phase), then end the round on the caller: errors,
 # limits and the next window.  Returns 1 when the run must stop.
 cdef int _plan_round(EngineCore* c, void* team, _Phase* ph, int check_deadline,
@@ -697,11 +710,7 @@ cdef int _plan_round(EngineCore* c, void* team, _Phase* ph, int check_deadline,
     cdef bint stuck
     for k in range(P):
         msgs += c.ts[k].round_msgs
-        c.sh.pclaim[8 * k] = 0
-    ph.kind = PH_DRAIN
-    ph.refresh = 0
-    ph.plan = 1
-    _run_phase(c, team, ph, (c.n + msgs) * c.sh.ns_drain)
+    _partition_phase(c, team, ph, PH_DRAIN, 0, 1, (c.n + msgs) * c.sh.ns_drain)
     _learn(&c.sh.ns_drain, me.phase_ns, me.drained - drained0)
     # Every member that joined has left: their errors and counters are in.
     for k in range(P):
@@ -776,12 +785,7 @@ cdef void _run_rounds(EngineCore* c, void* team, int P, bint narrow) noexcept no
         est = total * c.sh.ns_exec
         if ph.P < P and est >= _wake_ns:
             _set_partitions(c, &ph, P)
-            for k in range(P):
-                c.sh.pclaim[8 * k] = 0
-            ph.kind = PH_DRAIN
-            ph.refresh = 0
-            ph.plan = 1
-            _run_phase(c, team, &ph, c.n * c.sh.ns_drain)
+            _partition_phase(c, team, &ph, PH_DRAIN, 0, 1, c.n * c.sh.ns_drain)
             total = 0
             for k in range(P):
                 total += c.ts[k].nready
@@ -810,17 +814,9 @@ cdef void _init_rounds(EngineCore* c, void* team, int P, double t0) noexcept nog
     ph.c = c
     ph.P = P
     ph.t = t0
-    for k in range(P):
-        c.sh.pclaim[8 * k] = 0
-    ph.kind = PH_INIT
-    # once per engine: open it to whoever is there
-    _run_phase(c, team, &ph, _grain_ns)
-    for k in range(P):
-        c.sh.pclaim[8 * k] = 0
-    ph.kind = PH_DRAIN
-    ph.refresh = 1
-    ph.plan = 0
-    _run_phase(c, team, &ph, _grain_ns)
+    # once per engine: open both to whoever is there
+    _partition_phase(c, team, &ph, PH_INIT, 0, 0, _grain_ns)
+    _partition_phase(c, team, &ph, PH_DRAIN, 1, 0, _grain_ns)
     for k in range(P):
         arena_reset(&c.ts[k].arena)
 
@@ -844,13 +840,7 @@ ctypedef struct _ForJob:
 cdef void _for_main(void* arg, void* team, int tid, int nt) noexcept nogil:
     cdef _ForJob* j = <_ForJob*>arg
     cdef int64_t a, b
-    while True:
-        a = seer_fetch_add_i64_relaxed(&j.next, j.chunk)
-        if a >= j.n:
-            return
-        b = a + j.chunk
-        if b > j.n:
-            b = j.n
+    while _claim(&j.next, j.chunk, j.n, &a, &b):
         j.body(j.arg, a, b)
 
 
