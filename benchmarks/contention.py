@@ -13,7 +13,9 @@ headless PCS 256x256, Aircraft 1024 env.  Every measurement runs for a fixed
 wall-clock budget and reports work / time (env steps/s or events/s), so a
 collapsed configuration costs its budget, not hours.  Counts are interleaved
 (1, 2, auto, 1, 2, auto, ...) and medians reported; the load (busy
-processes, 1-minute load average) is printed beside each row.  Only public
+processes, 1-minute load average) is printed beside each row, and "noise"
+is the repeats' scatter (half their range over their median; the median
+over the three counts).  Only public
 entry points are used, so it runs against any barrier / wait policy.
 """
 
@@ -227,7 +229,7 @@ def main():
         w.calibrate(budget)
         w.prepare("auto")
     print(f"{'busy':>4} {'load1':>5}  {'workload':<22} {'unit':<9} {'1 thread':>11} {'2 threads':>11} "
-          f"{'auto':>11} {'ended(sw)':>9} {'2/1':>5} {'auto/best':>9}")
+          f"{'auto':>11} {'ended(sw)':>9} {'2/1':>5} {'auto/best':>9} {'noise':>6}")
     verdicts = []
     for nb in busy_levels:
         procs = start_busy(nb)
@@ -246,8 +248,11 @@ def main():
                 m = {t: statistics.median(v) for t, v in res.items()}
                 r21 = m[2] / m[1]
                 rab = m["auto"] / max(m[1], m[2])
+                # the repeats' scatter: half their range over the median, the
+                # median over the three counts (what a 5% margin is up against)
+                noise = statistics.median((max(v) - min(v)) / (2 * statistics.median(v)) for v in res.values())
                 print(f"{nb:>4} {load1():>5.1f}  {w.label:<22} {w.unit:<9} {fmt(m[1]):>11} {fmt(m[2]):>11} "
-                      f"{fmt(m['auto']):>11} {f'{ended}({switches})':>9} {r21:>5.2f} {rab:>9.2f}", flush=True)
+                      f"{fmt(m['auto']):>11} {f'{ended}({switches})':>9} {r21:>5.2f} {rab:>9.2f} {noise:>5.0%}", flush=True)
                 if nb:
                     verdicts.append((w.label, nb, r21 >= 0.8, rab >= 0.95))
         finally:

@@ -10,7 +10,8 @@ alike): the vector env at 1 thread, at 2 threads, a plain Python loop of
 each).  Actions are random (fixed generator), each
 runner gets the same action arrays.  Reported: env steps/s (copies x steps
 per second) from the median round, and the ratios vector/SuperSuit and
-2-thread/1-thread.
+2-thread/1-thread as the median of per-round ratios (each round times the
+runners back to back), with their range.
 
 Then (``--aircraft-copies``, default 256) Aircraft with 16 UAVs: the vector
 env at 1 and 2 threads beside VMAS's ``discovery`` scenario (16 agents
@@ -24,6 +25,7 @@ so the row is a throughput reference, not a like-for-like race.
 """
 
 import argparse
+import os
 import statistics
 import time
 
@@ -72,30 +74,47 @@ def main():
         ssv.reset(seed=0)
         flat = [a.reshape(-1) for a in acts]
         runners["supersuit 1 thr"] = (lambda: [ssv.step(a) for a in flat])
-    rate = {k: E * args.steps / t for k, t in interleave(runners, args.rounds).items()}
-    print(f"PCS {g}x{g}, {E} copies, {args.steps} steps x {args.rounds} interleaved rounds (median round)")
+    times = interleave(runners, args.rounds)
+    rate = median_rates(times, E * args.steps)
+    print(f"PCS {g}x{g}, {E} copies, {args.steps} steps x {args.rounds} interleaved rounds (median round); "
+          f"load average {os.getloadavg()[0]:.1f}")
     print(f"{'runner':<18} {'env steps/s':>12} {'agent steps/s':>14}")
     for k, r in rate.items():
         print(f"{k:<18} {r:>12.0f} {r * A:>14.0f}")
-    print(f"vector 1 thr / loop of singles: {rate['vector 1 thr'] / rate['loop of singles']:.1f}x")
-    print(f"2-thread speedup of the vector env: {rate['vector 2 thr'] / rate['vector 1 thr']:.2f}x")
+    print("ratios: median of per-round ratios (range over rounds)")
+    print(f"vector 1 thr / loop of singles: {paired(times, 'vector 1 thr', 'loop of singles')}")
+    print(f"2-thread speedup of the vector env: {paired(times, 'vector 2 thr', 'vector 1 thr')}")
     if not args.no_supersuit:
-        print(f"vector 1 thr / SuperSuit: {rate['vector 1 thr'] / rate['supersuit 1 thr']:.1f}x")
-        print(f"vector 2 thr / SuperSuit: {rate['vector 2 thr'] / rate['supersuit 1 thr']:.1f}x")
+        print(f"vector 1 thr / SuperSuit: {paired(times, 'vector 1 thr', 'supersuit 1 thr')}")
+        print(f"vector 2 thr / SuperSuit: {paired(times, 'vector 2 thr', 'supersuit 1 thr')}")
     if args.aircraft_copies:
         aircraft(args)
 
 
 def interleave(runners, rounds):
     """Time each runner once per round, runners interleaved (load on the
-    machine hits all alike); median seconds per runner."""
+    machine hits all alike); {runner: [seconds per round]}."""
     times = {k: [] for k in runners}
     for _ in range(rounds):
         for k, fn in runners.items():
             t0 = time.perf_counter()
             fn()
             times[k].append(time.perf_counter() - t0)
-    return {k: statistics.median(v) for k, v in times.items()}
+    return times
+
+
+def median_rates(times, work):
+    """Work per second of each runner's median round."""
+    return {k: work / statistics.median(v) for k, v in times.items()}
+
+
+def paired(times, a, b):
+    """Speed of ``a`` over ``b`` from rounds side by side: the median of the
+    per-round ratios, with their range.  A round measures both runners within
+    a second, so a slow spell on this shared machine hits both; a ratio of
+    two medians would mix different spells."""
+    r = sorted(tb / ta for ta, tb in zip(times[a], times[b]))
+    return f"{statistics.median(r):.2f}x (rounds {r[0]:.2f}-{r[-1]:.2f})"
 
 
 def aircraft(args):
@@ -121,15 +140,16 @@ def aircraft(args):
         venv.reset()
         tacts = [[torch.from_numpy(a[:, i]) for i in range(U)] for a in acts]
         runners["VMAS discovery"] = (lambda: [venv.step(a) for a in tacts])
-    med = interleave(runners, args.rounds)
-    rate = {k: E * U * steps / v for k, v in med.items()}
+    times = interleave(runners, args.rounds)
+    rate = median_rates(times, E * U * steps)
     print(f"\nAircraft {U} UAVs, {E} copies, {steps} steps x {args.rounds} interleaved rounds (median round)")
     print(f"{'runner':<18} {'agent steps/s':>14} {'env steps/s':>12}")
     for k, r in rate.items():
         print(f"{k:<18} {r:>14.0f} {r / U:>12.0f}")
-    print(f"2-thread speedup of the vector env: {rate['vector 2 thr'] / rate['vector 1 thr']:.2f}x")
+    print(f"2-thread speedup of the vector env: {paired(times, 'vector 2 thr', 'vector 1 thr')}")
     if "VMAS discovery" in rate:
-        print(f"vector 1 thr / VMAS: {rate['vector 1 thr'] / rate['VMAS discovery']:.2f}x")
+        print(f"vector 1 thr / VMAS: {paired(times, 'vector 1 thr', 'VMAS discovery')}")
+        print(f"vector 2 thr / VMAS: {paired(times, 'vector 2 thr', 'VMAS discovery')}")
 
 
 if __name__ == "__main__":

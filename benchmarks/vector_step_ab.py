@@ -32,7 +32,7 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vector_env import interleave, supersuit_pcs    # noqa: E402
+from vector_env import interleave, median_rates, paired, supersuit_pcs    # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -93,17 +93,18 @@ def main():
         ssv.reset(seed=0)
         flat = [x.reshape(-1) for x in acts]
         runners["supersuit"] = (lambda: [ssv.step(x) for x in flat])
-    rate = {k: E * a.steps / t for k, t in interleave(runners, a.rounds).items()}
+    times = interleave(runners, a.rounds)
+    rate = median_rates(times, E * a.steps)
     print(f"PCS {g}x{g}, {E} copies, 1 thread, max_cycles {a.max_cycles}, {a.steps} steps x "
           f"{a.rounds} interleaved rounds (median round); load average {os.getloadavg()[0]:.1f}")
     for k, r in rate.items():
         print(f"  {k:<22} {r:>10.0f} env steps/s  {1e6 * E / r:>8.0f} us/step")
     tr, rv, fr = rate["vector (tree)"], rate[f"vector @{a.rev}"], rate["engine floor"]
-    print(f"tree / @{a.rev}: {tr / rv:.3f}x")
+    print(f"tree / @{a.rev}: {paired(times, 'vector (tree)', f'vector @{a.rev}')}")
     print(f"Python share of the tree's step: {1 - tr / fr:.1%} (of @{a.rev}'s: {1 - rv / fr:.1%})")
     if "supersuit" in rate:
-        print(f"tree / SuperSuit: {tr / rate['supersuit']:.2f}x;  @{a.rev} / SuperSuit: "
-              f"{rv / rate['supersuit']:.2f}x;  engine floor / SuperSuit: {fr / rate['supersuit']:.2f}x")
+        print(f"tree / SuperSuit: {paired(times, 'vector (tree)', 'supersuit')};  @{a.rev} / SuperSuit: "
+              f"{paired(times, f'vector @{a.rev}', 'supersuit')}")
     return 0
 
 

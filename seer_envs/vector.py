@@ -53,8 +53,8 @@ and no termination or truncation; the other copies step as usual.
 
 **Threads.** ``num_threads="auto"`` asks STPA once for the whole batch (its
 preflight runs the vector env itself, cached per configuration and
-hardware; the team is halved when contention makes the workers wait, as
-in the single env); an int is used as given.
+hardware; the thread tuner then adjusts the team between steps, as in
+the single env); an int is used as given.
 
 Supported scenarios: ``pcs_v0`` and ``aircraft_v0`` (each copy with its own
 arena, boundary grid and snapshot time).

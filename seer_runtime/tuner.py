@@ -11,9 +11,12 @@ point because results do not depend on the thread count.
    better direction for a few trials; it then settles on the best.
 2. Contention: when the workers mostly wait (idle share of their time) and
    the run got slower than when the count was set, or the team is slower
-   than one thread doing the same work, it halves the team.
-3. Recovery: below the closed loop's pick it probes upward now and then
-   (exponential backoff) and keeps a probe only when it is faster.
+   than one thread doing the same work, it tries half the team and keeps it
+   when it is not slower than the units just measured (a failed trial backs
+   off the next check).
+3. Recovery: below the closed loop's pick (or the start count, when the
+   closed loop went below it) it probes upward now and then (exponential
+   backoff) and keeps a probe only when it is faster.
 
 Per unit it reads two counters and a few numbers: O(1), no per-agent work.
 Every switch is reported in :meth:`ThreadTuner.report` (``adapted``: step,
@@ -33,8 +36,8 @@ from seer_runtime._threads import thread_caps
 # and still fastest): the cost per event must also have risen this much.
 IDLE_SHARE = 0.3
 SLOWDOWN = 1.25
-CONTENTION_WINDOW = 5      # units whose median decides contention
-WINDOW = 3                 # units measured per trial (median)
+CONTENTION_WINDOW = 5      # units pooled to decide contention
+WINDOW = 3                 # units pooled per trial
 SETTLE = 1                 # units discarded after a switch (team start-up)
 MARGIN = 1.03              # more threads must be this much faster to win
 # A team is dropped as slower than one thread only when it is clearly so:
@@ -74,10 +77,12 @@ def _step(t):
     return max(1, t // 4)
 
 
-def _median(xs):
-    s = sorted(xs)
-    n = len(s)
-    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+def _pooled(units):
+    """Seconds per event over units of (wall_s, events): total wall over total
+    events, as throughput is measured.  Not the median unit: under load the
+    units' costs are bimodal (the team has the cores, or shares them), and
+    the median of a few such units can sit far from the run's throughput."""
+    return sum(u[0] for u in units) / sum(u[1] for u in units)
 
 
 class ThreadTuner:
@@ -121,11 +126,13 @@ class ThreadTuner:
         self.decisions = []
         self.dropped = 0
         self.measured = {}                 # count -> latest trial cost (s per event)
-        self._recent = deque(maxlen=CONTENTION_WINDOW)   # (cost, idle share, serial estimate)
+        self._recent = deque(maxlen=CONTENTION_WINDOW)   # (wall_s, events, busy_s, idle_s)
         self._baseline = None              # cost when the current count was set
         self._backoff = PROBE_FIRST
         self._next_probe = None
-        self._probe = None                 # (from count, its cost) while probing
+        self._probe = None                 # (from count, its cost, reason, report info) while trying
+        self._calm_until = 0               # no contention check before this unit
+        self._calm_backoff = PROBE_FIRST
         self._samples = []
         self._skip = SETTLE
         self.closed_loop = None
@@ -181,8 +188,8 @@ class ThreadTuner:
                 best = t
         return best
 
-    def _record(self, reason, old, new, **info):
-        d = {"step": self.unit, "from": old, "to": new, "reason": reason}
+    def _record(self, reason, old, new, step=None, **info):
+        d = {"step": self.unit if step is None else step, "from": old, "to": new, "reason": reason}
         d.update({k: (round(v, 12) if isinstance(v, float) else v) for k, v in info.items()})
         if len(self.decisions) >= MAX_REPORTED:
             self.decisions.pop(0)
@@ -215,27 +222,25 @@ class ThreadTuner:
         self.unit += 1
         if events <= 0 or wall_s <= 0:
             return None                    # nothing ran: no information
-        cost = wall_s / events
-        total = busy_s + idle_s
-        idle = idle_s / total if total > 0 else 0.0
-        serial = busy_s / events if busy_s > 0 else math.inf
+        unit = (wall_s, events, busy_s, idle_s)
         if self.state == "explore":
-            return self._explore(cost)
+            return self._explore(unit)
         if self.state == "probe":
-            return self._probing(cost)
-        return self._steady(cost, idle, serial)
+            return self._probing(unit)
+        return self._steady(unit)
 
-    def _explore(self, cost):
+    def _explore(self, unit):
+        cost = unit[0] / unit[1]
         best = self._best_measured()
         ref = self.measured[best] if best is not None else None
         if self._skip:
             self._skip -= 1
             if ref is None or cost <= ABORT * ref:
                 return None
-        self._samples.append(cost)
+        self._samples.append(unit)
         if len(self._samples) < WINDOW and (ref is None or cost <= ABORT * ref):
             return None
-        self.measured[self._trial] = _median(self._samples)   # aborted trials keep their bad cost
+        self.measured[self._trial] = _pooled(self._samples)   # aborted trials keep their bad cost
         self._trials += 1
         best = self._best_measured()
         if not self._queue and best != self._start and self._trials < MAX_TRIALS:
@@ -254,7 +259,10 @@ class ThreadTuner:
             return self._switch(self._trial) if self._trial != self.count else None
         # done: settle on the best
         self.state = "steady"
-        self.best = max(best, self._unreached)          # the probes' ceiling
+        # The probes' ceiling: a pick below the start count may be the load
+        # of the moment (three units per trial), and a load that leaves must
+        # not leave the run on a small team for good.
+        self.best = max(best, self._start, self._unreached)
         self.closed_loop = {"units": self.unit, "start": self._start, "picked": best,
                             "measured_s_per_event": {t: round(c, 12) for t, c in sorted(self.measured.items())}}
         old = self.count
@@ -267,15 +275,17 @@ class ThreadTuner:
         self._skip = 0
         return None
 
-    def _steady(self, cost, idle, serial):
+    def _steady(self, unit):
         if self._skip:
             self._skip -= 1
             return None
-        self._recent.append((cost, idle, serial))
-        if self.count > 1 and len(self._recent) == self._recent.maxlen:
-            mc = _median([r[0] for r in self._recent])
-            mi = _median([r[1] for r in self._recent])
-            ms = _median([r[2] for r in self._recent])
+        self._recent.append(unit)
+        if self.count > 1 and len(self._recent) == self._recent.maxlen and self.unit >= self._calm_until:
+            mc = _pooled(self._recent)
+            busy = sum(u[2] for u in self._recent)
+            total = busy + sum(u[3] for u in self._recent)
+            mi = (total - busy) / total if total > 0 else 0.0
+            ms = busy / sum(u[1] for u in self._recent) if busy > 0 else math.inf
             if self._baseline is None:
                 self._baseline = mc
             one = min(ms, self.measured.get(1, math.inf))
@@ -285,13 +295,14 @@ class ThreadTuner:
             elif mc > one * SLOWER:
                 reason = "contention: slower than one thread"
             if reason:
+                # A trial of half the team, judged against the window just
+                # measured: "slower than one thread" and "slowed down" both
+                # compare with times taken earlier, under another load.
                 old, new = self.count, max(1, self.count // 2)
-                self._record(reason, old, new, idle_share=mi, s_per_event=mc,
-                             baseline_s_per_event=self._baseline, one_thread_s_per_event=one)
-                self.measured[old] = mc
-                self._baseline = None
-                self._backoff = PROBE_FIRST
-                self._next_probe = self.unit + self._backoff
+                self._probe = (old, mc, reason, dict(step=self.unit, idle_share=mi, s_per_event=mc,
+                                                     baseline_s_per_event=self._baseline,
+                                                     one_thread_s_per_event=one))
+                self.state = "probe"
                 return self._switch(new)
         return self._maybe_probe()
 
@@ -302,19 +313,23 @@ class ThreadTuner:
             self._next_probe = self.unit + self._backoff
         if self.unit < self._next_probe or len(self._recent) < WINDOW:
             return None
-        ref = _median([r[0] for r in self._recent])
+        ref = _pooled(self._recent)
         target = min(self.cap, self.count + max(1, (self.best - self.count + 1) // 2))
         if not self._room_for(target):
             self._backoff = min(PROBE_MAX, self._backoff * 2)
             self._next_probe = self.unit + self._backoff
             return None
-        self._probe = (self.count, ref)
+        self._probe = (self.count, ref, "probe up", dict(s_per_event=ref))
         self.state = "probe"
         return self._switch(target)
 
-    def _probing(self, cost):
-        old, ref = self._probe
-        self._samples.append(cost)
+    def _probing(self, unit):
+        """A trial of another count (a probe up, or half the team under
+        suspected contention) against the cost ``ref`` of the count it left,
+        measured just before: the trial is kept when it is better."""
+        old, ref, reason, info = self._probe
+        cost = unit[0] / unit[1]
+        self._samples.append(unit)
         bad = cost > ABORT * ref
         if self._skip and not bad:
             self._skip -= 1
@@ -322,24 +337,37 @@ class ThreadTuner:
             return None
         if len(self._samples) < WINDOW and not bad:
             return None
-        pc = _median(self._samples)
+        pc = _pooled(self._samples)
         target = self.count
         self.state = "steady"
         self._probe = None
+        up = target > old
         kept = not bad and self._prefer(target, pc, old, ref)
+        # Both costs are of this moment's load: later "slower than one
+        # thread" checks compare with them, not with an older, quieter time.
         self.measured[target] = pc
-        self._record("probe up", old, target if kept else old, tried=target, kept=kept,
-                     s_per_event=ref, probe_s_per_event=pc)
+        self.measured[old] = ref
+        self._record(reason, old, target if kept else old, tried=target, kept=kept,
+                     **info, trial_s_per_event=pc)
         if kept:
             self._baseline = pc
-            self._backoff = PROBE_FIRST
-            self._next_probe = self.unit + PROBE_FIRST
             self._samples = []
             self._skip = 0
             self._recent.clear()
+            if not up:
+                self._calm_backoff = PROBE_FIRST     # the suspicion was right
+            self._backoff = PROBE_FIRST
+            self._next_probe = self.unit + PROBE_FIRST
             return None
-        self._backoff = min(PROBE_MAX, self._backoff * 2)
-        self._next_probe = self.unit + self._backoff
+        if up:
+            self._backoff = min(PROBE_MAX, self._backoff * 2)
+            self._next_probe = self.unit + self._backoff
+        else:
+            # the team was not the trouble: take its cost as the new normal
+            # and check again later, backing off
+            self._baseline = ref
+            self._calm_until = self.unit + self._calm_backoff
+            self._calm_backoff = min(PROBE_MAX, self._calm_backoff * 2)
         self._switch(old)
         self._skip = 0                     # back to a known count
         return old

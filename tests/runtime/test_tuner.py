@@ -52,9 +52,22 @@ def test_closed_loop_moves_to_the_better_neighbour_and_ends():
 
 def test_closed_loop_steps_down_when_one_thread_is_faster():
     tu = ThreadTuner(2, cap=2)
-    drive(tu, curve({1: 1.0, 2: 0.6}), 20)
-    assert tu.count == 1 and tu.report()["chosen"] == 1
-    assert tu.report()["adapted"][0]["reason"] == "closed loop"
+    used = drive(tu, curve({1: 1.0, 2: 0.6}), 200)
+    assert tu.count == 1 and tu.report()["chosen"] == 1 and tu.closed_loop["picked"] == 1
+    first, *probes = tu.report()["adapted"]
+    assert first["reason"] == "closed loop"
+    # it still probes its start count now and then, backing off, and keeps 1
+    assert probes and all(p["reason"] == "probe up" and not p["kept"] for p in probes)
+    assert used[tu.closed_loop["units"]:].count(2) <= len(probes) * (tn.SETTLE + tn.WINDOW)
+
+
+def test_a_closed_loop_that_stepped_down_under_load_goes_back_up_when_it_leaves():
+    # the first units see 2 threads slowed by another process; then it leaves
+    tu = ThreadTuner(2, cap=2)
+    drive(tu, lambda t, k: 1e-6 / ({1: 1.0, 2: 0.7} if k < 30 else {1: 1.0, 2: 1.8})[t], 120)
+    assert tu.closed_loop["picked"] == 1 and tu.count == 2
+    last = tu.decisions[-1]
+    assert last["reason"] == "probe up" and last["kept"] and last["step"] > 30
 
 
 def test_closed_loop_keeps_a_good_pick_and_prefers_fewer_threads_within_the_margin():
@@ -126,6 +139,32 @@ def test_steps_down_when_slower_than_one_thread_would_be():
     tu = ThreadTuner(2, cap=2, explore=False)
     drive(tu, lambda t, k: 1e-6, 10, idle_of=0.05, busy_of=lambda t, k: 0.5e-6 * EVENTS)
     assert tu.count == 1 and tu.decisions[0]["reason"] == "contention: slower than one thread"
+
+
+def test_a_step_down_is_a_trial_against_the_window_just_measured():
+    # 1 thread was fast when the closed loop timed it; the load changed and
+    # now 2 threads are the better count, though slower than that old time
+    tu = ThreadTuner(2, cap=2, explore=False)
+    tu.measured[1] = 0.5e-6
+    used = drive(tu, lambda t, k: {1: 2e-6, 2: 1e-6}[t], 200)
+    (d,) = tu.decisions
+    assert d["reason"] == "contention: slower than one thread" and d["step"] == tn.SETTLE + tn.CONTENTION_WINDOW
+    assert (d["from"], d["to"], d["tried"], d["kept"]) == (2, 2, 1, False)
+    assert tu.count == 2 and used.count(1) == tn.SETTLE + tn.WINDOW
+    assert tu.measured[1] == 2e-6                 # the trial's time replaced the stale one
+
+
+def test_a_false_alarm_is_checked_again_only_after_a_backoff():
+    # workers wait and the run slowed, yet half the team is slower still:
+    # each trial fails, and they come further and further apart
+    tu = ThreadTuner(4, cap=4, explore=False)
+    drive(tu, lambda t, k: 1e-6, 6, idle_of=0.1)
+    used = drive(tu, lambda t, k: {4: 2e-6, 2: 3e-6}[t] * (1.3 ** (k // 40)), 400, idle_of=0.6)
+    trials = [d for d in tu.decisions if d["reason"] == "contention: workers waiting"]
+    assert trials and not any(d["kept"] for d in trials) and tu.count == 4
+    assert used.count(2) <= len(trials) * (tn.SETTLE + tn.WINDOW)     # a far slower unit ends one early
+    gaps = [b["step"] - a["step"] for a, b in zip(trials, trials[1:])]
+    assert gaps == sorted(gaps)
 
 
 def test_probes_back_up_with_backoff_and_keeps_only_a_faster_count():
@@ -272,8 +311,9 @@ def _busy_loop_scenario():
     # joins, as a member preempted while holding work does, so that it surely is.
     eng._set_test_sleep(1, 0.003)
     try:
-        _run_units(eng, tu, lambda: tu.count == 1, time.monotonic() + 10)
-        stepped = tu.count == 1
+        # a step down is a trial of 1 thread, kept when it is faster
+        _run_units(eng, tu, lambda: tu.count == 1 and tu.state == "steady", time.monotonic() + 10)
+        stepped = tu.count == 1 and tu.state == "steady"
     finally:
         _kill(procs)
         eng._set_test_sleep(0, 0)
@@ -284,7 +324,7 @@ def _busy_loop_scenario():
 def test_busy_loop_makes_it_step_down_then_it_probes_back_up():
     eng, tu, stepped, n = _busy_loop_scenario()
     assert stepped, tu.decisions
-    assert tu.decisions[n - 1]["reason"].startswith("contention")
+    assert tu.decisions[n - 1]["reason"].startswith("contention") and tu.decisions[n - 1]["kept"]
     _run_units(eng, tu, lambda: any(d["reason"] == "probe up" for d in tu.decisions[n:]),
                time.monotonic() + 10)
     assert any(d["reason"] == "probe up" and d["tried"] == 2 for d in tu.decisions[n:]), tu.decisions
