@@ -1600,6 +1600,13 @@ cdef class Engine:
             "phase_cost_ns": {"exec": self.core.sh.ns_exec, "drain": self.core.sh.ns_drain},
         }
 
+    def counters(self):
+        """(wall seconds inside run_until, events) since construction or
+        reset_stats(): what ``stats()`` reports under ``wall_s`` and
+        ``events``, without building its dicts (cheap enough to call every
+        step)."""
+        return self._wall_s, self._total_events()
+
     def thread_times(self):
         """(busy seconds, idle seconds) summed over the current team; cheap
         enough to call every step."""

@@ -375,9 +375,9 @@ class ThreadTuner:
     # --- engine glue --------------------------------------------------------------
 
     def _sample(self):
-        s = self.engine.stats()
+        wall, events = self.engine.counters()
         busy, idle = self._times()
-        return s["wall_s"], s["events"], busy, idle
+        return wall, events, busy, idle
 
     def after_unit(self):
         """Read the engine's counters for the unit that just ran, decide, and

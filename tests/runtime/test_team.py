@@ -68,6 +68,9 @@ def test_team_size_switch_mid_run_in_both_directions(seed):
         eng.run_until(t)
         ref.run_until(t)
         assert eng.state_digest() == ref.state_digest(), f"after a run at {threads} threads"
+        # the tuner's cheap per-unit read agrees with stats() across team switches
+        st = eng.stats()
+        assert eng.counters() == (st["wall_s"], st["events"]) == (st["wall_s"], ref.stats()["events"])
     assert eng.stats()["events"] == ref.stats()["events"]
     assert eng.stats()["rounds"] == ref.stats()["rounds"]
     assert eng.stats()["ready_per_round"] == ref.stats()["ready_per_round"]
