@@ -56,7 +56,11 @@ ctypedef struct RunShared:
     int64_t sized               # ... and at or over the grain
     int64_t opened              # phases opened to the team (cumulative)
     int32_t narrow              # run the next slice on one partition (see _team_call)
-    int32_t _pad0
+    int32_t width               # after a straggler: phases open to this many threads (0: all)
+    int64_t width_until_ns      # ... until this monotonic time
+    int64_t straggles           # phases whose caller waited long for a member (cumulative)
+    int64_t straggle_mult       # how long a straggle narrows the team, in waits (escalates)
+    int64_t straggle_span_ns    # the last narrowing's length
     int32_t abort               # set by any worker on error
     int32_t deadline_hit        # thread 0: wall budget of this region used up
     int32_t finished            # thread 0: no pending event before t_end
@@ -79,7 +83,7 @@ ctypedef struct RunShared:
     int64_t last_lps            # ready LPs executed, counted at the previous plan
     int64_t test_sleep_ns       # test hook: worker test_sleep_tid sleeps this long per round
     int32_t test_sleep_tid
-    int32_t _pad3
+    int32_t test_sleep_force    # the hook also opens and wakes every phase
     char _pad2[64]
 
 ctypedef struct EngineCore:

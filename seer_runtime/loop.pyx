@@ -656,21 +656,72 @@ def _policy_from_environ():
 _policy_from_environ()
 
 
+# Stragglers.  A member preempted while it holds units makes the caller wait
+# for the OS to run it again: a time slice, milliseconds, against phases of
+# microseconds.  A wait over STRAGGLE_NS that is also longer than the phase's
+# own work is taken for one (an interrupt or a page fault costs tens of
+# microseconds); phases then open to half the threads for straggle_mult
+# times the wait (8, doubling while straggles recur as soon as the team is
+# whole again, up to 64; at most STRAGGLE_MAX_NS), so on a machine whose
+# other processes take cores the team shrinks to what it gets, and grows
+# back when they leave.  Results do not depend on who joins a phase.
+DEF STRAGGLE_NS = 200000
+DEF STRAGGLE_MAX_NS = 100000000
+
+
+cdef inline int _open_width(EngineCore* c, int P) noexcept nogil:
+    """Threads a phase may open to now (P, or fewer after a straggle)."""
+    if c.sh.width == 0:
+        return P
+    if seer_clock_ns() < c.sh.width_until_ns:
+        return c.sh.width if c.sh.width < P else P
+    c.sh.width = 0
+    return P
+
+
+cdef void _straggled(EngineCore* c, int nt, int64_t waited, int64_t now) noexcept nogil:
+    cdef int64_t span
+    c.sh.straggles += 1
+    # a straggle within one narrowing's length of the last one's end: the
+    # load is still there
+    if c.sh.straggle_mult == 0 or now > c.sh.width_until_ns + c.sh.straggle_span_ns:
+        c.sh.straggle_mult = 8
+    elif c.sh.straggle_mult < 64:
+        c.sh.straggle_mult *= 2
+    span = waited * c.sh.straggle_mult
+    if span > STRAGGLE_MAX_NS:
+        span = STRAGGLE_MAX_NS
+    c.sh.width = nt // 2 if nt > 2 else 1
+    c.sh.width_until_ns = now + span
+    c.sh.straggle_span_ns = span
+
+
 # Run one phase: alone when its estimate is under the grain, else open to the
-# team.  The test hook's sleep opens and wakes every phase (it exists to
-# test a member stalled inside one).
+# team (or the part of it a recent straggler left open).  The test hook's
+# sleep can open and wake every phase (it exists to test a member stalled
+# inside one).
 cdef void _run_phase(EngineCore* c, void* team, _Phase* ph, double est_ns) noexcept nogil:
     cdef ThreadState* me = &c.ts[0]
-    cdef bint force = c.sh.test_sleep_ns > 0
+    cdef bint force = c.sh.test_sleep_force and c.sh.test_sleep_ns > 0
+    cdef int nt = ph.P
+    cdef int64_t t0, waited, now
     if est_ns >= _wake_ns or force:
         c.sh.wanted += 1
     if est_ns >= _grain_ns or force:
         c.sh.sized += 1
-    if team == NULL or ph.P <= 1 or (est_ns < _grain_ns and not force):
+    if not force and nt > 1:
+        nt = _open_width(c, nt)
+    if team == NULL or nt <= 1 or (est_ns < _grain_ns and not force):
         _phase_main(ph, team, 0, ph.P)
     else:
         c.sh.opened += 1
-        me.idle_ns += seer_team_phase(team, ph.P, _phase_main, ph, force or est_ns >= _wake_ns)
+        t0 = seer_clock_ns()
+        waited = seer_team_phase(team, nt, _phase_main, ph, force or est_ns >= _wake_ns)
+        me.idle_ns += waited
+        if waited > STRAGGLE_NS and not force:
+            now = seer_clock_ns()
+            if 2 * waited > now - t0:
+                _straggled(c, nt, waited, now)
 
 
 # The caller's cost per unit of work, an average over its recent phases.
@@ -1158,13 +1209,17 @@ cdef class Engine:
             self._enter()   # raises the same RuntimeError
         return 0
 
-    def _set_test_sleep(self, tid, sleep_s):
+    def _set_test_sleep(self, tid, sleep_s, open_all=True):
         """Test hook: worker ``tid`` sleeps ``sleep_s`` seconds in every
-        round, inside the window (after its exec, before the barrier); 0
-        turns it off.  Costs one branch per round when off."""
+        exec phase it joins, holding its units (as a preempted member
+        does); 0 turns it off.  ``open_all``: every phase is also opened
+        and wakes the team, and the straggler rule is off (else the phase
+        policy and the straggler rule apply).  Costs one branch per phase
+        when off."""
         self._check_idle()
         self.core.sh.test_sleep_tid = int(tid)
         self.core.sh.test_sleep_ns = <int64_t>(float(sleep_s) * 1e9)
+        self.core.sh.test_sleep_force = bool(open_all)
 
     # --- running ------------------------------------------------------------
 
@@ -1575,7 +1630,9 @@ cdef class Engine:
         cas_retries, lps_executed, peak_messages, phases: the phases it
         worked in), ``busy_s`` and ``idle_s`` (per-thread lists),
         ``num_threads``, ``phases_opened`` (phases the caller opened to
-        the team rather than ran alone) and ``phase_cost_ns`` (the caller's
+        the team rather than ran alone), ``straggles`` (phases whose caller
+        waited long for a member holding units, each followed by phases
+        open to half the team for a while) and ``phase_cost_ns`` (the caller's
         running estimates: ns per executive-list entry, ``exec``, and per
         LP or message drained and planned, ``drain``; see
         :func:`phase_policy`).
@@ -1597,6 +1654,7 @@ cdef class Engine:
             "idle_s": [t["idle_s"] for t in threads],
             "threads": threads,
             "phases_opened": self.core.sh.opened,
+            "straggles": self.core.sh.straggles,
             "phase_cost_ns": {"exec": self.core.sh.ns_exec, "drain": self.core.sh.ns_drain},
         }
 
@@ -1633,6 +1691,7 @@ cdef class Engine:
             s.phases = 0
             s.arena.peak_nodes = 0
         self.core.sh.opened = 0
+        self.core.sh.straggles = 0
         self.core.sh.rounds = 0
         self.core.sh.ready_total = 0
         self.core.sh.max_round_events = 0

@@ -57,6 +57,34 @@ def test_a_member_that_is_late_to_every_phase_holds_nothing_up():
     assert member < caller / 4, (member, caller)
 
 
+@parallel_only
+def test_a_member_that_straggles_inside_phases_narrows_the_team():
+    # Member 1 sleeps 2 ms holding its units in every exec phase it joins, as
+    # a member preempted by another process does.  Under the phase policy
+    # (not forced open) each such wait narrows the phases to half the team
+    # for a while, so the member joins far fewer phases than when every
+    # phase is forced open.  Results are the serial ones either way.
+    params = dict(PARAMS, num_lps=4096)    # exec phases long enough for the member to join
+    ref = _digest(1, end=60.0, **params)
+    runs = {}
+    for open_all in (False, True):
+        _, eng = phold.make(num_threads=2, seed=7, **params)
+        eng._set_test_sleep(1, 0.002, open_all)
+        eng.run_until(60.0)
+        st = eng.stats()
+        assert (eng.state_digest(), st["events"]) == ref, open_all
+        runs[open_all] = st
+    narrowed, forced = runs[False], runs[True]
+    assert forced["straggles"] == 0 and narrowed["straggles"] >= 1
+    assert narrowed["threads"][1]["phases"] < forced["threads"][1]["phases"] / 2, \
+        (narrowed["threads"][1]["phases"], forced["threads"][1]["phases"])
+    # a larger team narrows by halves (4 -> 2 -> 1): the same results
+    _, eng = phold.make(num_threads=4, seed=7, **params)
+    eng._set_test_sleep(1, 0.002, False)
+    eng.run_until(60.0)
+    assert (eng.state_digest(), eng.stats()["events"]) == ref
+
+
 @pytest.mark.parametrize("seed", [3, 11])
 def test_team_size_switch_mid_run_in_both_directions(seed):
     ref_model, ref = phold.make(num_threads=1, seed=seed, **PARAMS)
