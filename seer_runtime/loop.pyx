@@ -39,7 +39,6 @@ from libc.math cimport INFINITY, isnan, isinf
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t, INT64_MAX
 from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memcpy, memset
-from posix.time cimport nanosleep, timespec
 
 from seer_runtime._omp cimport seer_openmp_enabled, seer_omp_get_max_threads
 from seer_runtime.atomics cimport (seer_fetch_add_i64_relaxed, seer_fetch_min_i64_relaxed,
@@ -72,6 +71,7 @@ cdef extern from "src/team.h" nogil:
     void seer_team_live(void* team, int live, int wake)
     int seer_team_parallel()
     int64_t seer_test_join_delay_ns
+    void seer_sleep_ns(int64_t d)
 
 cdef extern from "src/rng.h" nogil:
     uint64_t seer_fmix_a(uint64_t z)
@@ -480,11 +480,8 @@ cdef bint _check_round_limits(EngineCore* c) noexcept nogil:
 
 
 cdef void _test_sleep(EngineCore* c, int tid) noexcept nogil:
-    cdef timespec ts
     if tid == c.sh.test_sleep_tid:
-        ts.tv_sec = c.sh.test_sleep_ns // 1000000000
-        ts.tv_nsec = c.sh.test_sleep_ns % 1000000000
-        nanosleep(&ts, NULL)
+        seer_sleep_ns(c.sh.test_sleep_ns)
 
 
 # Init partition k's LPs in order up to the partition's first error (no early
@@ -704,7 +701,7 @@ cdef void _run_phase(EngineCore* c, void* team, _Phase* ph, double est_ns) noexc
     cdef ThreadState* me = &c.ts[0]
     cdef bint force = c.sh.test_sleep_force and c.sh.test_sleep_ns > 0
     cdef int nt = ph.P
-    cdef int64_t t0, waited, now
+    cdef int64_t waited
     if est_ns >= _wake_ns or force:
         c.sh.wanted += 1
     if est_ns >= _grain_ns or force:
@@ -715,13 +712,11 @@ cdef void _run_phase(EngineCore* c, void* team, _Phase* ph, double est_ns) noexc
         _phase_main(ph, team, 0, ph.P)
     else:
         c.sh.opened += 1
-        t0 = seer_clock_ns()
         waited = seer_team_phase(team, nt, _phase_main, ph, force or est_ns >= _wake_ns)
         me.idle_ns += waited
-        if waited > STRAGGLE_NS and not force:
-            now = seer_clock_ns()
-            if 2 * waited > now - t0:
-                _straggled(c, nt, waited, now)
+        # me.phase_ns: the caller's own work in the phase (_phase_main)
+        if waited > STRAGGLE_NS and waited > me.phase_ns and not force:
+            _straggled(c, nt, waited, seer_clock_ns())
 
 
 # The caller's cost per unit of work, an average over its recent phases.
@@ -1638,7 +1633,7 @@ cdef class Engine:
         :func:`phase_policy`).
         """
         threads = self._thread_stats()
-        events = sum(t["events"] for t in threads) + self._retired_events
+        events = self._total_events()
         rounds = self.core.sh.rounds
         return {
             "events": events,

@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "atomics.h"
 #include "clock.h"
 
@@ -35,13 +36,20 @@ typedef void (*seer_team_fn)(void *arg, void *team, int tid, int nt);
 /* Wait kinds: each thread adapts one spin budget per kind. */
 enum { SEER_WAIT_DOCK = 0, SEER_WAIT_JOIN = 1, SEER_WAIT_PHASE = 2 };
 
+/* The test hooks' sleep (here and in loop.pyx). */
+static inline void seer_sleep_ns(int64_t d) {
+    struct timespec ts;
+    ts.tv_sec = d / 1000000000;
+    ts.tv_nsec = d % 1000000000;
+    nanosleep(&ts, NULL);
+}
+
 #if defined(_OPENMP) && (defined(__unix__) || defined(__APPLE__))
 #define SEER_TEAM_PARALLEL 1
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <time.h>
 #include <limits.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -229,13 +237,8 @@ static void *seer_worker_main(void *p) {
         g = __atomic_load_n(&t->phase_gen.word, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&s->quit, __ATOMIC_ACQUIRE))
             break;
-        if (__atomic_load_n(&seer_test_join_delay_ns, __ATOMIC_RELAXED) > 0) {
-            struct timespec ts;
-            int64_t d = __atomic_load_n(&seer_test_join_delay_ns, __ATOMIC_RELAXED);
-            ts.tv_sec = d / 1000000000;
-            ts.tv_nsec = d % 1000000000;
-            nanosleep(&ts, NULL);
-        }
+        if (__atomic_load_n(&seer_test_join_delay_ns, __ATOMIC_RELAXED) > 0)
+            seer_sleep_ns(__atomic_load_n(&seer_test_join_delay_ns, __ATOMIC_RELAXED));
         v = __atomic_load_n(&t->gate, __ATOMIC_ACQUIRE);
         while (!(v & SEER_GATE_CLOSED) && (uint32_t)(v >> 32) != seen
                && tid < (int)((v >> SEER_GATE_NT_SHIFT) & SEER_GATE_NT_MASK)) {

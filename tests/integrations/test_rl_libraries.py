@@ -140,6 +140,19 @@ def _load_example(script):
     return mod
 
 
+def _reset_singles(envs, seed):
+    """The reference loop's batch: single envs reset with seeds seed + i."""
+    return np.concatenate([e.reset_arrays(seed=seed + i) for i, e in enumerate(envs)])
+
+
+def _act(torch, agent, obs):
+    """The examples' policy on one batch of observations, without gradients."""
+    x = torch.from_numpy(obs)
+    with torch.no_grad():
+        act, logp, _, val = agent.act(x)
+    return x, act, logp, val
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_cleanrl_pcs_rollout_equals_a_loop_of_single_envs(threads):
     """The PCS example's vector-env rollout gives the batch a loop over single
@@ -159,12 +172,10 @@ def test_cleanrl_pcs_rollout_equals_a_loop_of_single_envs(threads):
 
     torch.manual_seed(1)
     envs = [pcs_v0.parallel_env(num_threads=1, **kw) for _ in range(E)]
-    obs = np.concatenate([e.reset_arrays(seed=seed + i) for i, e in enumerate(envs)])
+    obs = _reset_singles(envs, seed)
     ref = []
     for t in range(T):
-        x = torch.from_numpy(obs)
-        with torch.no_grad():
-            act, logp, _, val = agent.act(x)
+        x, act, logp, val = _act(torch, agent, obs)
         acts = act.numpy()
         outs = [e.step_arrays(acts[i * n:(i + 1) * n]) for i, e in enumerate(envs)]
         obs = np.concatenate([o[0] for o in outs])
@@ -201,13 +212,11 @@ def test_cleanrl_aircraft_rollout_equals_a_loop_of_single_envs(threads):
     # The reference: the loop over single envs the example ran before.
     torch.manual_seed(1)
     envs = [aircraft_v0.parallel_env(num_threads=1, max_cycles=m, **kw) for m in mcs]
-    obs = np.concatenate([e.reset_arrays(seed=seed + i) for i, e in enumerate(envs)])
+    obs = _reset_singles(envs, seed)
     alive = np.ones(E * n, bool)
     ref = []
     for t in range(T):
-        x = torch.from_numpy(obs)
-        with torch.no_grad():
-            act, logp, _, val = agent.act(x)
+        x, act, logp, val = _act(torch, agent, obs)
         alive_t = alive.copy()
         acts = act.clamp(-1, 1).numpy()
         outs = [e.step_arrays(acts[i * n:(i + 1) * n]) if e.agents else
