@@ -6,8 +6,9 @@ measurement in a fresh subprocess, trees and thread counts interleaved).
     python benchmarks/waiting_ab.py --tree before=/path/to/old --tree after=. \
         [--loads 0 1 3] [--repeats 2] [--seconds 1.5] [--threads 1 2] [--work phold16k air4096]
 
-Prints per load and workload: throughput per tree and thread count, and the
-2-thread / 1-thread ratio of each tree; plus the load average beside it.
+Prints per load and workload: throughput per tree and thread count, the
+2-thread / 1-thread ratio of each tree and, for two trees, the second's
+throughput over the first's at each thread count; plus the load average.
 """
 
 import argparse
@@ -23,6 +24,7 @@ WORKLOADS = {
     "pcs8": "PCS env 8x8, step_arrays (steps/s)",
     "pcs32": "PCS env 32x32, step_arrays (steps/s)",
     "air4096": "Aircraft env 4096 UAVs, step_arrays (steps/s)",
+    "vec64": "PCS 8x8 vector env, 64 copies, step (vector steps/s)",
 }
 
 CHILD = r"""
@@ -38,6 +40,20 @@ if work == "phold16k":
         t += 5.0
         eng.run_until(t)
     rate = (eng.stats()["events"] - e0) / (time.perf_counter() - t0)
+elif work == "vec64":
+    from seer_envs.vector import vector_env
+    env = vector_env("pcs_v0", 64, num_threads=threads, grid_width=8, grid_height=8,
+                     max_cycles=10**9)
+    env.reset(seed=1)
+    a = np.random.default_rng(0).integers(0, 3, (64, 64))
+    for _ in range(5):
+        env.step(a)
+    n = 0; t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _ in range(5):
+            env.step(a)
+        n += 5
+    rate = n / (time.perf_counter() - t0)
 else:
     if work == "air4096":
         from seer_envs import aircraft_v0
@@ -103,8 +119,10 @@ def main():
                   f"on {os.cpu_count()} cpus", flush=True)
             for work in args.work:
                 res = {}
-                for _ in range(args.repeats):
-                    for name, path in trees:
+                for r in range(args.repeats):
+                    # ABBA order: a drift over the run (this VM's CPU credit,
+                    # a neighbour's load) does not favour the tree run first.
+                    for name, path in (trees if r % 2 == 0 else trees[::-1]):
                         for th in args.threads:
                             res.setdefault((name, th), []).append(
                                 measure(path, work, th, args.seconds))
@@ -118,8 +136,9 @@ def main():
                     line.append(f"{name}: " + " ".join(parts + ratios))
                 if len(trees) == 2:
                     a, b = trees[0][0], trees[1][0]
-                    ratio = statistics.median(res[(b, top)]) / statistics.median(res[(a, top)])
-                    line.append(f"{top}t {b}/{a} {ratio:5.2f}")
+                    line.append(" ".join(
+                        f"{th}t {b}/{a} {statistics.median(res[(b, th)]) / statistics.median(res[(a, th)]):5.2f}"
+                        for th in args.threads))
                 print(" | ".join(line), flush=True)
         finally:
             for p in busy:

@@ -439,17 +439,30 @@ cdef int64_t _drain_part(EngineCore* c, ThreadState* me, int k, int P) noexcept 
 # work before W = min(T + lookahead, t_end); exec skips those with nothing
 # before W (one read of next_time), which saves a separate filter phase.
 # Two plain passes (a min, then a branch-free gather) beat one pass with a
-# running min: no unpredictable branch, and fewer candidates.
+# running min: no unpredictable branch, and fewer candidates.  The min keeps
+# four running minima: one chain waits a min's latency per LP, four overlap
+# (times are never NaN, and a min does not depend on the order it is taken in).
 cdef void _plan_part(EngineCore* c, int k, int P) noexcept nogil:
     cdef ThreadState* part = &c.ts[k]
     cdef int64_t lo, hi, lp, n = 0
-    cdef double m = INFINITY, t, lim
+    cdef double m = INFINITY, m1 = INFINITY, m2 = INFINITY, m3 = INFINITY, t, lim
     cdef const double* nt = c.next_time
     cdef lp_id_t* cand = part.ready
     _partition(c.n, P, k, &lo, &hi)
-    for lp in range(lo, hi):
+    lp = lo
+    while lp + 4 <= hi:
+        m = nt[lp] if nt[lp] < m else m
+        m1 = nt[lp + 1] if nt[lp + 1] < m1 else m1
+        m2 = nt[lp + 2] if nt[lp + 2] < m2 else m2
+        m3 = nt[lp + 3] if nt[lp + 3] < m3 else m3
+        lp += 4
+    while lp < hi:
         t = nt[lp]
         m = t if t < m else m
+        lp += 1
+    m = m1 if m1 < m else m
+    m2 = m3 if m3 < m2 else m2
+    m = m2 if m2 < m else m
     lim = m + c.lookahead
     for lp in range(lo, hi):
         cand[n] = <lp_id_t>lp
@@ -1450,7 +1463,7 @@ cdef class Engine:
         ``[s, s + count)`` for ``s`` in ``starts``, with payload word
         ``i[0] = lp - s`` and one injection sequence number for the call (the
         per-copy form of :meth:`inject`: within a copy, injected events keep
-        their relative order)."""
+        their relative order).  Blocks must not overlap (ValueError)."""
         self._check_idle()
         cdef double t = self._check_time(time, "time")
         cdef EngineCore* c = &self.core
@@ -1470,6 +1483,19 @@ cdef class Engine:
         for k in range(nb):
             if st[k] < 0 or st[k] + cnt > c.n:
                 raise ValueError(f"bad LP block [{st[k]}, {st[k] + cnt}) for {c.n} LPs")
+        # Overlapping blocks would give an LP two events with one key (time,
+        # source, sequence number), whose order nothing defines, and let two
+        # threads push to its queue at once.  Blocks in increasing order
+        # (every caller's) are checked in one pass.
+        for k in range(1, nb):
+            if cnt > 0 and st[k] < st[k - 1] + cnt:
+                srt = np.sort(np.asarray(st))
+                hit = np.flatnonzero(np.diff(srt) < cnt)
+                if hit.size:
+                    a, b = int(srt[hit[0]]), int(srt[hit[0] + 1])
+                    raise ValueError(f"LP blocks [{a}, {a + cnt}) and [{b}, {b + cnt}) overlap: "
+                                     f"an LP takes at most one event per inject_blocks call")
+                break
         total = nb * cnt
         if total == 0:
             return None

@@ -245,7 +245,20 @@ def test_inject_blocks_give_the_same_state_at_every_thread_count():
     for threads in (1, 2, 3, 4):
         _, eng = phold.make(256, num_threads=threads, seed=3, start_events=0)
         for k in range(4):
-            eng.inject_blocks(float(k), 0, [200, 8, 100, 40 * k], 30)
+            eng.inject_blocks(float(k), 0, [200, 0, 100, 40 + 10 * k], 30)
             eng.run_until(k + 1.0)
         digests.add(eng.state_digest())
     assert len(digests) == 1
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_overlapping_inject_blocks_are_refused_before_anything_is_injected(threads):
+    # Two events with one key in an LP would have no defined order (and two
+    # threads could push to its queue at once).
+    _, eng = phold.make(256, num_threads=threads, seed=3, start_events=0)
+    eng.init(0.0)
+    with pytest.raises(ValueError, match=r"LP blocks \[90, 120\) and \[100, 130\) overlap"):
+        eng.inject_blocks(0.0, 0, [200, 100, 0, 90], 30)
+    assert eng.pending() == 0
+    eng.inject_blocks(0.0, 0, [200, 100, 0, 70], 30)      # touching, not overlapping
+    assert eng.pending() == 120
