@@ -4,7 +4,8 @@ busy-loop processes beside it, for two source trees side by side (each
 measurement in a fresh subprocess, trees and thread counts interleaved).
 
     python benchmarks/waiting_ab.py --tree before=/path/to/old --tree after=. \
-        [--loads 0 1 3] [--repeats 2] [--seconds 1.5] [--threads 1 2] [--work phold16k air4096]
+        [--env after:SEER_PHASE_GRAIN_NS=2000] [--loads 0 1 3] [--repeats 2] [--seconds 1.5]
+        [--threads 1 2] [--work phold16k air4096]
 
 Prints per load and workload: throughput per tree and thread count, the
 2-thread / 1-thread ratio of each tree and, for two trees, the second's
@@ -81,10 +82,11 @@ print(json.dumps(rate))
 """
 
 
-def measure(tree, work, threads, seconds):
+def measure(tree, work, threads, seconds, extra_env=()):
     rest = os.environ.get("PYTHONPATH", "")
     env = dict(os.environ, PYTHONPATH=os.path.abspath(tree) + (os.pathsep + rest if rest else ""))
     env.pop("OMP_NUM_THREADS", None)
+    env.update(extra_env)
     # cwd = the tree: "python -c" puts the working directory first on
     # sys.path, ahead of PYTHONPATH, so run from elsewhere every tree would
     # import the caller's checkout.
@@ -103,6 +105,9 @@ def measure(tree, work, threads, seconds):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tree", action="append", required=True, help="name=path")
+    ap.add_argument("--env", action="append", default=[],
+                    help="NAME:VAR=VALUE, an environment variable for tree NAME's runs "
+                         "(e.g. the same tree twice with two SEER_PHASE_GRAIN_NS)")
     ap.add_argument("--loads", type=int, nargs="+", default=[0, 1, 3])
     ap.add_argument("--work", nargs="+", default=list(WORKLOADS))
     ap.add_argument("--repeats", type=int, default=2)
@@ -111,6 +116,13 @@ def main():
                     help="thread counts (the first is the baseline of the ratios)")
     args = ap.parse_args()
     trees = [t.split("=", 1) for t in args.tree]
+    envs = {}
+    for spec in args.env:
+        name, _, assign = spec.partition(":")
+        var, eq, value = assign.partition("=")
+        if not eq or name not in dict(trees):
+            ap.error(f"--env takes NAME:VAR=VALUE for a --tree NAME, got {spec!r}")
+        envs.setdefault(name, {})[var] = value
     for load in args.loads:
         busy = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(load)]
         try:
@@ -125,7 +137,7 @@ def main():
                     for name, path in (trees if r % 2 == 0 else trees[::-1]):
                         for th in args.threads:
                             res.setdefault((name, th), []).append(
-                                measure(path, work, th, args.seconds))
+                                measure(path, work, th, args.seconds, envs.get(name, {})))
                 line = [f"  {work:9s}"]
                 base, top = args.threads[0], args.threads[-1]
                 for name, _ in trees:

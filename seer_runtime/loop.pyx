@@ -624,17 +624,21 @@ cdef void _phase_main(void* arg, void* team, int tid, int nt) noexcept nogil:
 
 # Granularity (see "Phases" in the module docstring): a phase estimated
 # under _grain_ns runs on the caller alone (opening it costs more than a
-# second thread saves); one over _wake_ns also wakes parked members (a
-# futex wake and a thread's wake-up cost tens of microseconds).
-cdef double _grain_ns = 4000.0
+# second thread saves), a larger one opens to one member per half grain of
+# its estimate (up to the team); one over _wake_ns also wakes parked members
+# (a futex wake and a thread's wake-up cost tens of microseconds).
+cdef double _grain_ns = 2000.0
 cdef double _wake_ns = 100000.0
+#: The shipped (grain_ns, wake_ns), before any environment variable.
+DEFAULT_PHASE_POLICY = (2000.0, 100000.0)
 
 
 def phase_policy(grain_ns=None, wake_ns=None):
     """Get, or set, the engine's granularity thresholds (nanoseconds of
     estimated work in one phase of a round): below ``grain_ns`` a phase runs
-    on the calling thread alone, from ``wake_ns`` on it also wakes parked
-    workers.  Results never depend on them.  Returns the previous
+    on the calling thread alone, above it opens to one worker per
+    ``grain_ns / 2`` of its estimate (up to the team), from ``wake_ns`` on it
+    also wakes parked workers.  Results never depend on them.  Returns the previous
     ``(grain_ns, wake_ns)``.  The environment variables
     ``SEER_PHASE_GRAIN_NS`` and ``SEER_PHASE_WAKE_NS`` set them at import;
     ``phase_policy(0, 0)`` opens every phase to every worker (what the
@@ -706,6 +710,22 @@ cdef void _straggled(EngineCore* c, int nt, int64_t waited, int64_t now) noexcep
     c.sh.straggle_span_ns = span
 
 
+# Members a phase of estimate est_ns opens to, of nt: at least half a grain
+# of work each, so a phase just over the grain opens to two threads, not to
+# the whole team (each member adds a join and moves the phase's cache
+# lines).  Under the grain: 1 (the caller alone).
+cdef inline int _phase_width(double est_ns, int nt) noexcept nogil:
+    if _grain_ns > 0 and est_ns < nt * 0.5 * _grain_ns:
+        return <int>(est_ns / (0.5 * _grain_ns))
+    return nt
+
+
+def _phase_width_for(est_ns, nt):
+    """Test hook: the members a phase estimated at ``est_ns`` opens to, of a
+    team of ``nt``, under the current :func:`phase_policy` (no straggler)."""
+    return max(1, _phase_width(est_ns, nt))
+
+
 # Run one phase: alone when its estimate is under the grain, else open to the
 # team (or the part of it a recent straggler left open).  The test hook's
 # sleep can open and wake every phase (it exists to test a member stalled
@@ -720,7 +740,7 @@ cdef void _run_phase(EngineCore* c, void* team, _Phase* ph, double est_ns) noexc
     if est_ns >= _grain_ns or force:
         c.sh.sized += 1
     if not force and nt > 1:
-        nt = _open_width(c, nt)
+        nt = _phase_width(est_ns, _open_width(c, nt))
     if team == NULL or nt <= 1 or (est_ns < _grain_ns and not force):
         _phase_main(ph, team, 0, ph.P)
     else:
@@ -873,9 +893,10 @@ cdef void _init_rounds(EngineCore* c, void* team, int P, double t0) noexcept nog
     ph.c = c
     ph.P = P
     ph.t = t0
-    # once per engine: open both to whoever is there
-    _partition_phase(c, team, &ph, PH_INIT, 0, 0, _grain_ns)
-    _partition_phase(c, team, &ph, PH_DRAIN, 1, 0, _grain_ns)
+    # once per engine: open both to whoever is there (an estimate that opens
+    # to the whole team without waking parked members)
+    _partition_phase(c, team, &ph, PH_INIT, 0, 0, 0.5 * _grain_ns * P)
+    _partition_phase(c, team, &ph, PH_DRAIN, 1, 0, 0.5 * _grain_ns * P)
     for k in range(P):
         arena_reset(&c.ts[k].arena)
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import seer_runtime
+from seer_runtime.loop import DEFAULT_PHASE_POLICY, _phase_width_for
 from seer_runtime.models import phold
 
 PARAMS = dict(num_lps=512, remote_fraction=0.5, lookahead=0.5, mean_delay=1.0, start_events=2)
@@ -239,7 +240,7 @@ def test_separate_engines_in_concurrent_threads():
 @pytest.fixture
 def default_policy():
     """The shipped thresholds (the suite runs with every phase open)."""
-    old = seer_runtime.phase_policy(4000, 100000)
+    old = seer_runtime.phase_policy(*DEFAULT_PHASE_POLICY)
     yield
     seer_runtime.phase_policy(*old)
 
@@ -263,13 +264,23 @@ def test_default_policy_gives_the_serial_digest(default_policy):
 
 
 def test_phase_policy_round_trips_and_rejects_bad_values(default_policy):
-    assert seer_runtime.phase_policy() == (4000.0, 100000.0)
-    assert seer_runtime.phase_policy(0, 5e4) == (4000.0, 100000.0)
+    assert seer_runtime.phase_policy() == (2000.0, 100000.0) == DEFAULT_PHASE_POLICY
+    assert seer_runtime.phase_policy(0, 5e4) == (2000.0, 100000.0)
     assert seer_runtime.phase_policy() == (0.0, 50000.0)
     for bad in (-1, True, "fast", float("nan")):
         with pytest.raises(ValueError, match="grain_ns must be a number >= 0"):
             seer_runtime.phase_policy(grain_ns=bad)
     assert seer_runtime.phase_policy() == (0.0, 50000.0)
+
+
+def test_a_phase_opens_to_one_member_per_half_grain_of_its_estimate(default_policy):
+    # 2 us grain: under it the caller alone; above, one member per 1 us of
+    # estimated work, up to the team (or what a straggler left open).
+    width = [_phase_width_for(est, 16) for est in (500, 1999, 2000, 2999, 3000, 9500, 16000, 1e6)]
+    assert width == [1, 1, 2, 2, 3, 9, 16, 16]
+    assert _phase_width_for(3000, 2) == 2 and _phase_width_for(1e6, 4) == 4
+    seer_runtime.phase_policy(0, 0)        # everything open to everyone
+    assert [_phase_width_for(est, 16) for est in (0, 500, 1e6)] == [16, 16, 16]
 
 
 def test_phase_policy_environment_variable_is_checked():
