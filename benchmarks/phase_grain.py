@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The vector env's 2-thread speedup under several phase grains, in one
+process: ``phase_policy(grain_ns)`` switched between blocks of steps, the
+settings and a 1-thread copy interleaved block by block (so a slow spell of
+the machine hits all alike).
+
+    PYTHONPATH=$PWD python benchmarks/phase_grain.py [--grains 4000 2000 1000 0]
+        [--copies 64] [--grid 8] [--blocks 30] [--steps 10]
+
+Prints, per grain: the median step time at 2 threads and the 2-thread
+speedup as the median over blocks of (1-thread block time / that block's
+time).  With 2 threads, grain G opens a phase estimated at G or more to both
+threads: G = 4000 is the rule before the width rule (every opened phase open
+to the whole team), 0 opens every phase.
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from seer_envs.vector import vector_env
+from seer_runtime import phase_policy
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--grains", type=float, nargs="+", default=[4000, 2000, 1000, 0])
+    p.add_argument("--copies", type=int, default=64)
+    p.add_argument("--grid", type=int, default=8)
+    p.add_argument("--blocks", type=int, default=30)
+    p.add_argument("--steps", type=int, default=10, help="steps per block")
+    args = p.parse_args()
+    E, g = args.copies, args.grid
+    kw = dict(grid_width=g, grid_height=g, max_cycles=10**9)
+    envs = {t: vector_env("pcs_v0", E, num_threads=t, **kw) for t in (1, 2)}
+    for v in envs.values():
+        v.reset(seed=0)
+    rng = np.random.default_rng(0)
+    acts = [rng.integers(0, 3, (E, g * g)) for _ in range(args.steps)]
+    shipped = phase_policy()
+    runs = [(f"grain {int(gr)} ns", 2, gr) for gr in args.grains] + [("1 thread", 1, shipped[0])]
+    times = {name: [] for name, _, _ in runs}
+    try:
+        for _ in range(args.blocks):
+            for name, threads, grain in runs:
+                phase_policy(grain, shipped[1])
+                t0 = time.perf_counter()
+                for a in acts:
+                    envs[threads].step(a)
+                times[name].append((time.perf_counter() - t0) / args.steps)
+    finally:
+        phase_policy(*shipped)
+    one = times["1 thread"]
+    print(f"PCS {g}x{g} vector env, {E} copies, {args.blocks} blocks of {args.steps} steps; "
+          f"shipped policy {shipped}")
+    for name, _, _ in runs:
+        speedup = statistics.median(a / b for a, b in zip(one, times[name]))
+        print(f"  {name:16s} {statistics.median(times[name]) * 1e3:7.3f} ms/step   "
+              f"2-thread speedup {speedup:5.2f}")
+
+
+if __name__ == "__main__":
+    main()
