@@ -1,17 +1,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The vector env's 2-thread speedup under several phase grains, in one
+"""The vector env's speedup under several phase grains, in one
 process: ``phase_policy(grain_ns)`` switched between blocks of steps, the
 settings and a 1-thread copy interleaved block by block (so a slow spell of
 the machine hits all alike).
 
     PYTHONPATH=$PWD python benchmarks/phase_grain.py [--grains 4000 2000 1000 0]
-        [--copies 64] [--grid 8] [--blocks 30] [--steps 10]
+        [--copies 64] [--grid 8] [--blocks 30] [--steps 10] [--threads 2]
 
-Prints, per grain: the median step time at 2 threads and the 2-thread
+Prints, per grain: the median step time at ``--threads`` threads and the
 speedup as the median over blocks of (1-thread block time / that block's
 time).  With 2 threads, grain G opens a phase estimated at G or more to both
 threads: G = 4000 is the rule before the width rule (every opened phase open
-to the whole team), 0 opens every phase.
+to the whole team), 0 opens every phase.  With more threads a phase opens to
+one thread per G/2 of its estimate.
 """
 
 import argparse
@@ -31,16 +32,17 @@ def main():
     p.add_argument("--grid", type=int, default=8)
     p.add_argument("--blocks", type=int, default=30)
     p.add_argument("--steps", type=int, default=10, help="steps per block")
+    p.add_argument("--threads", type=int, default=2)
     args = p.parse_args()
     E, g = args.copies, args.grid
     kw = dict(grid_width=g, grid_height=g, max_cycles=10**9)
-    envs = {t: vector_env("pcs_v0", E, num_threads=t, **kw) for t in (1, 2)}
+    envs = {t: vector_env("pcs_v0", E, num_threads=t, **kw) for t in (1, args.threads)}
     for v in envs.values():
         v.reset(seed=0)
     rng = np.random.default_rng(0)
     acts = [rng.integers(0, 3, (E, g * g)) for _ in range(args.steps)]
     shipped = phase_policy()
-    runs = [(f"grain {int(gr)} ns", 2, gr) for gr in args.grains] + [("1 thread", 1, shipped[0])]
+    runs = [(f"grain {int(gr)} ns", args.threads, gr) for gr in args.grains] + [("1 thread", 1, shipped[0])]
     times = {name: [] for name, _, _ in runs}
     try:
         for _ in range(args.blocks):
@@ -54,11 +56,11 @@ def main():
         phase_policy(*shipped)
     one = times["1 thread"]
     print(f"PCS {g}x{g} vector env, {E} copies, {args.blocks} blocks of {args.steps} steps; "
-          f"shipped policy {shipped}")
+          f"{args.threads} threads; shipped policy {shipped}")
     for name, _, _ in runs:
         speedup = statistics.median(a / b for a, b in zip(one, times[name]))
         print(f"  {name:16s} {statistics.median(times[name]) * 1e3:7.3f} ms/step   "
-              f"2-thread speedup {speedup:5.2f}")
+              f"speedup {speedup:5.2f}")
 
 
 if __name__ == "__main__":
