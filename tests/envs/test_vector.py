@@ -72,6 +72,33 @@ def test_copies_ending_at_different_steps(threads):
     assert ends == 7 + 2 + 4 + 3
 
 
+@pytest.mark.parametrize("threads", [2, 3, 4])
+def test_shipped_phase_policy_gives_the_one_thread_results(threads):
+    # The suite opens every phase to every member (SEER_PHASE_GRAIN_NS=0);
+    # users get the shipped policy, under which each phase opens to as many
+    # members as its estimate pays for.  Copies end at different steps.
+    import seer_runtime
+    from seer_runtime.loop import DEFAULT_PHASE_POLICY
+    old = seer_runtime.phase_policy(*DEFAULT_PHASE_POLICY)
+    try:
+        outs = {}
+        for t in (1, threads):
+            v = vector_env("pcs_v0", 16, num_threads=t, grid_width=8, grid_height=8,
+                           max_cycles=[6 + c % 5 for c in range(16)])
+            got = [v.reset(seed=4)[0]]
+            rng = np.random.default_rng(1)
+            for _ in range(14):
+                obs, rew, term, trunc, infos = v.step(rng.integers(0, 3, (16, 64)))
+                got += [obs, rew, term, trunc, infos.get("_final_obs")]
+            outs[t] = got
+            opened = v.engine.stats()["phases_opened"]
+        assert opened > 0          # the policy opened phases at `threads`
+        for a, b in zip(outs[1], outs[threads]):
+            np.testing.assert_array_equal(a, b)
+    finally:
+        seer_runtime.phase_policy(*old)
+
+
 def test_per_copy_seeds():
     v = vector_env("pcs_v0", 3, num_threads=1, **KW)
     a = np.zeros((3, 12), np.int64)
