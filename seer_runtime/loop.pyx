@@ -627,10 +627,10 @@ cdef void _phase_main(void* arg, void* team, int tid, int nt) noexcept nogil:
 # second thread saves), a larger one opens to one member per half grain of
 # its estimate (up to the team); one over _wake_ns also wakes parked members
 # (a futex wake and a thread's wake-up cost tens of microseconds).
-cdef double _grain_ns = 2000.0
-cdef double _wake_ns = 100000.0
 #: The shipped (grain_ns, wake_ns), before any environment variable.
 DEFAULT_PHASE_POLICY = (2000.0, 100000.0)
+cdef double _grain_ns = DEFAULT_PHASE_POLICY[0]
+cdef double _wake_ns = DEFAULT_PHASE_POLICY[1]
 
 
 def phase_policy(grain_ns=None, wake_ns=None):
@@ -638,8 +638,8 @@ def phase_policy(grain_ns=None, wake_ns=None):
     estimated work in one phase of a round): below ``grain_ns`` a phase runs
     on the calling thread alone, above it opens to one worker per
     ``grain_ns / 2`` of its estimate (up to the team), from ``wake_ns`` on it
-    also wakes parked workers.  Results never depend on them.  Returns the previous
-    ``(grain_ns, wake_ns)``.  The environment variables
+    also wakes parked workers.  Results never depend on them.  Returns the
+    previous ``(grain_ns, wake_ns)``.  The environment variables
     ``SEER_PHASE_GRAIN_NS`` and ``SEER_PHASE_WAKE_NS`` set them at import;
     ``phase_policy(0, 0)`` opens every phase to every worker (what the
     equivalence tests use)."""
