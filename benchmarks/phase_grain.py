@@ -9,20 +9,24 @@ the machine hits all alike).
 
 Prints, per grain: the median step time at ``--threads`` threads and the
 speedup as the median over blocks of (1-thread block time / that block's
-time).  With 2 threads, grain G opens a phase estimated at G or more to both
-threads: G = 4000 is the rule before the width rule (every opened phase open
-to the whole team), 0 opens every phase.  With more threads a phase opens to
-one thread per G/2 of its estimate.
+time), with its range.  With 2 threads, grain G opens a phase estimated at G
+or more to both threads: G = 4000 is the rule before the width rule (every
+opened phase open to the whole team), 0 opens every phase.  With more
+threads a phase opens to one thread per G/2 of its estimate.
 """
 
 import argparse
+import os
 import statistics
-import time
+import sys
 
 import numpy as np
 
 from seer_envs.vector import vector_env
 from seer_runtime import phase_policy
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vector_env import interleave, paired    # noqa: E402
 
 
 def main():
@@ -42,25 +46,25 @@ def main():
     rng = np.random.default_rng(0)
     acts = [rng.integers(0, 3, (E, g * g)) for _ in range(args.steps)]
     shipped = phase_policy()
-    runs = [(f"grain {int(gr)} ns", args.threads, gr) for gr in args.grains] + [("1 thread", 1, shipped[0])]
-    times = {name: [] for name, _, _ in runs}
+
+    def block(threads, grain):
+        def run():
+            phase_policy(grain, shipped[1])
+            for a in acts:
+                envs[threads].step(a)
+        return run
+
+    runners = {f"grain {int(gr)} ns": block(args.threads, gr) for gr in args.grains}
+    runners["1 thread"] = block(1, shipped[0])
     try:
-        for _ in range(args.blocks):
-            for name, threads, grain in runs:
-                phase_policy(grain, shipped[1])
-                t0 = time.perf_counter()
-                for a in acts:
-                    envs[threads].step(a)
-                times[name].append((time.perf_counter() - t0) / args.steps)
+        times = interleave(runners, args.blocks)
     finally:
         phase_policy(*shipped)
-    one = times["1 thread"]
     print(f"PCS {g}x{g} vector env, {E} copies, {args.blocks} blocks of {args.steps} steps; "
           f"{args.threads} threads; shipped policy {shipped}")
-    for name, _, _ in runs:
-        speedup = statistics.median(a / b for a, b in zip(one, times[name]))
-        print(f"  {name:16s} {statistics.median(times[name]) * 1e3:7.3f} ms/step   "
-              f"speedup {speedup:5.2f}")
+    for name, t in times.items():
+        print(f"  {name:16s} {statistics.median(t) / args.steps * 1e3:7.3f} ms/step   "
+              f"speedup {paired(times, name, '1 thread')}")
 
 
 if __name__ == "__main__":

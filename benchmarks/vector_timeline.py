@@ -10,7 +10,8 @@ spell of the machine (both threads join every phase, no straggles, and the
         [--steps 30]
 
 Ends with a summary: blocks, the 2-thread speedup's 10th percentile, median
-and 90th percentile over blocks, and the blocks with straggles.
+and 90th percentile over blocks, the blocks with straggles, and how much
+slower per step those were than the median block without one.
 """
 
 import argparse
@@ -36,7 +37,7 @@ def main():
         v.reset(seed=0)
     rng = np.random.default_rng(0)
     acts = [rng.integers(0, 3, (E, g * g)) for _ in range(args.steps)]
-    speedups, straggled = [], 0
+    speedups, clean, hit = [], [], []
     end = time.monotonic() + args.seconds
     print("time      1t ms/step  2t ms/step  speedup  straggles  opened  member 1 joined")
     while time.monotonic() < end:
@@ -52,13 +53,16 @@ def main():
         straggles = s1["straggles"] - s0["straggles"]
         joined = s1["threads"][1]["phases"] - s0["threads"][1]["phases"]
         speedups.append(ms[1] / ms[2])
-        straggled += straggles > 0
+        (hit if straggles else clean).append(ms[2])
         print(f"{time.strftime('%H:%M:%S')}  {ms[1]:10.3f}  {ms[2]:10.3f}  {ms[1] / ms[2]:7.2f}  "
               f"{straggles:9d}  {s1['phases_opened'] - s0['phases_opened']:6d}  {joined:15d}",
               flush=True)
     q = statistics.quantiles(speedups, n=10) if len(speedups) > 1 else speedups * 9
     print(f"{len(speedups)} blocks of {args.steps} steps; 2-thread speedup p10 {q[0]:.2f}, "
-          f"median {statistics.median(speedups):.2f}, p90 {q[-1]:.2f}; blocks with straggles: {straggled}")
+          f"median {statistics.median(speedups):.2f}, p90 {q[-1]:.2f}; blocks with straggles: {len(hit)}")
+    if hit and clean:
+        print(f"a block with straggles: {statistics.mean(hit) - statistics.median(clean):+.3f} ms/step "
+              f"against the median block without ({statistics.median(clean):.3f} ms/step)")
 
 
 if __name__ == "__main__":

@@ -740,8 +740,8 @@ cdef void _run_phase(EngineCore* c, void* team, _Phase* ph, double est_ns) noexc
     if est_ns >= _grain_ns or force:
         c.sh.sized += 1
     if not force and nt > 1:
-        nt = _phase_width(est_ns, _open_width(c, nt))
-    if team == NULL or nt <= 1 or (est_ns < _grain_ns and not force):
+        nt = _phase_width(est_ns, _open_width(c, nt))      # 1 under the grain
+    if team == NULL or nt <= 1:
         _phase_main(ph, team, 0, ph.P)
     else:
         c.sh.opened += 1
