@@ -83,7 +83,7 @@ def main():
         for x in acts:
             k = step_no[0]
             cp.write_actions(x)
-            eng.inject_blocks(k * dt, cp.action_kind, starts, A)
+            eng.inject_blocks(k * dt, cp.action_kind, starts, A, execute=True)
             eng.run_until((k + 1) * dt)
             step_no[0] = k + 1
             cp.boundary(0, E, None, 1)

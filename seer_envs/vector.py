@@ -388,7 +388,7 @@ class SeerVectorEnv:
             k = int(cycles[0])
             if k * dt < eng.now:
                 eng.rewind(k * dt)
-            eng.inject_blocks(k * dt, cp.action_kind, self._all_starts, A)
+            eng.inject_blocks(k * dt, cp.action_kind, self._all_starts, A, execute=True)
             eng.run_until((k + 1) * dt)
             live_idx = None
         else:
@@ -405,7 +405,7 @@ class SeerVectorEnv:
                 try:
                     if k * dt < eng.now:
                         eng.rewind(k * dt)
-                    eng.inject_blocks(k * dt, cp.action_kind, cp.agent_starts(members), A)
+                    eng.inject_blocks(k * dt, cp.action_kind, cp.agent_starts(members), A, execute=True)
                     eng.run_until((k + 1) * dt)
                 finally:
                     eng.thaw()

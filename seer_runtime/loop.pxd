@@ -132,6 +132,7 @@ cdef class Engine:
     cdef double _now
     cdef bint _initialized
     cdef bint _failed
+    cdef bint _frozen               # between freeze_all_but and thaw
     cdef uint64_t _inject_seq
     cdef object _max_events_per_run
     cdef double _wall_s
@@ -148,12 +149,13 @@ cdef class Engine:
     cdef int _raise_errors(self) except -1
     cdef int64_t _total_events(self)
     # Inject one event of `kind` at `time` into every LP in [lo, hi), with
-    # payload word i[0] = LP - lo.  Called with the GIL, between runs; it
-    # releases the GIL for the pushes.  Raises RuntimeError when another
-    # thread is using the engine.
+    # payload word i[0] = LP - lo (execute: see Engine.inject).  Called with
+    # the GIL, between runs; it releases the GIL for the pushes.  Raises
+    # RuntimeError when another thread is using the engine.
     cdef int inject_range(self, sim_time_t time, int32_t kind, lp_id_t lo,
-                          lp_id_t hi) except -1
+                          lp_id_t hi, bint execute=*) except -1
     cdef int _inject_range_locked(self, sim_time_t time, int32_t kind, lp_id_t lo,
-                                  lp_id_t hi) except -1
+                                  lp_id_t hi, bint execute) except -1
+    cdef bint _can_execute(self, double time)
     cdef int _enter(self) except -1
     cdef int _check_idle(self) except -1

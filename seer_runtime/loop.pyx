@@ -548,6 +548,7 @@ ctypedef struct _Phase:
     const int64_t* starts   # ... or blocks [starts[b], starts[b] + cnt)
     int64_t cnt
     int64_t total       # inject: entries
+    int execute         # inject: run the event at once where it is the LP's next (see inject_blocks)
     # inject: the first failing entry (what a serial loop meets first), times
     # 2, plus 1 when the failure was the allocator's (INT64_MAX: none); an
     # atomic min, so no failure is lost whichever member met it
@@ -559,11 +560,44 @@ cdef inline bint _claim_part(EngineCore* c, int k) noexcept nogil:
     return seer_fetch_add_i64_relaxed(&c.sh.pclaim[8 * k], 1) == 0
 
 
+# An injected event that is its LP's next (before every pending event, and
+# no message can arrive before it: the caller checked time < now + lookahead)
+# runs now instead of going through the LP's queue: the LP would run it
+# first in the next window anyway, from the same state.  What it emits is
+# delivered as in a round (self events to the queue, messages to inboxes,
+# drained after the phase).  Errors are recorded with the event's key.
+cdef void _execute_one(EngineCore* c, ThreadState* me, lp_id_t lp, _Phase* ph, int64_t index,
+                       int tid) noexcept nogil:
+    cdef Event ev
+    cdef Ctx ctx
+    cdef int rc
+    memset(&ev, 0, sizeof(Event))
+    ev.time = ph.t
+    ev.seq = ph.seq
+    ev.src = SEER_ENV_SOURCE
+    ev.target = lp
+    ev.kind = ph.ev_kind
+    ev.data.i[0] = index
+    _make_ctx(c, me, &ctx, lp, tid)
+    ctx.now = ev.time
+    rc = c.lptype.on_event(c.model, &ctx, &ev)
+    if rc == SEER_OK and ctx.out.dropped != 0:
+        rc = SEER_E_OUTBOX_FULL
+    if rc != SEER_OK:
+        _record_error(c, me, rc, 0, &ev, ev.time, ev.time, ev.src, lp, ev.kind)
+        return
+    me.events += 1
+    if ctx.out.count > 0:
+        if _dispatch(c, me, &ctx, &ev) != SEER_OK:
+            return
+        c.next_time[lp] = heap_top_time(&c.heaps[lp], INFINITY)
+
+
 # Inject units: chunks of ph.total entries; entry idx is LP
 # starts[idx // cnt] + idx % cnt (blocks), or lo + idx (a range: starts NULL),
 # with payload word idx % cnt (or idx).  A failure lowers ph.failed to
 # 2 * idx (+ 1 for the allocator's), so the first failing entry is reported.
-cdef void _inject_units(EngineCore* c, _Phase* ph) noexcept nogil:
+cdef void _inject_units(EngineCore* c, ThreadState* me, _Phase* ph, int tid) noexcept nogil:
     cdef int64_t start, end, idx, b, off, lp, cnt = ph.cnt
     cdef int rc
     while _claim(&c.sh.cursor[0], ph.chunk, ph.total, &start, &end):
@@ -575,9 +609,13 @@ cdef void _inject_units(EngineCore* c, _Phase* ph) noexcept nogil:
             off = start % cnt
         for idx in range(start, end):
             lp = ph.lo + off if ph.starts == NULL else ph.starts[b] + off
-            if idx + 1 < end:
-                seer_prefetch(c.heaps[lp + 1 if lp + 1 < c.n else lp].data)
-            rc = _inject_one(c, <lp_id_t>lp, ph.t, ph.ev_kind, ph.seq, off)
+            if ph.execute and ph.t < c.next_time[lp]:
+                _execute_one(c, me, <lp_id_t>lp, ph, off, tid)
+                rc = SEER_OK
+            else:
+                if idx + 1 < end:
+                    seer_prefetch(c.heaps[lp + 1 if lp + 1 < c.n else lp].data)
+                rc = _inject_one(c, <lp_id_t>lp, ph.t, ph.ev_kind, ph.seq, off)
             if rc != SEER_OK:
                 seer_fetch_min_i64_relaxed(&ph.failed, 2 * idx + (rc == SEER_E_NO_MEMORY))
             off += 1
@@ -615,7 +653,7 @@ cdef void _phase_main(void* arg, void* team, int tid, int nt) noexcept nogil:
             if _claim_part(c, k):
                 _init_part(c, me, k, P, tid, ph.t)
     else:
-        _inject_units(c, ph)
+        _inject_units(c, me, ph, tid)
     me.drained += items
     me.phases += 1
     me.phase_ns = seer_clock_ns() - t0
@@ -886,6 +924,24 @@ cdef void _run_rounds(EngineCore* c, void* team, int P, bint narrow) noexcept no
         stop = _plan_round(c, team, &ph, 1, &W)
 
 
+# After an inject that executed events: drain the messages they sent (as a
+# round's drain does, with the same partitions), check the round's message
+# cap, and start the arenas over.
+cdef void _deliver_executed(EngineCore* c, void* team, _Phase* ph) noexcept nogil:
+    cdef int64_t msgs = 0
+    cdef int k
+    for k in range(ph.P):
+        msgs += c.ts[k].round_msgs
+    if msgs > 0:
+        _partition_phase(c, team, ph, PH_DRAIN, 0, 0, msgs * c.sh.ns_drain)
+    if msgs > c.sh.max_msgs:
+        c.sh.msgs_over = msgs
+        seer_store_i32_relaxed(&c.sh.abort, 1)
+    for k in range(ph.P):
+        arena_reset(&c.ts[k].arena)
+        c.ts[k].round_msgs = 0
+
+
 cdef void _init_rounds(EngineCore* c, void* team, int P, double t0) noexcept nogil:
     cdef _Phase ph
     cdef int k
@@ -1013,6 +1069,8 @@ cdef int _team_call(Engine eng, int op, _Phase* ph) except -1:
             c.sh.cursor[0] = 0
             # a heap push is a cache miss or two
             _run_phase(c, team, ph, ph.total * 50.0)
+            if ph.execute:
+                _deliver_executed(c, team, ph)
         seer_team_live(team, 0, 0)
     return 0
 
@@ -1320,15 +1378,20 @@ cdef class Engine:
         return self._total_events() - before
 
     cdef int inject_range(self, sim_time_t time, int32_t kind, lp_id_t lo,
-                          lp_id_t hi) except -1:
+                          lp_id_t hi, bint execute=False) except -1:
         self._enter()
         try:
-            return self._inject_range_locked(time, kind, lo, hi)
+            return self._inject_range_locked(time, kind, lo, hi, execute)
         finally:
             self._busy = False
 
+    cdef bint _can_execute(self, double time):
+        # No message of a later run can reach an LP before now + lookahead,
+        # and a frozen LP's next_time is not its queue's.
+        return not self._frozen and time < self._now + self.core.lookahead
+
     cdef int _inject_range_locked(self, sim_time_t time, int32_t kind, lp_id_t lo,
-                                  lp_id_t hi) except -1:
+                                  lp_id_t hi, bint execute) except -1:
         cdef EngineCore* c = &self.core
         cdef int64_t failed
         cdef _Phase ph
@@ -1350,7 +1413,10 @@ cdef class Engine:
         ph.starts = NULL
         ph.total = hi - lo
         ph.failed = INT64_MAX
+        ph.execute = execute and self._can_execute(time)
         _team_call(self, JOB_INJECT, &ph)
+        if ph.execute:
+            self._raise_errors()
         failed = ph.failed
         if failed != INT64_MAX:
             self._raise_inject_failure(lo + failed // 2,
@@ -1371,19 +1437,29 @@ cdef class Engine:
         raise exc(reason, f"injecting kind {kind} at t={time!r} into LP {lp}: {what}",
                   time=time, now=self._now, source=None, target=lp, kind=kind, code=code)
 
-    def inject(self, time, int kind, lo=0, hi=None):
+    def inject(self, time, int kind, lo=0, hi=None, execute=False):
         """Inject one event of ``kind`` at ``time`` into each LP in ``[lo, hi)``.
 
         Injected events come from the environment (source ``SEER_ENV_SOURCE``),
         carry ``data.i[0] = lp - lo`` and sort after LP-emitted events at the
         same time.  Used for action events at step starts.
+
+        ``execute=True`` is for a caller that runs past ``time`` next (an
+        env's step): where the event is its LP's next one (before everything
+        pending there, with ``time < now + lookahead`` so that no message can
+        come first) it is handled at once rather than queued, which saves a
+        queue push and pop and a visit in the first window.  Once the engine
+        has run past ``time`` the results are those of ``execute=False`` at
+        any thread count; before that, state readers see those events
+        handled.  Errors of the handlers are raised here.  While LPs are
+        frozen (:meth:`freeze_all_but`) every event is queued.
         """
         cdef double t = self._check_time(time, "time")
         if hi is None:
             hi = self.core.n
         if not (0 <= lo <= hi <= self.core.n):
             raise ValueError(f"bad LP range [{lo}, {hi}) for {self.core.n} LPs")
-        self.inject_range(t, kind, lo, hi)
+        self.inject_range(t, kind, lo, hi, bool(execute))
 
     # --- copies of one model in one engine (seer_envs.vector) ------------------
     # A vector env lays copy c's LP j at c * n + j.  These methods let each
@@ -1479,12 +1555,13 @@ cdef class Engine:
         self._now = tt
         return None
 
-    def inject_blocks(self, time, int kind, starts, count):
+    def inject_blocks(self, time, int kind, starts, count, execute=False):
         """Inject one event of ``kind`` at ``time`` into each LP of every block
         ``[s, s + count)`` for ``s`` in ``starts``, with payload word
         ``i[0] = lp - s`` and one injection sequence number for the call (the
         per-copy form of :meth:`inject`: within a copy, injected events keep
-        their relative order).  Blocks must not overlap (ValueError)."""
+        their relative order; ``execute`` as there).  Blocks must not overlap
+        (ValueError)."""
         self._check_idle()
         cdef double t = self._check_time(time, "time")
         cdef EngineCore* c = &self.core
@@ -1530,7 +1607,10 @@ cdef class Engine:
         ph.cnt = cnt
         ph.total = total
         ph.failed = INT64_MAX
+        ph.execute = bool(execute) and self._can_execute(t)
         _team_call(self, JOB_INJECT, &ph)
+        if ph.execute:
+            self._raise_errors()
         if ph.failed != INT64_MAX:
             idx = ph.failed // 2
             self._raise_inject_failure(st[idx // cnt] + idx % cnt,
@@ -1568,6 +1648,7 @@ cdef class Engine:
         for lp in range(c.n):
             if not keep[lp]:
                 c.next_time[lp] = INFINITY
+        self._frozen = True
         return None
 
     def thaw(self):
@@ -1578,6 +1659,7 @@ cdef class Engine:
         cdef int64_t lp
         for lp in range(c.n):
             c.next_time[lp] = heap_top_time(&c.heaps[lp], INFINITY)
+        self._frozen = False
         return None
 
     def _check_range(self, lo, hi):

@@ -184,7 +184,7 @@ class AircraftEnv(SeerParallelEnv):
             np.take(self._table, a, axis=0, out=m.actions)
 
     def _inject_actions(self, t0):
-        self._engine.inject(t0, ACTION_KIND, 0, self.config.num_uavs)
+        self._engine.inject(t0, ACTION_KIND, 0, self.config.num_uavs, execute=True)
 
     def _boundary(self, t):
         boundary(self._model, t, self._obs, self._rew, self._term, self.num_threads)

@@ -80,7 +80,7 @@ class GossipEnv(SeerParallelEnv):
         np.multiply(a, ~self._done, out=self._model.actions, casting="unsafe")
 
     def _inject_actions(self, t0):
-        self._engine.inject(t0, ACTION_KIND)
+        self._engine.inject(t0, ACTION_KIND, execute=True)
 
     def _boundary(self, t):
         counters = self._model.counters

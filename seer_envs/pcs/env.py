@@ -113,7 +113,7 @@ class PcsEnv(SeerParallelEnv):
         self._model.actions[:] = a
 
     def _inject_actions(self, t0):
-        self._engine.inject(t0, ACTION_KIND)
+        self._engine.inject(t0, ACTION_KIND, execute=True)
 
     def _boundary(self, t):
         boundary(self._model, self._obs, self._rew, self._prev, self._delta,
