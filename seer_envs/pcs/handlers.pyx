@@ -125,8 +125,8 @@ cdef inline lp_id_t _neighbour(const PcsState* s, lp_id_t cell, uint64_t d) noex
 
 
 # The four neighbours of `cell` in _neighbour's order, with the cell's
-# position worked out once (the boundary reads all four for every cell; the
-# integer divisions were a third of its time).
+# position worked out once: the boundary reads all four for every cell, and
+# _neighbour divides twice per call.
 cdef inline void _neighbours(const PcsState* s, lp_id_t cell, lp_id_t* out) noexcept nogil:
     cdef int64_t local = cell % s.cells
     cdef int64_t base = cell - local
