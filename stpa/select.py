@@ -15,7 +15,8 @@ from stpa.probe import cpu_model, omp_num_threads_cap, probe, thread_caps
 # Prefer fewer threads unless more are predicted this much faster.
 MARGIN = 1.03
 # Bump when the preflight measures something different: old entries are ignored.
-PREFLIGHT_VERSION = 2
+# 3: env steps execute their actions at injection (fewer LPs per round on PCS).
+PREFLIGHT_VERSION = 3
 
 _CACHE = {}
 
