@@ -108,25 +108,9 @@ ctypedef struct PcsState:
     double* power               # per cell: power-control estimate
 
 
-cdef inline lp_id_t _neighbour(const PcsState* s, lp_id_t cell, uint64_t d) noexcept nogil:
-    # Neighbours on the cell's own copy of the torus (a single env is copy 0).
-    cdef int64_t local = cell % s.cells
-    cdef int64_t base = cell - local
-    cdef int64_t x = local % s.width, y = local // s.width
-    if d == 0:
-        x = x + 1 if x + 1 < s.width else 0
-    elif d == 1:
-        x = x - 1 if x > 0 else s.width - 1
-    elif d == 2:
-        y = y + 1 if y + 1 < s.height else 0
-    else:
-        y = y - 1 if y > 0 else s.height - 1
-    return <lp_id_t>(base + y * s.width + x)
-
-
-# The four neighbours of `cell` in _neighbour's order, with the cell's
-# position worked out once: the boundary reads all four for every cell, and
-# _neighbour divides twice per call.
+# The four neighbours of `cell` on its own copy of the torus (a single env is
+# copy 0), in the observation's order E, W, S, N: x + 1, x - 1, y + 1, y - 1.
+# The cell's position is worked out once: the boundary reads all four.
 cdef inline void _neighbours(const PcsState* s, lp_id_t cell, lp_id_t* out) noexcept nogil:
     cdef int64_t local = cell % s.cells
     cdef int64_t base = cell - local
@@ -136,6 +120,12 @@ cdef inline void _neighbours(const PcsState* s, lp_id_t cell, lp_id_t* out) noex
     out[1] = <lp_id_t>(row + (x - 1 if x > 0 else s.width - 1))
     out[2] = <lp_id_t>(base + (y + 1 if y + 1 < s.height else 0) * s.width + x)
     out[3] = <lp_id_t>(base + (y - 1 if y > 0 else s.height - 1) * s.width + x)
+
+
+cdef inline lp_id_t _neighbour(const PcsState* s, lp_id_t cell, uint64_t d) noexcept nogil:
+    cdef lp_id_t nb[4]
+    _neighbours(s, cell, nb)
+    return nb[d]
 
 
 cdef inline double _next_move(const PcsState* s, Ctx* ctx, double t) noexcept nogil:
