@@ -146,6 +146,7 @@ cdef class Engine:
 
     cdef int _alloc_threads(self, int32_t nthreads) except -1
     cdef void _free_threads(self) noexcept
+    cdef int _first_error(self)
     cdef int _raise_errors(self) except -1
     cdef int64_t _total_events(self)
     # Inject one event of `kind` at `time` into every LP in [lo, hi), with

@@ -531,6 +531,7 @@ cdef enum:
     PH_DRAIN = 1        # units: partitions (drain, then refresh and/or plan)
     PH_INIT = 2         # units: partitions (on_init hooks)
     PH_INJECT = 3       # units: chunks of an LP range
+    PH_RESET = 4        # units: chunks of an LP range (Engine.reset_lps)
 
 # One phase, as every member that joins it reads it.
 ctypedef struct _Phase:
@@ -624,6 +625,57 @@ cdef void _inject_units(EngineCore* c, ThreadState* me, _Phase* ph, int tid) noe
                 b += 1
 
 
+# Restart units (Engine.reset_lps): chunks of the range [ph.lo, ph.lo +
+# ph.total).  Each LP's queue and counters start over, then its on_init runs;
+# its events are checked in emission order as a serial restart checks them
+# (not before t0, inside the range, a lookahead ahead when for another LP),
+# then delivered as in a round (messages drained after the phase).  An LP
+# that fails records the error with the key (t0, LP): the smallest failing
+# LP, the one a serial restart stops at, is reported at any thread count.
+cdef void _reset_units(EngineCore* c, ThreadState* me, _Phase* ph, int tid) noexcept nogil:
+    cdef int64_t start, end, idx, lo = ph.lo, hi = ph.lo + ph.total
+    cdef lp_id_t lp
+    cdef int32_t i
+    cdef int rc
+    cdef Ctx ctx
+    cdef Event key
+    cdef Event* e
+    memset(&key, 0, sizeof(Event))
+    key.time = ph.t
+    while _claim(&c.sh.cursor[0], ph.chunk, ph.total, &start, &end):
+        for idx in range(start, end):
+            lp = <lp_id_t>(lo + idx)
+            c.heaps[lp].size = 0
+            c.rng_ctr[lp] = 0
+            c.emit_seq[lp] = 0
+            key.src = lp
+            key.target = lp
+            _make_ctx(c, me, &ctx, lp, tid)
+            ctx.now = ph.t
+            rc = c.lptype.on_init(c.model, &ctx)
+            if rc == SEER_OK and ctx.out.dropped != 0:
+                rc = SEER_E_OUTBOX_FULL
+            if rc != SEER_OK:
+                _record_error(c, me, rc, 0, &key, ph.t, ph.t, lp, lp, -1)
+                continue
+            for i in range(ctx.out.count):
+                e = &ctx.out.events[i]
+                if not (e.time >= ph.t):
+                    rc = SEER_E_PAST
+                elif e.target < lo or e.target >= hi:
+                    rc = SEER_E_BAD_TARGET
+                elif e.target != lp and not (e.time >= ph.t + c.lookahead):
+                    rc = SEER_E_LOOKAHEAD
+                if rc != SEER_OK:
+                    _record_error(c, me, rc, 0, &key, ph.t, e.time, lp, e.target, e.kind)
+                    break
+            if rc != SEER_OK:
+                continue
+            if ctx.out.count > 0 and _dispatch(c, me, &ctx, &key) != SEER_OK:
+                continue
+            c.next_time[lp] = heap_top_time(&c.heaps[lp], INFINITY)
+
+
 cdef void _phase_main(void* arg, void* team, int tid, int nt) noexcept nogil:
     cdef _Phase* ph = <_Phase*>arg
     cdef EngineCore* c = ph.c
@@ -652,6 +704,8 @@ cdef void _phase_main(void* arg, void* team, int tid, int nt) noexcept nogil:
             k = (tid + i) % P
             if _claim_part(c, k):
                 _init_part(c, me, k, P, tid, ph.t)
+    elif ph.kind == PH_RESET:
+        _reset_units(c, me, ph, tid)
     else:
         _inject_units(c, me, ph, tid)
     me.drained += items
@@ -963,6 +1017,7 @@ cdef enum:
     JOB_INIT = 0
     JOB_RUN = 1
     JOB_INJECT = 2
+    JOB_RESET = 3
 
 
 ctypedef struct _ForJob:
@@ -1059,6 +1114,17 @@ cdef int _team_call(Engine eng, int op, _Phase* ph) except -1:
                                and (c.sh.sized == 0 or c.sh.last_run_ns < _wake_ns))
         elif op == JOB_INIT:
             _init_rounds(c, team, P, ph.t)
+        elif op == JOB_RESET:
+            ph.c = c
+            ph.P = P
+            ph.kind = PH_RESET
+            ph.chunk = ph.total // (8 * P)
+            if ph.chunk < 1:
+                ph.chunk = 1
+            c.sh.cursor[0] = 0
+            # an on_init schedules an LP's first events: a microsecond or so
+            _run_phase(c, team, ph, ph.total * 1000.0)
+            _deliver_executed(c, team, ph)
         else:
             ph.c = c
             ph.P = P
@@ -1491,7 +1557,8 @@ cdef class Engine:
     def reset_lps(self, lo, hi, start_time=0.0):
         """Restart LPs ``[lo, hi)`` as a fresh engine would at ``start_time``:
         drop their pending events, zero their RNG and emission counters and
-        call their ``on_init`` (in LP order, on this thread).  The model's own
+        call their ``on_init`` (on the engine's threads; an error names the
+        first failing LP, as a serial restart in LP order would).  The model's own
         state of those LPs is the caller's to restore first.  Events emitted
         by these ``on_init`` calls must target LPs inside ``[lo, hi)`` (copies
         never interact): anything else raises :class:`ContractViolation`.
@@ -1501,38 +1568,37 @@ cdef class Engine:
         cdef double t0 = self._check_time(start_time, "start_time")
         cdef EngineCore* c = &self.core
         cdef int64_t a, b
-        cdef int rc
-        cdef lp_id_t bad_src = 0, bad_target = 0
-        cdef int32_t bad_kind = -1
-        cdef double bad_time = 0.0
-        cdef Event* outbox
+        cdef int best
+        cdef _Phase ph
+        cdef ThreadState* e
         self._check_usable()
         if not self._initialized:
             raise RuntimeError("reset_lps() needs an initialised engine: call init() first")
         a, b = self._check_range(lo, hi)
-        outbox = <Event*>malloc(SEER_OUTBOX_CAPACITY * sizeof(Event))
-        if outbox == NULL:
-            raise MemoryError()
-        try:
-            with nogil:
-                rc = _reset_range(c, <lp_id_t>a, <lp_id_t>b, t0, outbox, &bad_src,
-                                  &bad_target, &bad_kind, &bad_time)
-        finally:
-            free(outbox)
-        if rc != SEER_OK:
-            self._failed = True
-            if rc in _REASONS:
-                reason, what = _REASONS[rc]
-            else:
-                reason, what = "model", f"the model's on_init returned error code {rc}"
-            msg = (f"{what}: LP {bad_src}, restarted at t={t0!r}, scheduled an event of kind "
-                   f"{bad_kind} for target LP {bad_target} at t={bad_time!r}")
-            if rc == SEER_E_BAD_TARGET:
-                msg += f", but a restarted range [{a}, {b}) may only schedule events inside itself"
-            elif rc == SEER_E_LOOKAHEAD:
-                msg += f", under the lookahead {c.lookahead!r}"
-            raise ContractViolation(reason, msg, time=bad_time, now=t0, source=bad_src,
-                                    target=bad_target, kind=bad_kind, code=rc)
+        if b > a:
+            memset(&ph, 0, sizeof(_Phase))
+            ph.t = t0
+            ph.lo = a
+            ph.total = b - a
+            _team_call(self, JOB_RESET, &ph)
+            best = self._first_error()
+            if best >= 0 and c.ts[best].err_class == 0:
+                self._failed = True
+                e = &c.ts[best]
+                rc = e.err_code
+                if rc in _REASONS:
+                    reason, what = _REASONS[rc]
+                else:
+                    reason, what = "model", f"the model's on_init returned error code {rc}"
+                msg = (f"{what}: LP {e.err_src}, restarted at t={t0!r}, scheduled an event of kind "
+                       f"{e.err_kind} for target LP {e.err_target} at t={e.err_time!r}")
+                if rc == SEER_E_BAD_TARGET:
+                    msg += f", but a restarted range [{a}, {b}) may only schedule events inside itself"
+                elif rc == SEER_E_LOOKAHEAD:
+                    msg += f", under the lookahead {c.lookahead!r}"
+                raise ContractViolation(reason, msg, time=e.err_time, now=t0, source=e.err_src,
+                                        target=e.err_target, kind=e.err_kind, code=rc)
+            self._raise_errors()        # delivery errors, the message cap
         if t0 < self._now:
             self._now = t0
         return None
@@ -1842,16 +1908,13 @@ cdef class Engine:
             raise RuntimeError("this Engine stopped on a ContractViolation; its state is "
                                "undefined, create a new one")
 
-    cdef int _raise_errors(self) except -1:
+    cdef int _first_error(self):
+        # The error a serial run meets first (see _record_error): the
+        # smallest key over the threads' records; -1 when none.
         cdef EngineCore* c = &self.core
         cdef int t, best = -1
         cdef ThreadState* s
         cdef ThreadState* b
-        if c.sh.abort == 0 and c.sh.stuck == 0:
-            return 0
-        self._failed = True
-        # The error a serial run meets first (see _record_error): the
-        # smallest key over the threads' records...
         for t in range(c.max_threads):
             s = &c.ts[t]
             if s.err_code == 0:
@@ -1862,9 +1925,19 @@ cdef class Engine:
                         (b.err_class, b.key_time, b.key_src, b.key_seq, b.key_lp):
                     continue
             best = t
-        # ... except that a round's limits come between handling errors
-        # (class 0) and delivery errors (class 1, whose messages were sent
-        # within the round).
+        return best
+
+    cdef int _raise_errors(self) except -1:
+        cdef EngineCore* c = &self.core
+        cdef int best
+        cdef ThreadState* s
+        if c.sh.abort == 0 and c.sh.stuck == 0:
+            return 0
+        self._failed = True
+        # The error a serial run meets first, except that a round's limits
+        # come between handling errors (class 0) and delivery errors (class
+        # 1, whose messages were sent within the round).
+        best = self._first_error()
         if best < 0 or c.ts[best].err_class == 1:
             if c.sh.msgs_over:
                 raise ContractViolation(
@@ -1941,57 +2014,6 @@ cdef int _inject_one(EngineCore* c, lp_id_t lp, double time, int32_t kind, uint6
     if rc == SEER_OK and time < c.next_time[lp]:
         c.next_time[lp] = time
     return rc
-
-
-# Restart LPs [lo, hi) serially (Engine.reset_lps): the same emission
-# rules as _dispatch, with every target confined to the range.
-cdef int _reset_range(EngineCore* c, lp_id_t lo, lp_id_t hi, double t0, Event* outbox,
-                      lp_id_t* bad_src, lp_id_t* bad_target, int32_t* bad_kind,
-                      double* bad_time) noexcept nogil:
-    cdef lp_id_t lp
-    cdef int32_t i
-    cdef int rc
-    cdef Ctx ctx
-    cdef Event* e
-    for lp in range(lo, hi):
-        c.heaps[lp].size = 0
-        c.rng_ctr[lp] = 0
-        c.emit_seq[lp] = 0
-        c.next_time[lp] = INFINITY
-    for lp in range(lo, hi):
-        ctx.lp = lp
-        ctx.thread = 0
-        ctx.rng_key = c.rng_key[lp]
-        ctx.rng_ctr = &c.rng_ctr[lp]
-        ctx.out.events = outbox
-        ctx.out.count = 0
-        ctx.now = t0
-        bad_src[0] = lp
-        bad_target[0] = lp
-        bad_time[0] = t0
-        rc = c.lptype.on_init(c.model, &ctx)
-        if rc != SEER_OK:
-            return rc
-        for i in range(ctx.out.count):
-            e = &outbox[i]
-            bad_target[0] = e.target
-            bad_kind[0] = e.kind
-            bad_time[0] = e.time
-            if not (e.time >= t0):
-                return SEER_E_PAST
-            if e.target < lo or e.target >= hi:
-                return SEER_E_BAD_TARGET
-            if e.target != lp and not (e.time >= t0 + c.lookahead):
-                return SEER_E_LOOKAHEAD
-            e.src = lp
-            e.seq = c.emit_seq[lp]
-            c.emit_seq[lp] += 1
-            rc = heap_push(&c.heaps[e.target], e, c.max_pending_per_lp)
-            if rc != SEER_OK:
-                return rc
-            if e.time < c.next_time[e.target]:
-                c.next_time[e.target] = e.time
-    return SEER_OK
 
 
 def rng_draws(seed, entity, count, dist="uniform", param=1.0):

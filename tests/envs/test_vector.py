@@ -221,6 +221,45 @@ def test_engine_copy_methods():
         eng.reset_lps(0, 6)
 
 
+def _restarted(threads, lo, hi):
+    """Three PCS copies run to t = 90, then LPs [lo, hi) restart at 0: what
+    the restart left (per-LP counters), and the state after a run to 180;
+    or the error's message, source and target."""
+    from seer_envs.pcs.handlers import PcsModel
+    m = PcsModel(seer_envs.get("pcs_v0").build_config(dict(KW)), 3)
+    eng = Engine(m, num_threads=threads, seed=0)
+    for c in range(3):
+        eng.set_stream_keys(12 * c, 12 * (c + 1), 9 + c)
+    eng.init(0.0)
+    eng.run_until(90.0)
+    m.reset_cells(lo, hi)
+    try:
+        eng.reset_lps(lo, hi, 0.0)
+    except ContractViolation as e:
+        return str(e), e.source, e.target
+    counters = [eng.lp_counters(j) for j in range(lo, hi)]
+    eng.run_until(180.0)
+    return counters, eng.state_digest(), m.counters.tolist()
+
+
+@pytest.mark.parametrize("threads", [2, 3, 4])
+def test_reset_lps_is_the_same_at_every_thread_count(threads):
+    # reset_lps runs the on_init hooks on the engine's threads; the phones'
+    # first events reach other cells of their copy (messages, drained after)
+    for lo, hi in [(12, 24), (0, 36)]:
+        assert _restarted(threads, lo, hi) == _restarted(1, lo, hi)
+    # a restarted copy starts as a fresh copy keyed alike
+    from seer_envs.pcs.handlers import PcsModel
+    fresh = Engine(PcsModel(seer_envs.get("pcs_v0").build_config(dict(KW)), 3), num_threads=threads)
+    for c in range(3):
+        fresh.set_stream_keys(12 * c, 12 * (c + 1), 9 + c)
+    fresh.init(0.0)
+    assert _restarted(threads, 12, 24)[0] == [fresh.lp_counters(j) for j in range(12, 24)]
+    # half a copy: the smallest failing LP, the one a serial restart stops at
+    err = _restarted(threads, 0, 6)
+    assert err == _restarted(1, 0, 6) and "restarted range [0, 6)" in err[0]
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_next_step_autoreset_equals_single_envs(threads):
     mcs = [2, 3, 2]
