@@ -317,6 +317,36 @@ cdef int _dispatch(EngineCore* c, ThreadState* me, Ctx* ctx, const Event* key) n
     return SEER_OK
 
 
+# Handle one event of ctx.lp: its hook, then what the hook emitted.
+# Returns 0 or an error code (recorded with the event's key).
+cdef inline int _handle(EngineCore* c, ThreadState* me, Ctx* ctx, const Event* ev) noexcept nogil:
+    cdef int rc
+    ctx.now = ev.time
+    ctx.out.count = 0
+    rc = c.lptype.on_event(c.model, ctx, ev)
+    if rc == SEER_OK and ctx.out.dropped != 0:
+        rc = SEER_E_OUTBOX_FULL
+    if rc != SEER_OK:
+        _record_error(c, me, rc, 0, ev, ev.time, ev.time, ev.src, ctx.lp, ev.kind)
+        return rc
+    if ctx.out.count > 0:
+        return _dispatch(c, me, ctx, ev)
+    return SEER_OK
+
+
+# The event the environment injects into `lp` (Engine.inject): source
+# SEER_ENV_SOURCE, payload word i[0] = index.
+cdef inline void _env_event(Event* ev, double time, int32_t kind, uint64_t seq, lp_id_t lp,
+                            int64_t index) noexcept nogil:
+    memset(ev, 0, sizeof(Event))
+    ev.time = time
+    ev.seq = seq
+    ev.src = SEER_ENV_SOURCE
+    ev.target = lp
+    ev.kind = kind
+    ev.data.i[0] = index
+
+
 # Run every event of `lp` with time < W, except those later than `limit` (an
 # error's time: they cannot fail first).  Returns 0 or an error code.
 cdef int _exec_lp(EngineCore* c, ThreadState* me, lp_id_t lp, double W, double limit, int tid,
@@ -329,18 +359,9 @@ cdef int _exec_lp(EngineCore* c, ThreadState* me, lp_id_t lp, double W, double l
     _make_ctx(c, me, &ctx, lp, tid)
     while h.size > 0 and h.data[0].time < W and not (h.data[0].time > limit):
         heap_pop(h, &ev)
-        ctx.now = ev.time
-        ctx.out.count = 0
-        rc = c.lptype.on_event(c.model, &ctx, &ev)
-        if rc == SEER_OK and ctx.out.dropped != 0:
-            rc = SEER_E_OUTBOX_FULL
+        rc = _handle(c, me, &ctx, &ev)
         if rc != SEER_OK:
-            _record_error(c, me, rc, 0, &ev, ev.time, ev.time, ev.src, lp, ev.kind)
             return rc
-        if ctx.out.count > 0:
-            rc = _dispatch(c, me, &ctx, &ev)
-            if rc != SEER_OK:
-                return rc
         nevents[0] += 1
         count += 1
         # An event storm inside one window (zero-delay self events, say)
@@ -571,26 +592,12 @@ cdef void _execute_one(EngineCore* c, ThreadState* me, lp_id_t lp, _Phase* ph, i
                        int tid) noexcept nogil:
     cdef Event ev
     cdef Ctx ctx
-    cdef int rc
-    memset(&ev, 0, sizeof(Event))
-    ev.time = ph.t
-    ev.seq = ph.seq
-    ev.src = SEER_ENV_SOURCE
-    ev.target = lp
-    ev.kind = ph.ev_kind
-    ev.data.i[0] = index
+    _env_event(&ev, ph.t, ph.ev_kind, ph.seq, lp, index)
     _make_ctx(c, me, &ctx, lp, tid)
-    ctx.now = ev.time
-    rc = c.lptype.on_event(c.model, &ctx, &ev)
-    if rc == SEER_OK and ctx.out.dropped != 0:
-        rc = SEER_E_OUTBOX_FULL
-    if rc != SEER_OK:
-        _record_error(c, me, rc, 0, &ev, ev.time, ev.time, ev.src, lp, ev.kind)
+    if _handle(c, me, &ctx, &ev) != SEER_OK:
         return
     me.events += 1
     if ctx.out.count > 0:
-        if _dispatch(c, me, &ctx, &ev) != SEER_OK:
-            return
         c.next_time[lp] = heap_top_time(&c.heaps[lp], INFINITY)
 
 
@@ -978,10 +985,11 @@ cdef void _run_rounds(EngineCore* c, void* team, int P, bint narrow) noexcept no
         stop = _plan_round(c, team, &ph, 1, &W)
 
 
-# After an inject that executed events: drain the messages they sent (as a
-# round's drain does, with the same partitions), check the round's message
-# cap, and start the arenas over.
-cdef void _deliver_executed(EngineCore* c, void* team, _Phase* ph) noexcept nogil:
+# After a phase that ran hooks outside a round (an inject that executed
+# events, a restart): drain the messages they sent (as a round's drain does,
+# with the same partitions), check the round's message cap, and start the
+# arenas over.
+cdef void _deliver_messages(EngineCore* c, void* team, _Phase* ph) noexcept nogil:
     cdef int64_t msgs = 0
     cdef int k
     for k in range(ph.P):
@@ -1009,6 +1017,20 @@ cdef void _init_rounds(EngineCore* c, void* team, int P, double t0) noexcept nog
     _partition_phase(c, team, &ph, PH_DRAIN, 1, 0, 0.5 * _grain_ns * P)
     for k in range(P):
         arena_reset(&c.ts[k].arena)
+
+
+# A phase over ph.total entries of an LP range (inject, reset), claimed in
+# chunks through cursor 0; est_ns: the estimated cost of one entry.
+cdef void _range_phase(EngineCore* c, void* team, _Phase* ph, int P, int kind,
+                       double est_ns) noexcept nogil:
+    ph.c = c
+    ph.P = P
+    ph.kind = kind
+    ph.chunk = ph.total // (8 * P)
+    if ph.chunk < 1:
+        ph.chunk = 1
+    c.sh.cursor[0] = 0
+    _run_phase(c, team, ph, ph.total * est_ns)
 
 
 # --- team calls -----------------------------------------------------------------
@@ -1115,28 +1137,14 @@ cdef int _team_call(Engine eng, int op, _Phase* ph) except -1:
         elif op == JOB_INIT:
             _init_rounds(c, team, P, ph.t)
         elif op == JOB_RESET:
-            ph.c = c
-            ph.P = P
-            ph.kind = PH_RESET
-            ph.chunk = ph.total // (8 * P)
-            if ph.chunk < 1:
-                ph.chunk = 1
-            c.sh.cursor[0] = 0
             # an on_init schedules an LP's first events: a microsecond or so
-            _run_phase(c, team, ph, ph.total * 1000.0)
-            _deliver_executed(c, team, ph)
+            _range_phase(c, team, ph, P, PH_RESET, 1000.0)
+            _deliver_messages(c, team, ph)
         else:
-            ph.c = c
-            ph.P = P
-            ph.kind = PH_INJECT
-            ph.chunk = ph.total // (8 * P)
-            if ph.chunk < 1:
-                ph.chunk = 1
-            c.sh.cursor[0] = 0
             # a heap push is a cache miss or two
-            _run_phase(c, team, ph, ph.total * 50.0)
+            _range_phase(c, team, ph, P, PH_INJECT, 50.0)
             if ph.execute:
-                _deliver_executed(c, team, ph)
+                _deliver_messages(c, team, ph)
         seer_team_live(team, 0, 0)
     return 0
 
@@ -2003,13 +2011,7 @@ cdef int _inject_one(EngineCore* c, lp_id_t lp, double time, int32_t kind, uint6
                      int64_t index) noexcept nogil:
     cdef Event ev
     cdef int rc
-    memset(&ev, 0, sizeof(Event))
-    ev.time = time
-    ev.seq = seq
-    ev.src = SEER_ENV_SOURCE
-    ev.target = lp
-    ev.kind = kind
-    ev.data.i[0] = index
+    _env_event(&ev, time, kind, seq, lp, index)
     rc = heap_push(&c.heaps[lp], &ev, c.max_pending_per_lp)
     if rc == SEER_OK and time < c.next_time[lp]:
         c.next_time[lp] = time
