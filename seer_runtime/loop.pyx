@@ -179,6 +179,14 @@ _REASONS = {
 }
 
 
+def _reason_of(code, hook):
+    """(reason, description) of an error code; a model's own code names the
+    hook that returned it."""
+    if code in _REASONS:
+        return _REASONS[code]
+    return "model", f"the model's {hook} returned error code {code}"
+
+
 # --- phases (all nogil) ---------------------------------------------------------
 
 # LPs are split into P contiguous partitions (P = the engine's num_threads).
@@ -1594,10 +1602,7 @@ cdef class Engine:
                 self._failed = True
                 e = &c.ts[best]
                 rc = e.err_code
-                if rc in _REASONS:
-                    reason, what = _REASONS[rc]
-                else:
-                    reason, what = "model", f"the model's on_init returned error code {rc}"
+                reason, what = _reason_of(rc, "on_init")
                 msg = (f"{what}: LP {e.err_src}, restarted at t={t0!r}, scheduled an event of kind "
                        f"{e.err_kind} for target LP {e.err_target} at t={e.err_time!r}")
                 if rc == SEER_E_BAD_TARGET:
@@ -1968,10 +1973,7 @@ cdef class Engine:
             raise AssertionError("the engine stopped with no error recorded")
         s = &c.ts[best]
         code = s.err_code
-        if code in _REASONS:
-            reason, what = _REASONS[code]
-        else:
-            reason, what = "model", f"the model's handler returned error code {code}"
+        reason, what = _reason_of(code, "handler")
         src = "the environment" if s.err_src == SEER_ENV_SOURCE else f"LP {s.err_src}"
         kind = s.err_kind
         msg = (f"{what}: {src}, handling an event at t={s.err_now!r}, scheduled an event of "
