@@ -4,10 +4,10 @@ git revision against the working tree's, in one process over the same
 compiled engine, beside the engine alone and SuperSuit, interleaved in rounds.
 
     PYTHONPATH=$PWD python benchmarks/vector_step_ab.py [--rev main] [--copies 64] [--grid 8]
-        [--steps 40] [--rounds 5] [--max-cycles 1000000] [--team-reward-share 0]
+        [--steps 40] [--rounds 5] [--max-cycles 1000000] [--team-reward-share 0] [--threads 1]
 
-Runners (PCS, ``--copies`` copies of a ``--grid`` square grid, 1 thread,
-the same random actions):
+Runners (PCS, ``--copies`` copies of a ``--grid`` square grid, ``--threads``
+threads (SuperSuit: 1 each), the same random actions):
 
 - ``vector @REV``: the revision's ``vector.py`` (loaded from ``git show``);
 - ``vector (tree)``: this tree's;
@@ -58,6 +58,7 @@ def main():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--max-cycles", type=int, default=10**6)
     p.add_argument("--team-reward-share", type=float, default=0.0)
+    p.add_argument("--threads", type=int, default=1)
     p.add_argument("--no-supersuit", action="store_true")
     a = p.parse_args()
     from seer_envs import vector as tree
@@ -71,10 +72,10 @@ def main():
     acts = [rng.integers(0, 6, (E, A)) for _ in range(a.steps)]
     runners = {}
     for name, mod in ((f"vector @{a.rev}", rev), ("vector (tree)", tree)):
-        v = mod.vector_env("pcs_v0", E, num_threads=1, **kw)
+        v = mod.vector_env("pcs_v0", E, num_threads=a.threads, **kw)
         v.reset(seed=0)
         runners[name] = (lambda v=v: [v.step(x) for x in acts])
-    fl = tree.vector_env("pcs_v0", E, num_threads=1, **kw)
+    fl = tree.vector_env("pcs_v0", E, num_threads=a.threads, **kw)
     fl.reset(seed=0)
     cp, eng, dt, starts = fl._copies, fl.engine, fl.config.dt, fl._all_starts
     step_no = [0]
@@ -86,7 +87,7 @@ def main():
             eng.inject_blocks(k * dt, cp.action_kind, starts, A, execute=True)
             eng.run_until((k + 1) * dt)
             step_no[0] = k + 1
-            cp.boundary(0, E, None, 1)
+            cp.boundary(0, E, None, a.threads)
     runners["engine floor"] = floor
     if not a.no_supersuit:
         ssv = supersuit_pcs(E, kw)
@@ -95,7 +96,7 @@ def main():
         runners["supersuit"] = (lambda: [ssv.step(x) for x in flat])
     times = interleave(runners, a.rounds)
     rate = median_rates(times, E * a.steps)
-    print(f"PCS {g}x{g}, {E} copies, 1 thread, max_cycles {a.max_cycles}, {a.steps} steps x "
+    print(f"PCS {g}x{g}, {E} copies, {a.threads} thread(s), max_cycles {a.max_cycles}, {a.steps} steps x "
           f"{a.rounds} interleaved rounds (median round); load average {os.getloadavg()[0]:.1f}")
     for k, r in rate.items():
         print(f"  {k:<22} {r:>10.0f} env steps/s  {1e6 * E / r:>8.0f} us/step")

@@ -488,3 +488,36 @@ def test_rllib_runner_records_whole_copy_episodes_for_every_row():
     assert len(done) >= 3 * A and min(lengths) > 1
     assert all(n % A == 0 for n in lengths.values()), lengths
     assert all(e.is_terminated for e in done)           # every UAV stopped (battery)
+
+
+@pytest.mark.parametrize("env_id", ["pcs_v0", "aircraft_v0"])
+@pytest.mark.parametrize("mode", ["same_step", "next_step"])
+def test_returned_arrays_are_the_callers(env_id, mode):
+    # The boundaries write into the adapter's arrays at every step, reset and
+    # auto-reset: nothing a later call does may change what an earlier call
+    # returned (rollout buffers keep them).
+    kw = dict(KW, max_cycles=[2, 3, 2]) if env_id == "pcs_v0" else dict(AKW, max_cycles=[2, 3, 2])
+    v = vector_env(env_id, 3, num_threads=2, autoreset_mode=mode, **kw)
+    kept = []
+
+    def keep(out):
+        arrays = [x for x in out if isinstance(x, np.ndarray)]
+        for info in (x for x in out if isinstance(x, dict)):
+            arrays += [x for x in info.values() if isinstance(x, np.ndarray)]
+        kept.append([(x, x.copy()) for x in arrays])
+
+    keep(v.reset(seed=4))
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(8):
+        a = (rng.integers(0, v.single_action_space.n, (3, v.num_agents)) if env_id == "pcs_v0"
+             else rng.uniform(-1, 1, (3, v.num_agents, 2)).astype(np.float32))
+        out = v.step(a)
+        ended += bool(out[4])
+        keep(out)
+    keep(v.reset(seed=5))
+    keep(v.step(a))
+    assert ended >= 3
+    for k, pairs in enumerate(kept):
+        for x, snapshot in pairs:
+            np.testing.assert_array_equal(x, snapshot, err_msg=f"output of call {k} changed")
