@@ -96,6 +96,13 @@ class _PcsCopies:
         self.delta = np.zeros((total, len(COUNTERS)), np.int64)
         self.term = np.zeros(total, bool)     # PCS never terminates
 
+    def new_outputs(self):
+        """Fresh output arrays for the next boundaries, which write every row
+        of their range: a step hands the arrays out without copying them."""
+        self.obs = np.empty_like(self.obs)
+        self.rew = np.empty_like(self.rew)
+        self.term = np.zeros_like(self.term)
+
     # Where copies live in the engine: copy c is LPs [c*n, (c+1)*n).
     def copy_blocks(self, c):
         """(lo, hi, first entity) of copy c's LP blocks (stream keys)."""
@@ -176,6 +183,11 @@ class _AircraftCopies:
     @property
     def term(self):
         return self._term.view(bool)
+
+    def new_outputs(self):
+        self.obs = np.empty_like(self.obs)
+        self.rew = np.empty_like(self.rew)
+        self._term = np.empty_like(self._term)
 
     def copy_blocks(self, c):
         U, T, nu = self.U, self.T, self.nu
@@ -349,6 +361,7 @@ class SeerVectorEnv:
         threads = self._choose_threads()
         cp = self._copies
         cp.restart_state(0, self.num_envs)
+        cp.new_outputs()
         eng = Engine(cp.model, num_threads=threads, seed=0)
         for c in range(self.num_envs):
             s = int(self._seed_rngs[c].integers(0, 2**63))
@@ -367,7 +380,7 @@ class SeerVectorEnv:
         self._ep_length[:] = 0
         cp.boundary(0, self.num_envs, np.zeros(self.num_envs), threads)
         self._broken = None
-        return self._agent_view(cp.obs).copy(), {}
+        return self._agent_view(cp.obs), {}
 
     def step(self, actions):
         """One step of every copy (see the class docstring)."""
@@ -377,6 +390,10 @@ class SeerVectorEnv:
         A, E = cp.agents_per_copy, self.num_envs
         self._broken = "a step"
         cp.write_actions(a)
+        # Every copy's rows are written below, by its restart or the step's
+        # boundary, into fresh arrays that the caller then owns: no copy out
+        # (a serial copy of rows that the team's threads just wrote).
+        cp.new_outputs()
         waiting = self._waiting          # NEXT_STEP: copies that ended last step
         everyone = not waiting.any()
         if not everyone:
@@ -419,9 +436,9 @@ class SeerVectorEnv:
         else:
             for lo, hi in _runs(live_idx):
                 cp.boundary(lo, hi, times, self.num_threads)
-        term = self._agent_view(cp.term).copy()
-        rew = self._agent_view(cp.rew).copy()
-        obs = self._agent_view(cp.obs).copy()
+        term = self._agent_view(cp.term)
+        rew = self._agent_view(cp.rew)
+        obs = self._agent_view(cp.obs)
         if everyone:
             live = ~self._done
             trunc = (self._cycle >= self.max_cycles)[:, None] & ~term
@@ -473,6 +490,7 @@ class SeerVectorEnv:
         infos = {"final_obs": obs.copy(), "_final_obs": ended.copy(),
                  "episode": {"r": self._ep_return.copy(), "l": self._ep_length.copy()},
                  "_episode": ended.copy()}
+        self._copies.new_outputs()      # the restarts must not overwrite what this step returns
         self._restart(idx)
         obs[idx] = self._agent_view(self._copies.obs)[idx]
         return infos
