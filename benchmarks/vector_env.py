@@ -13,6 +13,13 @@ per second) from the median round, and the ratios vector/SuperSuit and
 2-thread/1-thread as the median of per-round ratios (each round times the
 runners back to back), with their range.
 
+A fifth runner calibrates the machine: two processes, each stepping a
+1-thread vector env of half the copies (the same actions), started together
+each round.  They share nothing, so their speedup over the 1-thread vector
+env is what this machine gives two independent workers at that moment (on a
+virtual machine whose second core is sometimes shared, under 2); the 2-thread
+vector env is reported against it too (``--no-halves`` skips it).
+
 Then (``--aircraft-copies``, default 256) Aircraft with 16 UAVs: the vector
 env at 1 and 2 threads beside VMAS's ``discovery`` scenario (16 agents
 searching 2 targets, continuous actions, ``num_envs`` = the same copies,
@@ -25,6 +32,7 @@ so the row is a throughput reference, not a like-for-like race.
 """
 
 import argparse
+import multiprocessing
 import os
 import statistics
 import time
@@ -49,6 +57,7 @@ def main():
     p.add_argument("--steps", type=int, default=40, help="steps per runner per round")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--no-supersuit", action="store_true")
+    p.add_argument("--no-halves", action="store_true", help="skip the two-process calibration")
     p.add_argument("--aircraft-copies", type=int, default=256, help="0 skips the Aircraft part")
     p.add_argument("--aircraft-steps", type=int, default=10)
     args = p.parse_args()
@@ -76,7 +85,14 @@ def main():
         ssv.reset(seed=0)
         flat = [a.reshape(-1) for a in acts]
         runners["supersuit 1 thr"] = (lambda: [ssv.step(a) for a in flat])
-    times = interleave(runners, args.rounds)
+    halves = None if args.no_halves or E < 2 else Halves(E, kw, acts)
+    if halves is not None:
+        runners["2 procs x half"] = halves.round
+    try:
+        times = interleave(runners, args.rounds)
+    finally:
+        if halves is not None:
+            halves.close()
     rate = median_rates(times, E * args.steps)
     print(f"PCS {g}x{g}, {E} copies, {args.steps} steps x {args.rounds} interleaved rounds (median round); "
           f"load average {os.getloadavg()[0]:.1f}")
@@ -90,11 +106,59 @@ def main():
           f"outside it, per step (median round): "
           + ", ".join(f"{k} {1e3 * statistics.median(w - e for w, e in zip(times[k], engine_s[k])) / args.steps:.3f} ms"
                       for k in engine_s))
+    if halves is not None:
+        print(f"two processes, half the copies each, over vector 1 thr (this machine's 2-core "
+              f"ceiling): {paired(times, '2 procs x half', 'vector 1 thr')}")
+        print(f"vector 2 thr / two processes: {paired(times, 'vector 2 thr', '2 procs x half')}")
     if not args.no_supersuit:
         print(f"vector 1 thr / SuperSuit: {paired(times, 'vector 1 thr', 'supersuit 1 thr')}")
         print(f"vector 2 thr / SuperSuit: {paired(times, 'vector 2 thr', 'supersuit 1 thr')}")
     if args.aircraft_copies:
         aircraft(args)
+
+
+def _half_worker(conn, copies, kw, acts):
+    """Step a 1-thread vector env of ``copies`` copies through ``acts`` once
+    per message; reply when done."""
+    v = vector_env("pcs_v0", copies, num_threads=1, **kw)
+    v.reset(seed=0)
+    conn.send("ready")
+    while conn.recv():
+        for a in acts:
+            v.step(a)
+        conn.send("done")
+
+
+class Halves:
+    """Two worker processes (spawned: no state shared with this one), each
+    with half the copies; ``round()`` steps both at once and returns when
+    both are done."""
+
+    def __init__(self, copies, kw, acts):
+        ctx = multiprocessing.get_context("spawn")
+        h = copies // 2
+        self.conns, self.procs = [], []
+        for lo, hi in ((0, h), (h, copies)):
+            parent, child = ctx.Pipe()
+            p = ctx.Process(target=_half_worker, args=(child, hi - lo, kw, [a[lo:hi] for a in acts]),
+                            daemon=True)
+            p.start()
+            self.conns.append(parent)
+            self.procs.append(p)
+        for c in self.conns:
+            c.recv()
+
+    def round(self):
+        for c in self.conns:
+            c.send(True)
+        for c in self.conns:
+            c.recv()
+
+    def close(self):
+        for c in self.conns:
+            c.send(False)
+        for p in self.procs:
+            p.join(10)
 
 
 def interleave(runners, rounds):
