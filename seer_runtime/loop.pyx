@@ -393,6 +393,28 @@ cdef inline bint _claim(int64_t* cursor, int64_t chunk, int64_t total, int64_t* 
     return True
 
 
+# Claim the next chunk of [0, total) split into P segments (segment k:
+# [_part_lo(total, P, k), _part_lo(total, P, k + 1)), through cursors[8 * k]):
+# the claimer's own segment first, then the others in ring order.  Entries
+# in LP order then mostly go to the member whose partition holds their LPs
+# (whose cache holds their state), as the exec phase's do, rather than
+# alternating between members chunk by chunk.  seg: the segments tried so far
+# (start at 0).
+cdef inline bint _claim_own_first(int64_t* cursors, int P, int tid, int64_t total, int64_t chunk,
+                                  int* seg, int64_t* start, int64_t* end) noexcept nogil:
+    cdef int k
+    cdef int64_t lo
+    while seg[0] < P:
+        k = (tid + seg[0]) % P
+        lo = _part_lo(total, P, k)
+        if _claim(&cursors[8 * k], chunk, _part_lo(total, P, k + 1) - lo, start, end):
+            start[0] += lo
+            end[0] += lo
+            return True
+        seg[0] += 1
+    return False
+
+
 # Claim chunks of one segment of the executive list.  After an error the
 # claims go on (see _record_error), but only events up to the error bound run.
 cdef void _exec_segment(EngineCore* c, ThreadState* me, int seg, int64_t chunk, double W,
@@ -615,8 +637,8 @@ cdef void _execute_one(EngineCore* c, ThreadState* me, lp_id_t lp, _Phase* ph, i
 # 2 * idx (+ 1 for the allocator's), so the first failing entry is reported.
 cdef void _inject_units(EngineCore* c, ThreadState* me, _Phase* ph, int tid) noexcept nogil:
     cdef int64_t start, end, idx, b, off, lp, cnt = ph.cnt
-    cdef int rc
-    while _claim(&c.sh.cursor[0], ph.chunk, ph.total, &start, &end):
+    cdef int rc, seg = 0
+    while _claim_own_first(c.sh.cursor, ph.P, tid, ph.total, ph.chunk, &seg, &start, &end):
         if ph.starts == NULL:
             b = 0
             off = start
@@ -655,9 +677,10 @@ cdef void _reset_units(EngineCore* c, ThreadState* me, _Phase* ph, int tid) noex
     cdef Ctx ctx
     cdef Event key
     cdef Event* e
+    cdef int seg = 0
     memset(&key, 0, sizeof(Event))
     key.time = ph.t
-    while _claim(&c.sh.cursor[0], ph.chunk, ph.total, &start, &end):
+    while _claim_own_first(c.sh.cursor, ph.P, tid, ph.total, ph.chunk, &seg, &start, &end):
         for idx in range(start, end):
             lp = <lp_id_t>(lo + idx)
             c.heaps[lp].size = 0
@@ -1028,16 +1051,19 @@ cdef void _init_rounds(EngineCore* c, void* team, int P, double t0) noexcept nog
 
 
 # A phase over ph.total entries of an LP range (inject, reset), claimed in
-# chunks through cursor 0; est_ns: the estimated cost of one entry.
+# chunks, own segment first (_claim_own_first); est_ns: the estimated cost
+# of one entry.
 cdef void _range_phase(EngineCore* c, void* team, _Phase* ph, int P, int kind,
                        double est_ns) noexcept nogil:
+    cdef int k
     ph.c = c
     ph.P = P
     ph.kind = kind
     ph.chunk = ph.total // (8 * P)
     if ph.chunk < 1:
         ph.chunk = 1
-    c.sh.cursor[0] = 0
+    for k in range(P):
+        c.sh.cursor[8 * k] = 0
     _run_phase(c, team, ph, ph.total * est_ns)
 
 
@@ -1050,18 +1076,24 @@ cdef enum:
     JOB_RESET = 3
 
 
+# Segments of a parallel loop (one per member up to this many; members
+# beyond share them): a member takes its own segment's chunks first.
+DEF _FOR_SEGS = 16
+
 ctypedef struct _ForJob:
     seer_range_fn body
     void* arg
     int64_t n
     int64_t chunk
-    int64_t next
+    int segs
+    int64_t cursors[8 * _FOR_SEGS]      # one per segment, 64 bytes apart
 
 
 cdef void _for_main(void* arg, void* team, int tid, int nt) noexcept nogil:
     cdef _ForJob* j = <_ForJob*>arg
     cdef int64_t a, b
-    while _claim(&j.next, j.chunk, j.n, &a, &b):
+    cdef int seg = 0
+    while _claim_own_first(j.cursors, j.segs, tid % j.segs, j.n, j.chunk, &seg, &a, &b):
         j.body(j.arg, a, b)
 
 
@@ -1075,6 +1107,7 @@ cdef void seer_parallel_for(int num_threads, int64_t n, seer_range_fn body,
                             void* arg) noexcept nogil:
     cdef _ForJob j
     cdef void* team
+    cdef int k
     if n <= 0:
         return
     if num_threads > n:
@@ -1091,7 +1124,9 @@ cdef void seer_parallel_for(int num_threads, int64_t n, seer_range_fn body,
     j.body = body
     j.arg = arg
     j.n = n
-    j.next = 0
+    j.segs = num_threads if num_threads < _FOR_SEGS else _FOR_SEGS
+    for k in range(j.segs):
+        j.cursors[8 * k] = 0
     j.chunk = n // (4 * num_threads)
     if j.chunk < 1:
         j.chunk = 1
