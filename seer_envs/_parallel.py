@@ -54,8 +54,9 @@ class SeerParallelEnv(ParallelEnv):
     - ``_action_spec``: ``("discrete", n)`` or ``("box", shape, low, high)``;
     - ``_write_actions(a)``: copy a validated action array into the model;
     - ``_inject_actions(t0)``: inject the step's action events at ``t0``;
-    - ``_boundary(t) -> terminated``: fill ``self._obs`` / ``self._rew``
-      at the step boundary ``t`` and return a bool array of stopped agents;
+    - ``_boundary(t) -> terminated``: fill every row of ``self._obs`` /
+      ``self._rew`` (new, uninitialised arrays at each call) at the step
+      boundary ``t`` and return a bool array of stopped agents;
     - ``_agent_infos(rows) -> list of dicts`` (per-agent details);
     - ``_image()`` / ``_print_map()`` for rendering; optionally
       ``_episode_started()``.
@@ -172,9 +173,7 @@ class SeerParallelEnv(ParallelEnv):
         a = self._actions_from_dict(actions)
         agents, rows, all_live = self.agents, self._live_rows, len(self.agents) == self._n
         obs, rew, term, trunc = self._advance(a)
-        if all_live:
-            obs = obs.copy()
-        else:
+        if not all_live:
             obs, rew, term, trunc = obs[rows], rew[rows], term[rows], trunc[rows]
         obs_d = dict(zip(agents, obs))
         rew_d = dict(zip(agents, rew.tolist()))
@@ -199,18 +198,19 @@ class SeerParallelEnv(ParallelEnv):
 
     def reset_arrays(self, seed=None, options=None):
         """Like :meth:`reset` but returns the ``(agents, obs_size)`` float32
-        observation array (a fresh copy)."""
+        observation array (a fresh array, the caller's)."""
         self._check_open()
         self._check_options(options)
         self._start(self._episode_seed(seed))
-        return self._obs.copy()
+        return self._obs
 
     def step_arrays(self, actions):
         """Step with one array of actions, one row per possible agent in
         ``possible_agents`` order (rows of finished agents are checked but
         ignored).  Returns ``(obs, rewards, terminations, truncations)``
-        arrays over all possible agents; ``obs`` and ``rewards`` are fresh
-        copies each step; ``terminations`` is True for every stopped agent."""
+        arrays over all possible agents, fresh each step (the caller's: later
+        steps do not change them); ``terminations`` is True for every stopped
+        agent."""
         self._check_steppable()
         spec = self._action_spec
         if spec[0] == "discrete":
@@ -218,8 +218,7 @@ class SeerParallelEnv(ParallelEnv):
         else:
             a = self._check_box_array(actions, self._n, spec[1], spec[2], spec[3],
                                       self.possible_agents)
-        obs, rew, term, trunc = self._advance(a)
-        return obs.copy(), rew.copy(), term, trunc
+        return self._advance(a)
 
     def _start(self, episode_seed):
         """Seed, choose threads, build the model and engine, run on_init and
@@ -240,6 +239,7 @@ class SeerParallelEnv(ParallelEnv):
                                        thread_times=self._thread_times)
         self._after_step(started=True)            # its first trial may be a smaller team
         self._episode_started()
+        self._fresh_outputs()
         self._boundary(0.0)
         self._interrupted = None
         if self.render_mode == "human":
@@ -248,9 +248,17 @@ class SeerParallelEnv(ParallelEnv):
     def _episode_started(self):
         """Scenario hook: reset per-episode bookkeeping before the first boundary."""
 
+    def _fresh_outputs(self):
+        """New ``_obs`` / ``_rew`` arrays for the next boundary (which writes
+        every row), so that the arrays handed out before stay the caller's
+        without a copy (a serial one, of rows the team's threads just wrote)."""
+        self._obs = np.empty_like(self._obs)
+        self._rew = np.empty_like(self._rew)
+
     def _advance(self, a):
-        """Run one step with a validated action array; returns the internal
-        ``(obs, rewards, terminations, truncations)`` arrays (not copies)."""
+        """Run one step with a validated action array; returns ``(obs,
+        rewards, terminations, truncations)``: the step's own arrays, which
+        the env does not write again."""
         self._interrupted = f"step {self._cycle + 1}"
         dt = self.config.dt
         self._write_actions(a)
@@ -260,6 +268,7 @@ class SeerParallelEnv(ParallelEnv):
         t1 = (self._cycle + 1) * dt
         self._engine.run_until(t1)
         self._cycle += 1
+        self._fresh_outputs()
         term = np.array(self._boundary(t1), bool)      # a copy: the caller keeps it
         live = ~self._done
         np.add(self._ep_return, self._rew, out=self._ep_return, where=live)

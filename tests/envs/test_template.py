@@ -77,16 +77,34 @@ def test_dict_path_identical_to_array_path(name, threads):
     assert d.engine.state_digest() == a.engine.state_digest()
 
 
-def test_dict_observations_are_views_of_one_copy_per_step():
+def test_dict_observations_are_views_of_one_array_per_step():
     env = ENVS["pcs"](num_threads=1)
     env.reset(seed=0)
     o1, *_ = env.step({ag: 0 for ag in env.agents})
     base = o1["cell_0_0"].base
     assert base is not None and all(v.base is base for v in o1.values())
-    assert base is not env._obs
     kept = {ag: v.copy() for ag, v in o1.items()}
     env.step({ag: 1 for ag in env.agents})
+    assert env._obs is not base                 # the next boundary wrote a new array
     assert all(np.array_equal(o1[ag], kept[ag]) for ag in o1)
+
+
+@pytest.mark.parametrize("name", sorted(ENVS))
+def test_returned_arrays_are_the_callers(name):
+    # Each boundary writes new arrays, so what a call returned is never
+    # written again: not by later steps, an episode's end, or a reset.
+    env = ENVS[name](num_threads=2)
+    rng = np.random.default_rng(5)
+    o = env.reset_arrays(seed=3)
+    kept = [(o, o.copy())]
+    while env.agents:
+        out = env.step_arrays(_random_actions(env, rng))
+        kept += [(x, x.copy()) for x in out]
+    o = env.reset_arrays(seed=4)
+    kept += [(o, o.copy())] + [(x, x.copy()) for x in env.step_arrays(_random_actions(env, rng))]
+    env.step_arrays(_random_actions(env, rng))
+    for k, (x, snapshot) in enumerate(kept):
+        np.testing.assert_array_equal(x, snapshot, err_msg=f"returned array {k} changed")
 
 
 @pytest.mark.parametrize("bad, match", [
