@@ -57,6 +57,14 @@ def test_console_script_is_installed():
     assert r.returncode == 0 and "pcs_v0" in r.stdout and "[cells]" in r.stdout
 
 
+def test_python_dash_m_seer_is_the_seer_command(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "seer", "--version"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.startswith("seer ")
+    r = subprocess.run([sys.executable, "-m", "seer", "check", str(tmp_path / "missing.toml")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "no such file" in r.stderr and "Traceback" not in r.stderr
+
+
 SWEEP = '''
 scenario = "pcs_v0"
 [params]
