@@ -440,8 +440,17 @@ class SeerVectorEnv:
         rew = self._agent_view(cp.rew)
         obs = self._agent_view(cp.obs)
         if everyone:
+            over = self._cycle >= self.max_cycles
+            if not (over.any() or term.any() or self._done.any()):
+                # The common step: no agent stopped before or now, no copy
+                # truncated (the general path gives the same, in more passes).
+                np.add(self._ep_return, rew, out=self._ep_return)
+                self._ep_length += 1
+                self._broken = None
+                self._after_step()
+                return obs, rew, term, np.zeros_like(term), {}
             live = ~self._done
-            trunc = (self._cycle >= self.max_cycles)[:, None] & ~term
+            trunc = over[:, None] & ~term
         else:                   # restarted copies: their reset observation, nothing else
             rew[waiting] = 0.0
             term[waiting] = False
