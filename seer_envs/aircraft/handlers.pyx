@@ -203,7 +203,6 @@ ctypedef struct AircraftState:
     int64_t* ucell_ids          #   ucell_ids[k*U1 + start[c] : k*U1 + start[c+1]]
     int64_t* tcell_start        # the same for targets (target indices)
     int64_t* tcell_ids
-    int64_t* cursor             # grid^2 scratch of the counting sort
 
 
 # --- helpers ---------------------------------------------------------------
@@ -538,7 +537,7 @@ cdef class AircraftModel(Scenario):
     cdef readonly object bel_x, bel_y, bel_t, bel_id, counters, actions
     cdef readonly object tx, ty, tvx, tvy, twx, twy
     cdef readonly object sx, sy, svx, svy, salive, cell, ucell_start, ucell_ids
-    cdef readonly object tcell_start, tcell_ids, cursor
+    cdef readonly object tcell_start, tcell_ids
     cdef readonly object prev_energy, prev_counters, in_range, snap_times
     cdef readonly int64_t num_copies
 
@@ -621,7 +620,6 @@ cdef class AircraftModel(Scenario):
         self.ucell_ids = np.zeros(nu, np.int64)
         self.tcell_start = np.zeros(num_copies * (g2 + 1), np.int64)
         self.tcell_ids = np.zeros(tn, np.int64)
-        self.cursor = np.zeros(g2, np.int64)
         self.prev_energy = f64(nu, cfg.battery_capacity)
         self.prev_counters = np.zeros((nu, N_COUNTERS), np.int64)
         self.in_range = np.zeros(nu, np.int32)
@@ -635,7 +633,6 @@ cdef class AircraftModel(Scenario):
         cdef uint8_t[::1] al = self.alive, sal = self.salive
         cdef int64_t[::1] bid = self.bel_id, cell = self.cell, us = self.ucell_start
         cdef int64_t[::1] ui = self.ucell_ids, ts = self.tcell_start, ti = self.tcell_ids
-        cdef int64_t[::1] cur = self.cursor
         cdef double[::1] snt = self.snap_times
         cdef int64_t[:, ::1] cn = self.counters
         cdef double[:, ::1] act = self.actions
@@ -652,7 +649,7 @@ cdef class AircraftModel(Scenario):
         s.tx, s.ty, s.tvx, s.tvy, s.twx, s.twy = &tx[0], &ty[0], &tvx[0], &tvy[0], &twx[0], &twy[0]
         s.sx, s.sy, s.svx, s.svy, s.salive = &sx[0], &sy[0], &svx[0], &svy[0], &sal[0]
         s.cell, s.ucell_start, s.ucell_ids = &cell[0], &us[0], &ui[0]
-        s.tcell_start, s.tcell_ids, s.cursor = &ts[0], &ti[0], &cur[0]
+        s.tcell_start, s.tcell_ids = &ts[0], &ti[0]
         s.snap_times = &snt[0]
 
     @property
@@ -711,6 +708,8 @@ cdef inline void _snap_entity(AircraftState* s, int64_t e) noexcept nogil:
 
 
 # Counting sort of entities [lo, hi) into cells, in id order: deterministic.
+# No scratch: placing advances start[c] to cell c's end (the next cell's
+# start), and a shift puts the starts back.  So copies sort in parallel.
 cdef void _bucket(AircraftState* s, int64_t lo, int64_t hi, int64_t* start,
                   int64_t* ids, int64_t id_base) noexcept nogil:
     cdef int64_t g2 = s.grid * s.grid, c, e
@@ -721,12 +720,24 @@ cdef void _bucket(AircraftState* s, int64_t lo, int64_t hi, int64_t* start,
             start[s.cell[e] + 1] += 1
     for c in range(g2):
         start[c + 1] += start[c]
-        s.cursor[c] = start[c]
     for e in range(lo, hi):
         c = s.cell[e]
         if c >= 0:
-            ids[s.cursor[c]] = e - id_base
-            s.cursor[c] += 1
+            ids[start[c]] = e - id_base
+            start[c] += 1
+    for c in range(g2 - 1, 0, -1):
+        start[c] = start[c - 1]
+    start[0] = 0
+
+
+# Both grids (UAVs, targets) of copies a.base + [lo, hi).
+cdef void _bucket_range(void* arg, int64_t lo, int64_t hi) noexcept nogil:
+    cdef _SnapArgs* a = <_SnapArgs*>arg
+    cdef AircraftState* s = a.s
+    cdef int64_t cp, U = s.U1, T = s.T1, nu = s.n_uav, g1 = s.grid * s.grid + 1
+    for cp in range(a.base + lo, a.base + hi):
+        _bucket(s, cp * U, (cp + 1) * U, s.ucell_start + cp * g1, s.ucell_ids + cp * U, 0)
+        _bucket(s, nu + cp * T, nu + (cp + 1) * T, s.tcell_start + cp * g1, s.tcell_ids + cp * T, nu)
 
 
 # Observation row, reward and bookkeeping of UAV i at the boundary.  Writes
@@ -797,7 +808,7 @@ def boundary(AircraftModel m, double now, float[:, ::1] obs, float[::1] rewards,
     if obs.shape[0] != nu or obs.shape[1] != OBS_SIZE or rewards.shape[0] != nu or terminated.shape[0] != nu:
         raise ValueError("boundary: output arrays have the wrong shape")
     cdef _BoundaryArgs a
-    cdef _SnapArgs su, st
+    cdef _SnapArgs su, st, sb
     if c1 < 0:
         c1 = ncop
     if not 0 <= c0 <= c1 <= ncop:
@@ -821,6 +832,8 @@ def boundary(AircraftModel m, double now, float[:, ::1] obs, float[::1] rewards,
     su.base = c0 * U
     st.s = s
     st.base = nu + c0 * T
+    sb.s = s
+    sb.base = c0
     # On the engine's worker team (no OpenMP pool: fork-safe, and its waits
     # block rather than spin).
     with nogil:
@@ -828,16 +841,13 @@ def boundary(AircraftModel m, double now, float[:, ::1] obs, float[::1] rewards,
             s.snap_times[cp] = tms[cp]
         seer_parallel_for(num_threads, (c1 - c0) * U, _snap_range, &su)
         seer_parallel_for(num_threads, (c1 - c0) * T, _snap_range, &st)
-        for cp in range(c0, c1):
-            _bucket(s, cp * U, (cp + 1) * U, s.ucell_start + cp * g1, s.ucell_ids + cp * U, 0)
-            _bucket(s, nu + cp * T, nu + (cp + 1) * T, s.tcell_start + cp * g1,
-                    s.tcell_ids + cp * T, nu)
+        seer_parallel_for(num_threads, c1 - c0, _bucket_range, &sb)
         seer_parallel_for(num_threads, (c1 - c0) * U, _uav_range, &a)
 
 
 ctypedef struct _SnapArgs:
     AircraftState* s
-    int64_t base                # first entity of the range
+    int64_t base                # first entity (or copy: _bucket_range) of the range
 
 
 ctypedef struct _BoundaryArgs:
