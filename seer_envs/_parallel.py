@@ -270,16 +270,23 @@ class SeerParallelEnv(ParallelEnv):
         self._cycle += 1
         self._fresh_outputs()
         term = np.array(self._boundary(t1), bool)      # a copy: the caller keeps it
-        live = ~self._done
-        np.add(self._ep_return, self._rew, out=self._ep_return, where=live)
-        self._ep_length += live
-        trunc = np.full(self._n, self._cycle >= self.max_cycles) & ~term
-        new_done = term | trunc
-        if trunc.any():
-            self._set_agents([])
-        elif new_done.sum() != self._done.sum():
-            self._set_agents([self.possible_agents[i] for i in np.flatnonzero(~new_done).tolist()])
-        self._done = new_done
+        if self._cycle < self.max_cycles and not (term.any() or self._done.any()):
+            # The common step: every agent live before and after, no
+            # truncation (the general path gives the same, in more passes).
+            np.add(self._ep_return, self._rew, out=self._ep_return)
+            self._ep_length += 1
+            trunc = np.zeros(self._n, bool)
+        else:
+            live = ~self._done
+            np.add(self._ep_return, self._rew, out=self._ep_return, where=live)
+            self._ep_length += live
+            trunc = np.full(self._n, self._cycle >= self.max_cycles) & ~term
+            new_done = term | trunc
+            if trunc.any():
+                self._set_agents([])
+            elif new_done.sum() != self._done.sum():
+                self._set_agents([self.possible_agents[i] for i in np.flatnonzero(~new_done).tolist()])
+            self._done = new_done
         self._interrupted = None
         self._after_step()
         if self.render_mode == "human":      # PettingZoo's convention: human mode draws each step
@@ -450,9 +457,9 @@ class SeerParallelEnv(ParallelEnv):
             raise ValueError(f"actions must have shape ({n_agents},), got {a.shape}")
         if a.dtype.kind not in "iu":
             raise ValueError(f"actions must be an integer array, got dtype {a.dtype}")
-        bad = np.flatnonzero((a < 0) | (a >= n_actions))
-        if bad.size:
-            i = int(bad[0])
+        # Two reductions, no temporaries; the mask only to name the culprit.
+        if a.size and (a.min() < 0 or a.max() >= n_actions):
+            i = int(np.flatnonzero((a < 0) | (a >= n_actions))[0])
             raise ValueError(f"action for agent {names[i]!r} must be in [0, {n_actions - 1}], got {a[i]}")
         return a
 
