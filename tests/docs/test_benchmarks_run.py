@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The benchmarks whose output the docs quote still run: each at its
+smallest settings (a few seconds in all), so a change that breaks a
+documented measurement command fails here rather than in a reader's shell.
+What they measure is not checked (that needs full-size, side-by-side runs)."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+CASES = {
+    "env_overhead": (["--blocks", "1"], "PCS 8x8"),
+    "vector_env": (["--copies", "4", "--grid", "2", "--steps", "2", "--rounds", "1", "--no-supersuit",
+                    "--aircraft-copies", "2", "--aircraft-steps", "1"],
+                   "vector 2 thr / two processes"),
+    "vector_restart": (["--copies", "4", "--grid", "2", "--restarts", "1", "--rounds", "1"],
+                       "2-thread speedup"),
+    "phase_grain": (["--copies", "4", "--grid", "2", "--blocks", "1", "--steps", "2"], "1 thread"),
+    "vector_timeline": (["--seconds", "0.3", "--copies", "4", "--grid", "2", "--steps", "2"],
+                        "2-thread speedup"),
+    "dict_step": (["--steps", "2", "--threads", "1"], "pcs_64x64"),
+    "waiting_ab": (["--tree", f"here={ROOT}", "--loads", "0", "--work", "pcs8", "--repeats", "1",
+                    "--seconds", "0.1"], "2t/1t"),
+    "contention": (["--only", "PCS 8x8", "--budget", "0.1", "--repeats", "1", "--busy", "0",
+                    "--no-procs"], "PCS 8x8 env"),
+}
+
+
+def _run(name, args):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", f"{name}.py")] + args,
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_benchmark_runs(name):
+    args, expect = CASES[name]
+    r = _run(name, args)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert expect in r.stdout, r.stdout[-3000:]
+
+
+@pytest.mark.skipif(shutil.which("git") is None or not os.path.isdir(os.path.join(ROOT, ".git")),
+                    reason="vector_step_ab.py reads a revision with git: needs a git checkout")
+def test_vector_step_ab_runs():
+    r = _run("vector_step_ab", ["--rev", "HEAD", "--copies", "4", "--grid", "2", "--steps", "2",
+                                "--rounds", "1", "--no-supersuit"])
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "tree / @HEAD" in r.stdout
