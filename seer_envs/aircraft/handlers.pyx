@@ -798,7 +798,7 @@ def boundary(AircraftModel m, double now, float[:, ::1] obs, float[::1] rewards,
     (default all) and ``times`` (one per copy) gives each copy's own
     boundary time in place of ``now``; arrays stay indexed by global UAV."""
     cdef AircraftState* s = &m.s
-    cdef int64_t e, i, cp, nu = s.n_uav, U = s.U1, T = s.T1, g1 = s.grid * s.grid + 1
+    cdef int64_t e, i, cp, nu = s.n_uav, U = s.U1, T = s.T1
     cdef int64_t ncop = m.num_copies
     cdef int64_t[:, ::1] prev_cnt = m.prev_counters
     cdef double[::1] prev_en = m.prev_energy
