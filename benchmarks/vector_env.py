@@ -70,8 +70,9 @@ def main():
 
     runners = {}
     engine_s = {}           # per round: seconds inside run_until (Engine.counters)
+    vecs = {}
     for t in (1, 2):
-        v = vector_env("pcs_v0", E, num_threads=t, **kw)
+        v = vecs[t] = vector_env("pcs_v0", E, num_threads=t, **kw)
         v.reset(seed=0)
         engine_s[f"vector {t} thr"] = []
         runners[f"vector {t} thr"] = (lambda v=v, t=t: _steps_timed(v, acts, engine_s[f"vector {t} thr"]))
@@ -88,6 +89,7 @@ def main():
     halves = None if args.no_halves or E < 2 else Halves(E, kw, acts)
     if halves is not None:
         runners["2 procs x half"] = halves.round
+    vecs[2].engine.reset_stats()
     try:
         times = interleave(runners, args.rounds)
     finally:
@@ -106,6 +108,12 @@ def main():
           f"outside it, per step (median round): "
           + ", ".join(f"{k} {1e3 * statistics.median(w - e for w, e in zip(times[k], engine_s[k])) / args.steps:.3f} ms"
                       for k in engine_s))
+    st = vecs[2].engine.stats()
+    wall = st["wall_s"]
+    busy = ", ".join(f"{b / wall:.0%}" for b in st["busy_s"])
+    print(f"  its 2-thread engine: busy {busy} of the time inside run_until (caller, member); "
+          f"the caller waited {st['idle_s'][0] / wall:.0%} of it for the member; "
+          f"{st['straggles']} straggles")
     if halves is not None:
         print(f"two processes, half the copies each, over vector 1 thr (this machine's 2-core "
               f"ceiling): {paired(times, '2 procs x half', 'vector 1 thr')}")
