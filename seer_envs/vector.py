@@ -96,7 +96,7 @@ class _PcsCopies:
         self.delta = np.zeros((total, len(COUNTERS)), np.int64)
         self.term = np.zeros(total, bool)     # PCS never terminates
 
-    def new_outputs(self):
+    def fresh_outputs(self):
         """Fresh output arrays for the next boundaries, which write every row
         of their range: a step hands the arrays out without copying them."""
         self.obs = np.empty_like(self.obs)
@@ -184,7 +184,7 @@ class _AircraftCopies:
     def term(self):
         return self._term.view(bool)
 
-    def new_outputs(self):
+    def fresh_outputs(self):
         self.obs = np.empty_like(self.obs)
         self.rew = np.empty_like(self.rew)
         self._term = np.empty_like(self._term)
@@ -361,7 +361,7 @@ class SeerVectorEnv:
         threads = self._choose_threads()
         cp = self._copies
         cp.restart_state(0, self.num_envs)
-        cp.new_outputs()
+        cp.fresh_outputs()
         eng = Engine(cp.model, num_threads=threads, seed=0)
         for c in range(self.num_envs):
             s = int(self._seed_rngs[c].integers(0, 2**63))
@@ -393,7 +393,7 @@ class SeerVectorEnv:
         # Every copy's rows are written below, by its restart or the step's
         # boundary, into fresh arrays that the caller then owns: no copy out
         # (a serial copy of rows that the team's threads just wrote).
-        cp.new_outputs()
+        cp.fresh_outputs()
         waiting = self._waiting          # NEXT_STEP: copies that ended last step
         everyone = not waiting.any()
         if not everyone:
@@ -499,7 +499,7 @@ class SeerVectorEnv:
         infos = {"final_obs": obs.copy(), "_final_obs": ended.copy(),
                  "episode": {"r": self._ep_return.copy(), "l": self._ep_length.copy()},
                  "_episode": ended.copy()}
-        self._copies.new_outputs()      # the restarts must not overwrite what this step returns
+        self._copies.fresh_outputs()      # the restarts must not overwrite what this step returns
         self._restart(idx)
         obs[idx] = self._agent_view(self._copies.obs)[idx]
         return infos

@@ -554,25 +554,52 @@ cdef void _test_sleep(EngineCore* c, int tid) noexcept nogil:
 cdef void _init_part(EngineCore* c, ThreadState* me, int k, int P, int tid,
                      double t0) noexcept nogil:
     cdef int64_t lo, hi, lp
+    _partition(c.n, P, k, &lo, &hi)
+    for lp in range(lo, hi):
+        if _init_lp(c, me, <lp_id_t>lp, t0, tid, 0, c.n, False) != SEER_OK:
+            return
+
+
+# Run LP lp's on_init at t0 and deliver what it emitted; errors are recorded
+# with the key (t0, lp).  confine (a restart of [lo, hi)): every emitted
+# event is first checked, in emission order, as a serial restart checked it
+# (not before t0, inside [lo, hi), a lookahead ahead when for another LP),
+# so that nothing is delivered from an LP whose events break a rule.
+# Returns 0 or the error code.
+cdef int _init_lp(EngineCore* c, ThreadState* me, lp_id_t lp, double t0, int tid,
+                  int64_t lo, int64_t hi, bint confine) noexcept nogil:
     cdef Ctx ctx
     cdef Event key
+    cdef Event* e
+    cdef int32_t i
     cdef int rc
-    _partition(c.n, P, k, &lo, &hi)
     memset(&key, 0, sizeof(Event))
     key.time = t0
-    for lp in range(lo, hi):
-        _make_ctx(c, me, &ctx, <lp_id_t>lp, tid)
-        ctx.now = t0
-        key.src = <lp_id_t>lp
-        key.target = <lp_id_t>lp
-        rc = c.lptype.on_init(c.model, &ctx)
-        if rc == SEER_OK and ctx.out.dropped != 0:
-            rc = SEER_E_OUTBOX_FULL
-        if rc != SEER_OK:
-            _record_error(c, me, rc, 0, &key, t0, t0, <lp_id_t>lp, <lp_id_t>lp, -1)
-            return
-        if ctx.out.count > 0 and _dispatch(c, me, &ctx, &key) != SEER_OK:
-            return
+    key.src = lp
+    key.target = lp
+    _make_ctx(c, me, &ctx, lp, tid)
+    ctx.now = t0
+    rc = c.lptype.on_init(c.model, &ctx)
+    if rc == SEER_OK and ctx.out.dropped != 0:
+        rc = SEER_E_OUTBOX_FULL
+    if rc != SEER_OK:
+        _record_error(c, me, rc, 0, &key, t0, t0, lp, lp, -1)
+        return rc
+    if confine:
+        for i in range(ctx.out.count):
+            e = &ctx.out.events[i]
+            if not (e.time >= t0):
+                rc = SEER_E_PAST
+            elif e.target < lo or e.target >= hi:
+                rc = SEER_E_BAD_TARGET
+            elif e.target != lp and not (e.time >= t0 + c.lookahead):
+                rc = SEER_E_LOOKAHEAD
+            if rc != SEER_OK:
+                _record_error(c, me, rc, 0, &key, t0, e.time, lp, e.target, e.kind)
+                return rc
+    if ctx.out.count > 0:
+        return _dispatch(c, me, &ctx, &key)
+    return SEER_OK
 
 
 # --- the phases of a round, and who runs them ----------------------------------
@@ -663,55 +690,23 @@ cdef void _inject_units(EngineCore* c, ThreadState* me, _Phase* ph, int tid) noe
 
 
 # Restart units (Engine.reset_lps): chunks of the range [ph.lo, ph.lo +
-# ph.total).  Each LP's queue and counters start over, then its on_init runs;
-# its events are checked in emission order as a serial restart checks them
-# (not before t0, inside the range, a lookahead ahead when for another LP),
-# then delivered as in a round (messages drained after the phase).  An LP
-# that fails records the error with the key (t0, LP): the smallest failing
-# LP, the one a serial restart stops at, is reported at any thread count.
+# ph.total).  Each LP's queue and counters start over, then its on_init runs
+# with its events confined to the range (_init_lp), delivered as in a round
+# (messages drained after the phase).  An LP that fails records the error
+# with the key (t0, LP): the smallest failing LP, the one a serial restart
+# stops at, is reported at any thread count.
 cdef void _reset_units(EngineCore* c, ThreadState* me, _Phase* ph, int tid) noexcept nogil:
     cdef int64_t start, end, idx, lo = ph.lo, hi = ph.lo + ph.total
     cdef lp_id_t lp
-    cdef int32_t i
-    cdef int rc
-    cdef Ctx ctx
-    cdef Event key
-    cdef Event* e
     cdef int seg = 0
-    memset(&key, 0, sizeof(Event))
-    key.time = ph.t
     while _claim_own_first(c.sh.cursor, ph.P, tid, ph.total, ph.chunk, &seg, &start, &end):
         for idx in range(start, end):
             lp = <lp_id_t>(lo + idx)
             c.heaps[lp].size = 0
             c.rng_ctr[lp] = 0
             c.emit_seq[lp] = 0
-            key.src = lp
-            key.target = lp
-            _make_ctx(c, me, &ctx, lp, tid)
-            ctx.now = ph.t
-            rc = c.lptype.on_init(c.model, &ctx)
-            if rc == SEER_OK and ctx.out.dropped != 0:
-                rc = SEER_E_OUTBOX_FULL
-            if rc != SEER_OK:
-                _record_error(c, me, rc, 0, &key, ph.t, ph.t, lp, lp, -1)
-                continue
-            for i in range(ctx.out.count):
-                e = &ctx.out.events[i]
-                if not (e.time >= ph.t):
-                    rc = SEER_E_PAST
-                elif e.target < lo or e.target >= hi:
-                    rc = SEER_E_BAD_TARGET
-                elif e.target != lp and not (e.time >= ph.t + c.lookahead):
-                    rc = SEER_E_LOOKAHEAD
-                if rc != SEER_OK:
-                    _record_error(c, me, rc, 0, &key, ph.t, e.time, lp, e.target, e.kind)
-                    break
-            if rc != SEER_OK:
-                continue
-            if ctx.out.count > 0 and _dispatch(c, me, &ctx, &key) != SEER_OK:
-                continue
-            c.next_time[lp] = heap_top_time(&c.heaps[lp], INFINITY)
+            if _init_lp(c, me, lp, ph.t, tid, lo, hi, True) == SEER_OK:
+                c.next_time[lp] = heap_top_time(&c.heaps[lp], INFINITY)
 
 
 cdef void _phase_main(void* arg, void* team, int tid, int nt) noexcept nogil:
