@@ -111,7 +111,8 @@ def main():
     st = vecs[2].engine.stats()
     wall = st["wall_s"]
     busy = ", ".join(f"{b / wall:.0%}" for b in st["busy_s"])
-    print(f"  its 2-thread engine: busy {busy} of the time inside run_until (caller, member); "
+    print(f"  its 2-thread engine: {st['rounds'] / (args.rounds * args.steps):.0f} rounds a step; "
+          f"busy {busy} of the time inside run_until (caller, member); "
           f"the caller waited {st['idle_s'][0] / wall:.0%} of it for the member; "
           f"{st['straggles']} straggles")
     if halves is not None:
