@@ -41,7 +41,7 @@ def main():
     for t in (1, 2):
         v = vector_env("pcs_v0", E, num_threads=t, max_cycles=10**6, **kw)
         v.reset(seed=0)
-        runners[f"restart {t} thr"] = (lambda v=v: [v._restart(every) for _ in range(a.restarts)])
+        runners[f"restart {t} thr"] = (lambda v=v: [v._batch.restart(every) for _ in range(a.restarts)])
         s = vector_env("pcs_v0", E, num_threads=t, max_cycles=a.max_cycles, **kw)
         s.reset(seed=0)
         runners[f"steps {t} thr"] = (lambda s=s: [s.step(x) for x in acts])

@@ -77,14 +77,15 @@ def main():
         runners[name] = (lambda v=v: [v.step(x) for x in acts])
     fl = tree.vector_env("pcs_v0", E, num_threads=a.threads, **kw)
     fl.reset(seed=0)
-    cp, eng, dt, starts = fl._copies, fl.engine, fl.config.dt, fl._all_starts
+    cp, eng, dt = fl._batch.copies, fl.engine, fl.config.dt
+    done = np.zeros(E * A, bool)
     step_no = [0]
 
     def floor():
         for x in acts:
             k = step_no[0]
-            cp.write_actions(x)
-            eng.inject_blocks(k * dt, cp.action_kind, starts, A, execute=True)
+            cp.write_actions(x.reshape(-1), done)
+            eng.inject(k * dt, cp.action_kind, 0, E * A, execute=True)
             eng.run_until((k + 1) * dt)
             step_no[0] = k + 1
             cp.boundary(0, E, None, a.threads)

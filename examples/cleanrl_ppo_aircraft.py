@@ -134,7 +134,8 @@ def main():
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.torch_threads)
     env_kw = dict(num_uavs=a.num_uavs, max_cycles=a.episode, continuous_actions=True)
-    venv = seer_envs.vector_env("aircraft_v0", a.num_envs, num_threads=threads, **env_kw)
+    venv = seer_envs.vector_env("aircraft_v0", a.num_envs, num_threads=threads,
+                                autoreset_mode="same_step", **env_kw)
     obs_dim = venv.single_observation_space.shape[0]
     agent = Agent(obs_dim, 2)
     opt = torch.optim.Adam(agent.parameters(), lr=a.lr, eps=1e-5)

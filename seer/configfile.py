@@ -36,8 +36,6 @@ TOP_KEYS = ("scenario", "description", "params", "run", "sweep")
 RUN_KEYS = ("steps", "end_time", "seeds", "policy", "action", "num_threads")
 POLICIES = ("random", "fixed", "heuristic")
 MAX_THREADS = 1024               # seer_runtime.loop.check_num_threads's bound
-# PCSConfig fields a headless run (no agents, no steps) never reads.
-ENV_ONLY = {"pcs_v0:headless": ("dt", "max_cycles", "handoff_penalty", "team_reward_share")}
 
 
 class ConfigError(ValueError):
@@ -118,16 +116,11 @@ def _check_run(path, scenario, run, where="[run]"):
 
 def action_space(scenario, config):
     """The action space one agent of ``scenario`` has under ``config`` (a
-    Config instance), or None for a headless scenario; built from the
-    config alone (no env), so ``seer check`` stays cheap."""
-    from gymnasium import spaces
-    if scenario.name == "pcs_v0":
-        return spaces.Discrete(config.channels_per_cell // 2 + 1)
-    if scenario.name == "aircraft_v0":
-        if config.continuous_actions:
-            return spaces.Box(-1.0, 1.0, (2,), "float32")
-        return spaces.Discrete(9)
-    return None
+    Config instance), or None for a headless scenario; from the scenario's
+    copies interface alone (no env, no model), so ``seer check`` stays cheap."""
+    if scenario.kind != "env":
+        return None
+    return scenario.spec.spaces(config)[1]
 
 
 def _check_action(path, space, action, where):
@@ -159,7 +152,8 @@ def _check_point(path, scenario, params, run, where):
                        f"ends at max_cycles; lower steps or raise max_cycles in [params]")
         if run.get("policy") == "fixed":
             _check_action(path, action_space(scenario, cfg), run["action"], run_where)
-    for k in ENV_ONLY.get(scenario.name, ()):
+    ignored = scenario.spec.headless_ignores if scenario.kind == "headless" else ()
+    for k in ignored:
         if k in params:
             raise _err(path, f"{where} {k}", f"{scenario.name} is a headless run (no agents, no steps): "
                        f"{k} has no effect there; remove it")

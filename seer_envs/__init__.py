@@ -82,7 +82,37 @@ def stpa_chooser(spec, params, headless=None, seed=0):
 def vector_env(env_id, num_envs, num_threads="auto", **params):
     """``num_envs`` copies of ``env_id`` in one engine, stepped together with
     batched arrays ``(num_envs, num_agents, ...)``, per-copy seeds and
-    Gymnasium ``SAME_STEP`` auto-reset; each copy is bit-identical to a
-    single env (:mod:`seer_envs.vector`)."""
+    Gymnasium's auto-reset modes (``autoreset_mode="next_step"`` by
+    default); each copy is bit-identical to a single env
+    (:mod:`seer_envs.vector`)."""
     from seer_envs.vector import vector_env as _vector_env
     return _vector_env(env_id, num_envs, num_threads=num_threads, **params)
+
+
+def _make_vec(env_id, num_envs=1, **kwargs):
+    """Gymnasium's ``make_vec`` entry point: the copy-level vector env."""
+    from seer_envs.vector import SeerVectorEnv
+    kwargs.pop("max_episode_steps", None)       # set by make_vec only when a spec has one
+    return SeerVectorEnv(env_id, num_envs, **kwargs)
+
+
+def register_gymnasium():
+    """Register ``seer/<id>`` with Gymnasium for every scenario with copies,
+    so that ``gymnasium.make_vec("seer/pcs_v0", num_envs=64,
+    vectorization_mode="vector_entry_point")`` builds :func:`vector_env`
+    (run on import of ``seer_envs``); returns the ids."""
+    import functools
+
+    import gymnasium
+    ids = []
+    for sid, spec in envs().items():
+        if spec.copies is None:
+            continue
+        gid = f"seer/{sid}"
+        if gid not in gymnasium.registry:
+            gymnasium.register(id=gid, vector_entry_point=functools.partial(_make_vec, sid))
+        ids.append(gid)
+    return ids
+
+
+register_gymnasium()

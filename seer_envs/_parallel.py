@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The template of SEER's PettingZoo ParallelEnvs (:class:`SeerParallelEnv`):
-episode lifecycle, the dict and array step paths, action validation, agent
-bookkeeping, episode statistics, interrupt safety, copies and pickling; plus
-thread-count resolution."""
+"""The template of SEER's PettingZoo ParallelEnvs (:class:`SeerParallelEnv`),
+one copy of the batch (:mod:`seer_envs._batch`): the dict and array step
+paths, action validation, the live agent list, per-agent infos, rendering,
+copies and pickling."""
 
 import copy
 import numbers
@@ -11,12 +11,7 @@ import operator
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from seer_runtime import tuner as _tuner
-from seer_runtime._threads import check_num_threads, resolve_threads
-
-# num_threads="auto" runs under seer_runtime.tuner.ThreadTuner after every
-# step (closed loop, contention step-down, upward probes); its thresholds
-# live there.
+from seer_runtime._threads import check_num_threads
 
 
 class UnknownAgentError(KeyError, ValueError):
@@ -37,47 +32,41 @@ def _int_types_only(types):
 
 
 class SeerParallelEnv(ParallelEnv):
-    """Template of SEER's PettingZoo ParallelEnvs.
+    """Template of SEER's PettingZoo ParallelEnvs: one copy of the batch.
 
-    The template owns the episode lifecycle and both APIs: ``reset`` /
-    ``step`` (dicts) and ``reset_arrays`` / ``step_arrays`` (arrays in
-    ``possible_agents`` order), action validation, the step loop (inject the
-    actions at ``k * dt``, run the engine to ``(k + 1) * dt``; boundary times
-    are computed from the step count, never accumulated), agent bookkeeping,
-    episode statistics, interrupt safety, copying and pickling.
+    The env is a :class:`~seer_envs._batch.Batch` of one copy of the
+    scenario's :class:`~seer_envs._copies.Copies` (the same reset path,
+    seed rule, validation and thread tuner as the vector env), plus what a
+    PettingZoo env adds: ``reset`` / ``step`` (dicts) and ``reset_arrays`` /
+    ``step_arrays`` (arrays in ``possible_agents`` order), the live agent
+    list, per-agent infos, rendering, copying and pickling.  The step loop
+    injects the actions at ``k * dt`` and runs the engine to ``(k + 1) *
+    dt``; boundary times are computed from the step count, never
+    accumulated.
 
-    A scenario subclass sets ``possible_agents``, ``config`` (with ``dt`` and
-    ``max_cycles``), the spaces and ``_obs`` / ``_rew`` buffers, calls
-    :meth:`_init_common` from ``__init__``, and implements:
-
-    - ``_scenario_id`` (the registry id) and ``_model_cls`` (class attributes);
-    - ``_action_spec``: ``("discrete", n)`` or ``("box", shape, low, high)``;
-    - ``_write_actions(a)``: copy a validated action array into the model;
-    - ``_inject_actions(t0)``: inject the step's action events at ``t0``;
-    - ``_boundary(t) -> terminated``: fill every row of ``self._obs`` /
-      ``self._rew`` (new, uninitialised arrays at each call) at the step
-      boundary ``t`` and return a bool array of stopped agents;
-    - ``_agent_infos(rows) -> list of dicts`` (per-agent details);
-    - ``_image()`` / ``_print_map()`` for rendering; optionally
-      ``_episode_started()``.
+    A scenario subclass sets the class attributes ``_scenario_id`` (the
+    registry id), ``_config_cls`` and ``_copies_cls``, and may add
+    ``summary()``, ``state()`` and the ``human`` renderer ``_print_map()``;
+    everything else, the ``rgb_array`` frame included, is declared once on
+    its ``Copies``.
 
     **Dict path.**  ``step(actions)`` validates all actions as one stacked
     array (the same clear errors as the per-agent checks, naming the first
-    bad agent), runs the array step, and builds the dicts with one array
-    copy and one ``tolist()`` per output.  The observations in the returned
-    dict are views of one array copied once per step: they are not
-    overwritten by later steps.  ``infos[agent]`` is a fresh empty dict on
-    ordinary steps; on the step where an agent terminates or truncates it
-    holds the agent's details (``_agent_infos``) and its episode statistics
-    ``"episode": {"r": return, "l": length}``.  Build with
-    ``full_infos=True`` to get the details on every step (slower: about
-    0.5 us per agent).
+    bad agent), runs the array step, and builds the dicts with one
+    ``tolist()`` per output.  The observations in the returned dict are
+    views of the step's own array: they are not overwritten by later steps.
+    ``infos[agent]`` is a fresh empty dict on ordinary steps; on the step
+    where an agent terminates or truncates it holds the agent's details
+    (``Copies.agent_infos``) and its episode statistics ``"episode": {"r":
+    return, "l": length}``.  Build with ``full_infos=True`` to get the
+    details on every step (slower: about 0.5 us per agent).
 
     **Interrupts.**  If a step raises inside the engine (a ``KeyboardInterrupt``
     or any other error after validation passed) the env is marked
     interrupted: the next ``step`` raises ``RuntimeError("... interrupted;
     call reset()")`` instead of continuing from a half-run step; ``reset()``
-    starts a fresh episode.
+    starts a fresh episode.  A call from a second Python thread while one
+    runs is refused with "in use by another thread" and changes nothing.
 
     **Copies.**  ``copy.copy(env)`` is refused (it would share the engine).
     ``copy.deepcopy(env)`` and ``pickle`` work for an env that was never
@@ -90,48 +79,116 @@ class SeerParallelEnv(ParallelEnv):
 
     metadata = {"render_modes": ["human", "rgb_array"], "is_parallelizable": True}
 
-    _model = None
-    _engine = None
     _scenario_id = None
-    _model_cls = None
-    _tuner = None
+    _config_cls = None
+    _copies_cls = None
 
-    def _init_common(self, render_mode, num_threads, params=None, full_infos=False):
+    def __init__(self, render_mode=None, num_threads="auto", full_infos=False, **params):
+        from seer_envs._batch import Batch
+        from seer_runtime.config import build
         if render_mode not in (None, "human", "rgb_array"):
             raise ValueError(f'render_mode must be None, "human" or "rgb_array", got {render_mode!r}')
         if not isinstance(full_infos, (bool, np.bool_)):
             raise ValueError(f"full_infos must be True or False, got {full_infos!r}")
-        self.render_mode = render_mode
         check_num_threads(num_threads)            # validate now, not at the first reset
-        self._num_threads_setting = num_threads
-        self.num_threads = None                   # chosen at reset()
-        self.thread_choice = None
+        self.config = cfg = build(self._config_cls, params)
+        self.render_mode = render_mode
         self.full_infos = bool(full_infos)
-        self._init_kwargs = dict(params or {}, render_mode=render_mode, num_threads=num_threads,
+        self._init_kwargs = dict(params, render_mode=render_mode, num_threads=num_threads,
                                  full_infos=self.full_infos)
+        self._batch = b = Batch(self._copies_cls, cfg, 1, [cfg.max_cycles], num_threads,
+                                self._stpa_chooser)
+        cp = b.copies
+        self.possible_agents = list(cp.possible_agents)
+        self.observation_spaces = {a: cp.observation_space for a in self.possible_agents}
+        self.action_spaces = {a: cp.action_space for a in self.possible_agents}
+        state_space = cp.state_space(cfg)
+        if state_space is not None:
+            self.state_space = state_space
+        self._action_spec = cp.action_spec
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         n = len(self.possible_agents)
         self._n = n
         self._all_rows = np.arange(n)
         self._set_agents([])
-        self._seed_rng = np.random.default_rng()
+        self._started = False
         self._closed = False
-        self._interrupted = None
-        self._cycle = 0
-        self._done = np.zeros(n, bool)              # agent finished (terminated or truncated)
-        self._ep_return = np.zeros(n, np.float64)
-        self._ep_length = np.zeros(n, np.int64)
         kind = self._action_spec[0]
         self._actions_buf = (np.zeros(n, np.int64) if kind == "discrete"
                              else np.zeros((n,) + tuple(self._action_spec[1]), np.float64))
 
-    def _choose_threads(self, scenario_id):
-        """Resolve ``num_threads`` for this configuration (STPA when "auto";
-        cached, so a later reset costs nothing)."""
+    def _stpa_chooser(self):
+        """STPA's ``choose`` for this configuration (preflight + model,
+        cached per configuration and hardware)."""
         from seer_envs import get, stpa_chooser
-        self.num_threads, self.thread_choice = resolve_threads(
-            self._num_threads_setting, stpa_chooser(get(scenario_id), self.config))
-        return self.num_threads
+        return stpa_chooser(get(self._scenario_id), self.config)
+
+    # --- the batch of one ------------------------------------------------------
+
+    @property
+    def max_cycles(self):
+        """Steps until truncation (settable between episodes)."""
+        return int(self._batch.max_cycles[0])
+
+    @max_cycles.setter
+    def max_cycles(self, value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            raise ValueError(f"max_cycles must be an int >= 1, got {value!r}")
+        self._batch.max_cycles[0] = value
+
+    @property
+    def num_threads(self):
+        """Threads of the current episode (None before the first reset)."""
+        return self._batch.num_threads
+
+    @property
+    def thread_choice(self):
+        """How the thread count was chosen (STPA, the tuner), or None."""
+        return self._batch.thread_choice
+
+    @property
+    def seed_used(self):
+        """The episode seed of the current episode."""
+        return int(self._batch.seeds_used[0])
+
+    @property
+    def _engine(self):
+        return self._batch.engine
+
+    @_engine.setter
+    def _engine(self, engine):          # tests put a wrapper in front of the engine
+        self._batch.engine = engine
+
+    @property
+    def _model(self):
+        return self._batch.copies.model if self._started else None
+
+    @property
+    def _tuner(self):
+        return self._batch.tuner
+
+    @property
+    def _interrupted(self):
+        return self._batch.broken
+
+    @property
+    def _cycle(self):
+        return int(self._batch.cycle[0])
+
+    @property
+    def _done(self):
+        return self._batch.done[0]
+
+    @property
+    def _ep_return(self):
+        return self._batch.ep_return[0]
+
+    @property
+    def _ep_length(self):
+        return self._batch.ep_length[0]
+
+    def _agent_infos(self, rows):
+        return self._batch.copies.agent_infos(0, rows, self._cycle * self.config.dt)
 
     # --- spaces --------------------------------------------------------------
 
@@ -151,6 +208,16 @@ class SeerParallelEnv(ParallelEnv):
             return self.action_spaces[agent]
         except (KeyError, TypeError):
             raise self._unknown_agent(agent) from None
+
+    def state(self):
+        """The global state (``state_space``) at the last boundary."""
+        self._check_started()
+        return self._batch.copies.state(0)
+
+    def summary(self):
+        """Scenario-wide totals since reset (the scenario's ``Copies.summary``)."""
+        self._check_started()
+        return self._batch.copies.summary(0, self._engine, self._cycle)
 
     # --- PettingZoo API --------------------------------------------------------
 
@@ -201,8 +268,9 @@ class SeerParallelEnv(ParallelEnv):
         observation array (a fresh array, the caller's)."""
         self._check_open()
         self._check_options(options)
-        self._start(self._episode_seed(seed))
-        return self._obs
+        if seed is not None:
+            check_seed(seed)
+        return self._start(seed=seed)
 
     def step_arrays(self, actions):
         """Step with one array of actions, one row per possible agent in
@@ -220,87 +288,39 @@ class SeerParallelEnv(ParallelEnv):
                                       self.possible_agents)
         return self._advance(a)
 
-    def _start(self, episode_seed):
-        """Seed, choose threads, build the model and engine, run on_init and
-        the first boundary."""
-        from seer_runtime import Engine
-        self.seed_used = episode_seed
-        self._interrupted = "the episode start"       # cleared when the reset completes
-        self._choose_threads(self._scenario_id)
-        self._model = self._model_cls(self.config)
-        self._engine = Engine(self._model, num_threads=self.num_threads, seed=self.seed_used)
-        self._engine.init(0.0)
-        self._cycle = 0
-        self._done[:] = False
-        self._ep_return[:] = 0.0
-        self._ep_length[:] = 0
-        self._set_agents(self.possible_agents[:])
-        self._tuner = _tuner.tuner_for(self._engine, self._num_threads_setting, self.thread_choice,
-                                       thread_times=self._thread_times)
-        self._after_step(started=True)            # its first trial may be a smaller team
-        self._episode_started()
-        self._fresh_outputs()
-        self._boundary(0.0)
-        self._interrupted = None
+    def _start(self, episode_seed=None, seed=None):
+        """A fresh engine and episode (``episode_seed``, else the next seed of
+        the generator, seeded anew with ``seed`` when given)."""
+        b = self._batch
+        with b.using():
+            if seed is not None:
+                b.seed([seed])
+            self._started = False
+            obs = b.start(None if episode_seed is None else [episode_seed])
+            self._started = True
+            self._set_agents(self.possible_agents[:])
         if self.render_mode == "human":
             self.render()
-
-    def _episode_started(self):
-        """Scenario hook: reset per-episode bookkeeping before the first boundary."""
-
-    def _fresh_outputs(self):
-        """New ``_obs`` / ``_rew`` arrays for the next boundary (which writes
-        every row), so that the arrays handed out before stay the caller's
-        without a copy (a serial one, of rows the team's threads just wrote)."""
-        self._obs = np.empty_like(self._obs)
-        self._rew = np.empty_like(self._rew)
+        return obs[0]
 
     def _advance(self, a):
         """Run one step with a validated action array; returns ``(obs,
         rewards, terminations, truncations)``: the step's own arrays, which
         the env does not write again."""
-        self._interrupted = f"step {self._cycle + 1}"
-        dt = self.config.dt
-        self._write_actions(a)
-        self._inject_actions(self._cycle * dt)
-        # k * dt from the integer step count: an accumulated sum drifts off
-        # the next injection time ("cannot inject at time ...").
-        t1 = (self._cycle + 1) * dt
-        self._engine.run_until(t1)
-        self._cycle += 1
-        self._fresh_outputs()
-        term = np.array(self._boundary(t1), bool)      # a copy: the caller keeps it
-        if self._cycle < self.max_cycles and not (term.any() or self._done.any()):
-            # The common step: every agent live before and after, no
-            # truncation (the general path gives the same, in more passes).
-            np.add(self._ep_return, self._rew, out=self._ep_return)
-            self._ep_length += 1
-            trunc = np.zeros(self._n, bool)
-        else:
-            live = ~self._done
-            np.add(self._ep_return, self._rew, out=self._ep_return, where=live)
-            self._ep_length += live
-            trunc = np.full(self._n, self._cycle >= self.max_cycles) & ~term
-            new_done = term | trunc
-            if trunc.any():
+        b = self._batch
+        with b.using():
+            obs, rew, term, trunc, ended = b.advance(a[None], label=f"step {self._cycle + 1}")
+            if ended is not None:
                 self._set_agents([])
-            elif new_done.sum() != self._done.sum():
-                self._set_agents([self.possible_agents[i] for i in np.flatnonzero(~new_done).tolist()])
-            self._done = new_done
-        self._interrupted = None
-        self._after_step()
+            elif b.done.shape[1] and len(self.agents) != self._n - int(b.done[0].sum()):
+                self._set_agents([self.possible_agents[i]
+                                  for i in np.flatnonzero(~b.done[0]).tolist()])
+            b.after_step()
         if self.render_mode == "human":      # PettingZoo's convention: human mode draws each step
             self.render()
-        return self._obs, self._rew, term, trunc
+        return obs[0], rew[0], term[0], trunc[0]
 
     # --- checks ---------------------------------------------------------------
-
-    def _episode_seed(self, seed):
-        if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-                raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
-            self._seed_rng = np.random.default_rng(int(seed))
-        return int(self._seed_rng.integers(0, 2**63))
 
     @staticmethod
     def _check_options(options):
@@ -313,10 +333,11 @@ class SeerParallelEnv(ParallelEnv):
 
     def _check_steppable(self):
         self._check_open()
+        self._batch.check_free()
         if self._interrupted is not None:
             raise RuntimeError(f"{self._interrupted} was interrupted (KeyboardInterrupt or an error "
                                "inside the engine), so the episode state is incomplete; call reset()")
-        if self._model is None:
+        if not self._started:
             raise RuntimeError("call reset() first")
         if not self.agents:
             raise RuntimeError("the episode has ended (all agents are done); call reset() first")
@@ -475,10 +496,10 @@ class SeerParallelEnv(ParallelEnv):
         elif self._interrupted is not None:
             raise TypeError(f"cannot copy or pickle {type(self).__name__}: {self._interrupted} was "
                             "interrupted; call reset() first")
-        elif self._model is None:
-            state = ("new", self._seed_rng.bit_generator.state)
+        elif not self._started:
+            state = ("new", _rng_states(self._batch))
         elif self._cycle == 0:
-            state = ("reset", self._seed_rng.bit_generator.state, self.seed_used)
+            state = ("reset", _rng_states(self._batch), self.seed_used)
         else:
             raise TypeError(f"cannot copy or pickle {type(self).__name__} in the middle of an episode "
                             f"(step {self._cycle}): the engine state is not serialisable; copy it "
@@ -489,23 +510,7 @@ class SeerParallelEnv(ParallelEnv):
         fn, args = self.__reduce__()
         return fn(*copy.deepcopy(args, memo))
 
-    # --- lifecycle shared by the envs ------------------------------------------
-
-    def _thread_times(self):
-        return self._engine.thread_times()
-
-    def _after_step(self, started=False):
-        """With ``num_threads="auto"``, let the tuner adjust the team between
-        steps (seer_runtime.tuner): the closed loop over the first steps, a
-        step down when other processes take the cores, upward probes when
-        they leave.  Safe at any step: results do not depend on the thread
-        count.  ``num_threads`` (also used by the boundary kernels) follows
-        the engine; ``thread_choice`` reports every switch, and STPA's
-        choice comes back at the next reset().  ``started``: the episode
-        has just been set up (no step ran)."""
-        if self._tuner is not None and (started or self._tuner.after_unit()):
-            self.num_threads = self._engine.num_threads
-            self.thread_choice = dict(self.thread_choice, **self._tuner.report())
+    # --- rendering and lifecycle ---------------------------------------------
 
     def render(self):
         """``"rgb_array"``: an H x W x 3 uint8 image (a colour scale or
@@ -518,7 +523,7 @@ class SeerParallelEnv(ParallelEnv):
             return None
         self._check_started()
         if self.render_mode == "rgb_array":
-            return self._image()
+            return self._batch.copies.image(self)
         from seer_envs._render import pace
         pace(self)                       # at most metadata["render_fps"] frames per second
         self._print_map()
@@ -536,14 +541,30 @@ class SeerParallelEnv(ParallelEnv):
 
     def _check_started(self):
         self._check_open()
-        if self._model is None:
+        if not self._started:
             raise RuntimeError("call reset() first")
 
     def close(self):
         """Release the engine; later calls raise ``RuntimeError``."""
-        self._model = None
-        self._engine = None
+        self._started = False
+        self._batch.close()
         self._closed = True
+
+
+def check_seed(seed):
+    """A seed is an int >= 0 (or None, checked by the caller)."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
+
+
+def _rng_states(batch):
+    return [g.bit_generator.state for g in batch.rngs()]
+
+
+def _set_rng_states(batch, states):
+    batch.seed([0] * len(states))
+    for g, st in zip(batch.seed_rngs, states):
+        g.bit_generator.state = st
 
 
 def _restore(cls, kwargs, max_cycles, state):
@@ -553,7 +574,7 @@ def _restore(cls, kwargs, max_cycles, state):
     if state[0] == "closed":
         env.close()
         return env
-    env._seed_rng.bit_generator.state = state[1]
+    _set_rng_states(env._batch, state[1])
     if state[0] == "reset":
         env._start(state[2])
     return env

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Many copies of one SEER env in one engine: :func:`vector_env`.
+"""Many copies of one SEER env in one engine: :func:`vector_env` (copy
+level, batched multi-agent arrays) and :func:`agent_vector_env` (a
+Gymnasium ``VectorEnv`` with one sub-env per (copy, agent) pair).
 
 >>> import numpy as np, seer_envs
 >>> venv = seer_envs.vector_env("pcs_v0", 64, grid_width=8, grid_height=8)
@@ -10,266 +12,151 @@ Why one engine: a small env (PCS 8x8) has too little parallel work in one
 step for a second thread, and a Python loop over copies (SuperSuit) pays the
 per-step overhead once per copy.  Here every copy's entities live in one
 event loop, so one ``run_until`` per step advances all copies and the
-threads share the work of all of them.
+threads share the work of all of them.  Both env kinds are one
+:class:`~seer_envs._batch.Batch` of the scenario's copies (a single env is a
+batch of one), so copy ``c`` gives exactly what a single env seeded as
+below gives, bit for bit, at any thread count.
 
-**Layout.** Each copy's LPs sit at fixed offsets of the engine (PCS: copy
-``c``'s cell ``j`` is LP ``c * n + j``; Aircraft: all copies' UAVs, then
-all copies' targets, each copy's in one block); the model keeps copies apart
-(an event never crosses copies).
-Batched arrays are shaped ``(num_envs, num_agents, ...)``, agents in the
-single env's ``possible_agents`` order.
+**Every scenario** that declares its copies (``ScenarioSpec.copies``) has a
+vector env; no scenario is named here.
 
-**Bit-identity.** Copy ``c`` gives exactly what a single env gives: its LP
-``j`` draws from the stream ``(seed_c, j)`` (``Engine.set_stream_keys``),
-its events keep their order (keys ``(time, src, seq)`` are monotone under
-the LP offset, and injected events keep their relative order), and it runs
-at its own step times: when copies are at different step counts (after an
-auto-reset) the engine runs them one group of equal step count at a time,
-each at its own times with the other copies frozen
-(``Engine.freeze_all_but``, ``Engine.rewind``), so a copy restarted
-mid-run still starts at simulated time 0.  Any ``num_threads`` gives the same results.
+**Layout.**  Batched arrays are shaped ``(num_envs, num_agents, ...)``,
+agents in the single env's ``possible_agents`` order.
 
-**Seeds.** ``reset(seed=s)`` seeds copy ``c`` as a single env's
-``reset(seed=s + c)`` (Gymnasium's convention); each copy then draws its
+**Seeds** (Gymnasium's convention).  ``reset(seed=s)`` seeds copy ``c`` as a
+single env's ``reset(seed=s + c)``; ``reset(seed=[s0, s1, ...])`` gives each
+copy its own (``None`` entries draw a fresh one).  Each copy then draws its
 later episode seeds from its own generator, as a single env's ``reset()``
-without a seed does.  So copy ``c``'s episodes equal a single env reset with
-``seed=s + c`` and then reset without a seed at each episode end.
+without a seed does.
 
-**Auto-reset: Gymnasium's ``SAME_STEP`` mode** (the default).  When a copy's episode ends
-(all its agents terminated or truncated), the same ``step`` restarts it: the
-returned observation row is the new episode's first observation, rewards,
-terminations and truncations are the finished step's, and ``infos`` holds
-``"final_obs"`` (the full observation array of the step, rows of copies that
-did not end are their ordinary observations) with the mask
-``"_final_obs"`` (num_envs,), and ``"episode"``: ``{"r": returns
-(num_envs, num_agents), "l": lengths (num_envs, num_agents)}`` with mask
-``"_episode"``.  ``infos`` is ``{}`` on steps where no copy ended.
+**Auto-reset** (``autoreset_mode``, Gymnasium's ``AutoresetMode``; also in
+``metadata["autoreset_mode"]``):
 
-With ``autoreset_mode="next_step"`` (Gymnasium's ``NEXT_STEP``, what
-RLlib's env runners expect) the ending step returns the final observation
-(and ``"episode"``), and the copy restarts on the next ``step``: that step
-ignores the copy's actions and returns its first observation with reward 0
-and no termination or truncation; the other copies step as usual.
+- ``NEXT_STEP`` (the default, as in Gymnasium and RLlib): the ending step
+  returns the final observation; the copy restarts at its next ``step``,
+  which ignores the copy's actions and returns its first observation with
+  reward 0 and no termination or truncation;
+- ``SAME_STEP``: the ending step restarts the copy at once: its observation
+  row is the new episode's first, ``infos["final_obs"]`` (mask
+  ``"_final_obs"``) holds the full observation array of the step;
+- ``DISABLED``: ended copies stay ended; ``reset(options={"reset_mask":
+  mask})`` restarts the copies in ``mask``, and stepping a copy that ended
+  is an error.
 
-**Threads.** ``num_threads="auto"`` asks STPA once for the whole batch (its
-preflight runs the vector env itself, cached per configuration and
-hardware; the thread tuner then adjusts the team between steps, as in
-the single env); an int is used as given.
+``infos`` is ``{}`` on steps where no copy ended.  When copies end it has
+``"seer_episode": {"r": returns (num_envs, num_agents), "l": lengths}``
+with the mask ``"_seer_episode"`` (SEER's own key: Gymnasium's
+``RecordEpisodeStatistics`` writes ``"episode"``).
 
-Supported scenarios: ``pcs_v0`` and ``aircraft_v0`` (each copy with its own
-arena, boundary grid and snapshot time).
+**Threads.**  ``num_threads="auto"`` asks STPA once for the whole batch
+(its preflight runs the vector env itself, cached per configuration and
+hardware; the thread tuner then adjusts the team between steps, as in the
+single env); an int is used as given.
 """
 
+import collections
+import concurrent.futures
+import copy
 import dataclasses
 import numbers
 
 import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
 
-from seer_runtime import tuner as _tuner
-from seer_runtime._threads import check_num_threads, resolve_threads
+from seer_envs._batch import Batch
+from seer_envs._parallel import check_seed
+from seer_runtime._threads import check_num_threads
 
-__all__ = ["vector_env", "agent_vector_env", "rllib_env_creator", "SeerVectorEnv", "SeerAgentVectorEnv",
-           "SUPPORTED"]
+__all__ = ["vector_env", "agent_vector_env", "rllib_env_creator", "SeerVectorEnv",
+           "SeerAgentVectorEnv", "supported"]
 
-
-class _PcsCopies:
-    """PCS's part of the vector env: the model with ``num_copies``, action
-    writes, the boundary over a range of copies, restarting a copy's state."""
-
-    def __init__(self, cfg, num_copies):
-        from seer_envs.pcs.handlers import ACTION_KIND, COUNTERS, OBS_SIZE_PY, PcsModel
-        from gymnasium import spaces
-        self.cfg = cfg
-        self.model = PcsModel(cfg, num_copies)
-        self.lps_per_copy = cfg.num_cells
-        self.agents_per_copy = cfg.num_cells
-        self.action_kind = ACTION_KIND
-        self.action_spec = ("discrete", cfg.num_guard_actions)
-        self.possible_agents = [f"cell_{x}_{y}" for y in range(cfg.grid_height)
-                                for x in range(cfg.grid_width)]
-        self.observation_space = spaces.Box(0.0, np.inf, (OBS_SIZE_PY,), np.float32)
-        self.action_space = spaces.Discrete(cfg.num_guard_actions)
-        total = cfg.num_cells * num_copies
-        self.obs = np.zeros((total, OBS_SIZE_PY), np.float32)
-        self.rew = np.zeros(total, np.float32)
-        self.prev = np.zeros((total, len(COUNTERS)), np.int64)
-        self.delta = np.zeros((total, len(COUNTERS)), np.int64)
-        self.term = np.zeros(total, bool)     # PCS never terminates
-
-    def fresh_outputs(self):
-        """Fresh output arrays for the next boundaries, which write every row
-        of their range: a step hands the arrays out without copying them."""
-        self.obs = np.empty_like(self.obs)
-        self.rew = np.empty_like(self.rew)
-        self.term = np.zeros_like(self.term)
-
-    # Where copies live in the engine: copy c is LPs [c*n, (c+1)*n).
-    def copy_blocks(self, c):
-        """(lo, hi, first entity) of copy c's LP blocks (stream keys)."""
-        n = self.lps_per_copy
-        return [(c * n, (c + 1) * n, 0)]
-
-    def range_blocks(self, c0, c1):
-        """(lo, hi) LP ranges holding copies [c0, c1)."""
-        return [(c0 * self.lps_per_copy, c1 * self.lps_per_copy)]
-
-    def freeze_blocks(self, members):
-        """(starts, counts) of the LP blocks of copies ``members``."""
-        return members * self.lps_per_copy, self.lps_per_copy
-
-    def agent_starts(self, members):
-        """First agent LP of each copy in ``members`` (agents are contiguous)."""
-        return members * self.lps_per_copy
-
-    def write_actions(self, a):
-        self.model.actions[:] = a.reshape(-1)
-
-    def restart_state(self, c0, c1):
-        lo, hi = c0 * self.lps_per_copy, c1 * self.lps_per_copy
-        self.model.reset_cells(lo, hi)
-        self.prev[lo:hi] = 0
-
-    def boundary(self, c0, c1, times, num_threads):
-        """Boundary of copies [c0, c1) (``times``: each copy's step-end time,
-        unused by PCS); returns the terminated flags (all copies)."""
-        from seer_envs.pcs.handlers import boundary
-        n = self.lps_per_copy
-        boundary(self.model, self.obs, self.rew, self.prev, self.delta,
-                 self.cfg.handoff_penalty, num_threads, c0 * n, c1 * n)
-        share = getattr(self.cfg, "team_reward_share", 0.0)
-        if share:
-            # The single env's team mixing (seer_envs.pcs.rewards) for every
-            # copy at once: a row mean over contiguous (copies, n) sums each
-            # row as np.mean sums the single env's array (bit-identical; the
-            # per-copy test checks it), and share * mean is the same double
-            # product rounded to float32.
-            r = self.rew[c0 * n:c1 * n].reshape(c1 - c0, n)
-            means = r.mean(axis=1, dtype=np.float64)
-            r *= np.float32(1.0 - share)
-            r += (share * means).astype(np.float32)[:, None]
-        return self.term
+#: SEER's key for its episode statistics in a vector env's ``infos``.
+EPISODE_KEY = "seer_episode"
 
 
-class _AircraftCopies:
-    """Aircraft's part of the vector env.  LPs: every copy's UAVs first
-    (copy c's at [c*U, (c+1)*U)), then every copy's targets (copy c's at
-    [C*U + c*T, C*U + (c+1)*T)): UAV arrays stay indexed by UAV LP, and
-    within a copy the sources keep their order (event keys unchanged)."""
-
-    def __init__(self, cfg, num_copies):
-        from gymnasium import spaces
-        from seer_envs.aircraft.env import N_DISCRETE, observation_bounds
-        from seer_envs.aircraft.handlers import ACTION_KIND, OBS_SIZE_PY, AircraftModel
-        self.cfg = cfg
-        self.model = AircraftModel(cfg, num_copies)
-        self.U, self.T = cfg.num_uavs, cfg.num_targets
-        self.nu = self.U * num_copies
-        self.agents_per_copy = self.U
-        self.action_kind = ACTION_KIND
-        self.possible_agents = [f"uav_{i}" for i in range(self.U)]
-        if cfg.continuous_actions:
-            self.action_spec = ("box", (2,), -1.0, 1.0)
-            self.action_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
-        else:
-            self.action_spec = ("discrete", N_DISCRETE)
-            self.action_space = spaces.Discrete(N_DISCRETE)
-            self._table = cfg.action_table
-        low, high = observation_bounds()
-        self.observation_space = spaces.Box(low, high, (OBS_SIZE_PY,), np.float32)
-        self.obs = np.zeros((self.nu, OBS_SIZE_PY), np.float32)
-        self.rew = np.zeros(self.nu, np.float32)
-        self._term = np.zeros(self.nu, np.uint8)
-
-    @property
-    def term(self):
-        return self._term.view(bool)
-
-    def fresh_outputs(self):
-        self.obs = np.empty_like(self.obs)
-        self.rew = np.empty_like(self.rew)
-        self._term = np.empty_like(self._term)
-
-    def copy_blocks(self, c):
-        U, T, nu = self.U, self.T, self.nu
-        return [(c * U, (c + 1) * U, 0), (nu + c * T, nu + (c + 1) * T, U)]
-
-    def range_blocks(self, c0, c1):
-        U, T, nu = self.U, self.T, self.nu
-        return [(c0 * U, c1 * U), (nu + c0 * T, nu + c1 * T)]
-
-    def freeze_blocks(self, members):
-        starts = np.concatenate([members * self.U, self.nu + members * self.T])
-        counts = np.concatenate([np.full(len(members), self.U), np.full(len(members), self.T)])
-        return starts, counts
-
-    def agent_starts(self, members):
-        return members * self.U
-
-    def write_actions(self, a):
-        m = self.model
-        if self.cfg.continuous_actions:
-            np.multiply(a.reshape(-1, 2), self.cfg.max_accel, out=m.actions, dtype=np.float64)
-        else:
-            np.take(self._table, a.reshape(-1), axis=0, out=m.actions)
-
-    def restart_state(self, c0, c1):
-        self.model.reset_copies(c0, c1)
-
-    def boundary(self, c0, c1, times, num_threads):
-        from seer_envs.aircraft.handlers import boundary
-        boundary(self.model, 0.0, self.obs, self.rew, self._term, num_threads, c0, c1,
-                 np.asarray(times, np.float64))
-        return self.term
+def supported():
+    """Ids of the registered scenarios that have a vector env (all that declare copies)."""
+    from seer_envs import envs
+    return tuple(k for k, s in envs().items() if s.copies is not None)
 
 
-_ADAPTERS = {"pcs_v0": _PcsCopies, "aircraft_v0": _AircraftCopies}
-#: Scenario ids :func:`vector_env` supports.
-SUPPORTED = tuple(_ADAPTERS)
+def _autoreset_mode(mode):
+    """An ``AutoresetMode`` from the enum or its name in any case."""
+    if isinstance(mode, AutoresetMode):
+        return mode
+    key = str(mode).lower().replace("_", "").replace("-", "")
+    for m in AutoresetMode:
+        if m.value.lower().replace("_", "") == key or m.name.lower().replace("_", "") == key:
+            return m
+    raise ValueError(f'autoreset_mode must be "next_step", "same_step" or "disabled" '
+                     f"(or a gymnasium AutoresetMode), got {mode!r}")
 
 
-def vector_env(env_id, num_envs, num_threads="auto", autoreset_mode="same_step", **params):
+def _batch_agents(space, num_envs, num_agents):
+    """One agent's space batched to ``(num_envs, num_agents, ...)``."""
+    if isinstance(space, spaces.Discrete):
+        return spaces.MultiDiscrete(np.full((num_envs, num_agents), space.n), start=np.full(
+            (num_envs, num_agents), space.start))
+    return batch_space(batch_space(space, num_agents), num_envs)
+
+
+def vector_env(env_id, num_envs, num_threads="auto", autoreset_mode="next_step", **params):
     """``num_envs`` copies of the registered env ``env_id`` in one engine
     (see :class:`SeerVectorEnv`); ``params`` are the env's config fields
     (``max_cycles`` may also be a sequence of ``num_envs`` ints, one per
-    copy); ``autoreset_mode`` is ``"same_step"`` (default) or
-    ``"next_step"``."""
+    copy); ``autoreset_mode`` is ``"next_step"`` (default), ``"same_step"``
+    or ``"disabled"``."""
     return SeerVectorEnv(env_id, num_envs, num_threads=num_threads,
                          autoreset_mode=autoreset_mode, **params)
 
 
-class SeerVectorEnv:
+class SeerVectorEnv(VectorEnv):
     """``num_envs`` copies of one SEER env stepped together in one engine
-    (module docstring: layout, bit-identity, seeds, auto-reset, threads).
+    (module docstring: seeds, auto-reset, threads), with Gymnasium's vector
+    conventions the multi-agent way.
 
-    ``reset(seed=None)`` -> ``(obs, infos)``;
-    ``step(actions)`` -> ``(obs, rewards, terminations, truncations, infos)``
-    with ``obs`` ``(num_envs, num_agents, obs_dim)`` float32, ``rewards``
-    ``(num_envs, num_agents)`` float32 and the flags ``(num_envs,
-    num_agents)`` bool; all fresh arrays.  ``actions`` is ``(num_envs,
-    num_agents)`` ints for a Discrete action space (``(num_envs, num_agents)
-    + shape`` for a Box).  Agents that finished inside a running episode
-    keep their rows (checked, ignored, reported terminated), as in the
-    single env's ``step_arrays``.
+    ``single_observation_space`` / ``single_action_space`` are one agent's;
+    ``observation_space`` / ``action_space`` the batch's, ``(num_envs,
+    num_agents, ...)``.  ``reset(seed=None, options=None)`` -> ``(obs,
+    infos)``; ``step(actions)`` -> ``(obs, rewards, terminations,
+    truncations, infos)`` with ``obs`` ``(num_envs, num_agents, obs_dim)``
+    float32, ``rewards`` ``(num_envs, num_agents)`` float32 and the flags
+    ``(num_envs, num_agents)`` bool; all fresh arrays, the caller's.
+    ``actions`` is ``(num_envs, num_agents)`` ints for a Discrete action
+    space (``(num_envs, num_agents) + shape`` for a Box).  Agents that
+    finished inside a running episode keep their rows (checked, ignored,
+    reported terminated), as in the single env's ``step_arrays``.
+
+    Copies and pickling: ``copy.copy`` is refused (it would share the
+    engine); ``pickle`` and ``copy.deepcopy`` work before ``reset()``, right
+    after it (the copy re-runs the reset with the same seeds) and after
+    ``close()``, and raise ``TypeError`` mid-episode.
     """
 
-    _tuner = None
-
-    def __init__(self, env_id, num_envs, num_threads="auto", autoreset_mode="same_step", **params):
+    def __init__(self, env_id, num_envs, num_threads="auto", autoreset_mode="next_step",
+                 render_mode=None, batch_size=None, **params):
         from seer_envs import get
-        mode = str(getattr(autoreset_mode, "value", autoreset_mode)).lower().replace("_", "")
-        if mode not in ("samestep", "nextstep"):
-            raise ValueError(f'autoreset_mode must be "same_step" or "next_step", got {autoreset_mode!r}')
-        self._same_step = mode == "samestep"
-        self.metadata = {"autoreset_mode": "SAME_STEP" if self._same_step else "NEXT_STEP"}
-        if env_id not in _ADAPTERS:
-            raise ValueError(f"vector_env supports {', '.join(SUPPORTED)}; got {env_id!r}")
+        mode = _autoreset_mode(autoreset_mode)
+        spec = get(env_id)
+        if spec.copies is None:
+            raise ValueError(f"vector_env supports {', '.join(supported())}; got {env_id!r}")
         if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f'render_mode must be None or "rgb_array", got {render_mode!r}')
         num_envs = int(num_envs)
+        if batch_size is None:
+            batch_size = num_envs
+        if (isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral)
+                or not 1 <= batch_size <= num_envs):
+            raise ValueError(f"batch_size must be an int in [1, num_envs = {num_envs}], got {batch_size!r}")
         check_num_threads(num_threads)
+        self._init_kwargs = dict(params, num_threads=num_threads, autoreset_mode=mode.value,
+                                 render_mode=render_mode, batch_size=int(batch_size))
+        self.batch_size = int(batch_size)
         self.env_id = env_id
-        self.num_envs = num_envs
-        self._spec = get(env_id)
         mc = params.get("max_cycles")
         per_copy_mc = mc is not None and not isinstance(mc, numbers.Integral) and np.ndim(mc) == 1
         if per_copy_mc:
@@ -278,258 +165,337 @@ class SeerVectorEnv:
                 raise ValueError(f"max_cycles must be an int or {num_envs} ints (one per copy), "
                                  f"got {len(mcs)} values")
             for v in mcs:   # each checked by the config's own bounds
-                self._spec.build_config(dict(params, max_cycles=v))
+                spec.build_config(dict(params, max_cycles=v))
             params = dict(params, max_cycles=max(mcs))
-        self.config = self._spec.build_config(params)
+        self.config = spec.build_config(params)
         self._params = dataclasses.asdict(self.config)
-        self.max_cycles = (np.array(mcs, np.int64) if per_copy_mc
-                           else np.full(num_envs, self.config.max_cycles, np.int64))
-        self._num_threads_setting = num_threads
-        self.num_threads = None
-        self._chosen = None
-        self.thread_choice = None
-        self._copies = _ADAPTERS[env_id](self.config, num_envs)
-        cp = self._copies
-        self._all_starts = cp.agent_starts(np.arange(num_envs))
+        mcs = mcs if per_copy_mc else [self.config.max_cycles] * num_envs
+        self._batch = b = Batch(spec.copies, self.config, num_envs, mcs, num_threads, self._stpa_chooser)
+        cp = b.copies
+        self.num_envs = num_envs
+        self.autoreset_mode = mode
+        self.metadata = {"autoreset_mode": mode, "render_modes": ["rgb_array"]}
+        self.render_mode = render_mode
         self.possible_agents = list(cp.possible_agents)
-        self.num_agents = cp.agents_per_copy
+        self.num_agents = cp.num_agents
         self.single_observation_space = cp.observation_space
         self.single_action_space = cp.action_space
-        A = cp.agents_per_copy
-        self._engine = None
-        self._seed_rngs = [np.random.default_rng() for _ in range(num_envs)]
-        self.seeds_used = np.zeros(num_envs, np.uint64)
-        self._cycle = np.zeros(num_envs, np.int64)
-        self._done = np.zeros((num_envs, A), bool)
-        self._ep_return = np.zeros((num_envs, A), np.float64)
-        self._ep_length = np.zeros((num_envs, A), np.int64)
-        self._waiting = np.zeros(num_envs, bool)
-        self._closed = False
-        self._broken = None
+        self.observation_space = _batch_agents(cp.observation_space, num_envs, self.num_agents)
+        self.action_space = _batch_agents(cp.action_space, num_envs, self.num_agents)
+        self._waiting = np.zeros(num_envs, bool)      # NEXT_STEP: restart at the next step
+        self._ended = np.zeros(num_envs, bool)        # DISABLED: ended, not reset yet
+        self._started = False
+        self._jobs = collections.deque()             # (env_ids, future) in send order
+        self._in_flight = np.zeros(num_envs, bool)
+        self._worker = None
+        self.closed = False
 
-    # --- threads -------------------------------------------------------------
+    # --- threads ---------------------------------------------------------------
 
-    def _stpa_key(self):
-        return [self.env_id, "vector", self.num_envs, self._params,
-                self.max_cycles.tolist()]
-
-    def _choose_threads(self):
-        """Resolve ``num_threads`` once (STPA for "auto"); every reset
-        starts from that choice again."""
-        if self._chosen is not None:
-            self.num_threads, self.thread_choice = self._chosen
-            return self.num_threads
-        setting = self._num_threads_setting
-
+    def _stpa_chooser(self):
         def choose():
             import stpa      # ImportError -> the hard caps
             kw = dict(self._params, max_cycles=self.max_cycles.tolist())
-            return stpa.choose(self._stpa_key(), lambda t, s: vector_run(self.env_id, self.num_envs, t, s, kw))
-        self.num_threads, self.thread_choice = resolve_threads(setting, choose)
-        self._chosen = (self.num_threads, self.thread_choice)
-        return self.num_threads
+            key = [self.env_id, "vector", self.num_envs, self._params, self.max_cycles.tolist()]
+            return stpa.choose(key, lambda t, s: vector_run(self.env_id, self.num_envs, t, s, kw))
+        return choose
 
-    # --- API -------------------------------------------------------------------
+    @property
+    def num_threads(self):
+        """Threads of the engine (None before the first reset)."""
+        return self._batch.num_threads
+
+    @property
+    def thread_choice(self):
+        """How the thread count was chosen (STPA, the tuner), or None."""
+        return self._batch.thread_choice
+
+    # --- state -------------------------------------------------------------------
 
     @property
     def engine(self):
         """The engine holding every copy (statistics, pending events)."""
-        return self._engine
+        return self._batch.engine
 
     @property
     def model(self):
         """The scenario model holding every copy (NumPy views of its state)."""
-        return self._copies.model
+        return self._batch.copies.model
+
+    @property
+    def max_cycles(self):
+        """Each copy's truncation step count."""
+        return self._batch.max_cycles
 
     @property
     def cycles(self):
         """Steps taken in each copy's current episode."""
-        return self._cycle.copy()
+        return self._batch.cycle.copy()
 
-    def reset(self, seed=None, options=None):
-        """Start a fresh episode in every copy; ``seed`` (int >= 0) seeds copy
-        ``c`` with ``seed + c``.  Returns ``(obs, {})``."""
-        from seer_runtime import Engine
+    @property
+    def seeds_used(self):
+        """Each copy's current episode seed."""
+        return self._batch.seeds_used
+
+    # --- API -------------------------------------------------------------------
+
+    def reset(self, *, seed=None, options=None):
+        """Start a fresh episode in every copy (``seed``: an int, copy ``c``
+        gets ``seed + c``; or one int or None per copy).  Under ``DISABLED``,
+        ``options={"reset_mask": mask}`` restarts only the copies in ``mask``.
+        Returns ``(obs, {})``."""
         self._check_open()
+        self._check_nothing_in_flight("reset()")
         if options is not None and not isinstance(options, dict):
             raise TypeError(f"reset options must be a dict or None, got {type(options).__name__}")
-        if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-                raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
-            self._seed_rngs = [np.random.default_rng(int(seed) + c) for c in range(self.num_envs)]
-        self._broken = "the reset"
-        threads = self._choose_threads()
-        cp = self._copies
-        cp.restart_state(0, self.num_envs)
-        cp.fresh_outputs()
-        eng = Engine(cp.model, num_threads=threads, seed=0)
-        for c in range(self.num_envs):
-            s = int(self._seed_rngs[c].integers(0, 2**63))
-            self.seeds_used[c] = s
-            for lo, hi, first in cp.copy_blocks(c):
-                eng.set_stream_keys(lo, hi, s, first)
-        eng.init(0.0)
-        self._engine = eng
-        self._tuner = _tuner.tuner_for(eng, self._num_threads_setting, self.thread_choice)
-        self._after_step(started=True)            # its first trial may be a smaller team
-        threads = self.num_threads
-        self._cycle[:] = 0
-        self._waiting[:] = False
-        self._done[:] = False
-        self._ep_return[:] = 0.0
-        self._ep_length[:] = 0
-        cp.boundary(0, self.num_envs, np.zeros(self.num_envs), threads)
-        self._broken = None
-        return self._agent_view(cp.obs), {}
+        mask = None if options is None else options.get("reset_mask")
+        if mask is not None:
+            mask = self._reset_mask(mask)
+        seeds = self._seeds(seed)
+        b = self._batch
+        with b.using():
+            if mask is not None and self._started and b.broken is None:
+                idx = np.flatnonzero(mask)
+                if seeds is not None:
+                    for c in idx.tolist():
+                        if seeds[c] is not None:
+                            b.rngs()[c] = np.random.default_rng(seeds[c])
+                b.copies.fresh_outputs()
+                b.restart(idx)
+                self._ended[idx] = False
+                self._waiting[idx] = False
+                obs = self._last_obs.copy()         # the other copies' rows: as last returned
+                obs[idx] = b.view(b.copies.obs)[idx]
+                self._last_obs = obs
+                return obs, {}
+            if seeds is not None:
+                rngs = b.rngs()
+                for c, s in enumerate(seeds):
+                    if s is not None:
+                        rngs[c] = np.random.default_rng(s)
+            self._started = False
+            obs = b.start()
+            self._started = True
+            self._waiting[:] = False
+            self._ended[:] = False
+            self._last_obs = obs
+            b.after_step(started=True)
+        return obs, {}
+
+    def _seeds(self, seed):
+        """None, or one int-or-None per copy."""
+        if seed is None:
+            return None
+        if isinstance(seed, (list, tuple, np.ndarray)):
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"seed must be an int, None or {self.num_envs} seeds (one per copy), "
+                                 f"got {len(seeds)}")
+            for s in seeds:
+                if s is not None:
+                    check_seed(s)
+            return [None if s is None else int(s) for s in seeds]
+        check_seed(seed)
+        return [int(seed) + c for c in range(self.num_envs)]
+
+    def _reset_mask(self, mask):
+        m = np.asarray(mask)
+        if m.dtype != bool or m.shape != (self.num_envs,):
+            raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), "
+                             f"got {m.dtype} {m.shape}")
+        if self.autoreset_mode != AutoresetMode.DISABLED:
+            raise ValueError("options['reset_mask'] is for autoreset_mode DISABLED; this env "
+                             f"auto-resets ({self.autoreset_mode.name})")
+        return m
 
     def step(self, actions):
-        """One step of every copy (see the class docstring)."""
+        """One step of every copy (see the class and module docstrings)."""
         self._check_steppable()
+        self._check_nothing_in_flight("step()")
         a = self._check_actions(actions)
-        cp, eng, dt = self._copies, self._engine, self.config.dt
-        A, E = cp.agents_per_copy, self.num_envs
-        self._broken = "a step"
-        cp.write_actions(a)
-        # Every copy's rows are written below, by its restart or the step's
-        # boundary, into fresh arrays that the caller then owns: no copy out
-        # (a serial copy of rows that the team's threads just wrote).
-        cp.fresh_outputs()
-        waiting = self._waiting          # NEXT_STEP: copies that ended last step
-        everyone = not waiting.any()
-        if not everyone:
-            self._restart(np.flatnonzero(waiting))
-        stepping = ~waiting
-        cycles = self._cycle
-        if everyone and cycles.min() == cycles.max():
-            # The common case: every copy at the same step, one run.
-            k = int(cycles[0])
-            if k * dt < eng.now:
-                eng.rewind(k * dt)
-            eng.inject_blocks(k * dt, cp.action_kind, self._all_starts, A, execute=True)
-            eng.run_until((k + 1) * dt)
-            live_idx = None
-        else:
-            # Copies at equal step counts run together; groups in increasing
-            # order of step count, each at its own times.
-            live_idx = np.flatnonzero(stepping)
-            groups = np.unique(cycles[live_idx])
-            # A run to (k + 1) * dt would also run the events of copies that
-            # are behind (or restarting): the other copies are frozen while
-            # a group runs.
-            for k in groups.tolist():
-                members = live_idx[cycles[live_idx] == k]
-                eng.freeze_all_but(*cp.freeze_blocks(members))
-                try:
-                    if k * dt < eng.now:
-                        eng.rewind(k * dt)
-                    eng.inject_blocks(k * dt, cp.action_kind, cp.agent_starts(members), A, execute=True)
-                    eng.run_until((k + 1) * dt)
-                finally:
-                    eng.thaw()
-        if everyone:
-            self._cycle += 1
-        else:
-            self._cycle[stepping] += 1
-        times = self._cycle * dt
-        if everyone:
-            cp.boundary(0, E, times, self.num_threads)
-        else:
-            for lo, hi in _runs(live_idx):
-                cp.boundary(lo, hi, times, self.num_threads)
-        term = self._agent_view(cp.term)
-        rew = self._agent_view(cp.rew)
-        obs = self._agent_view(cp.obs)
-        if everyone:
-            over = self._cycle >= self.max_cycles
-            if not (over.any() or term.any() or self._done.any()):
-                # The common step: no agent stopped before or now, no copy
-                # truncated (the general path gives the same, in more passes).
-                np.add(self._ep_return, rew, out=self._ep_return)
-                self._ep_length += 1
-                self._broken = None
-                self._after_step()
-                return obs, rew, term, np.zeros_like(term), {}
-            live = ~self._done
-            trunc = over[:, None] & ~term
-        else:                   # restarted copies: their reset observation, nothing else
-            rew[waiting] = 0.0
-            term[waiting] = False
-            live = ~self._done & stepping[:, None]
-            trunc = (self._cycle >= self.max_cycles)[:, None] & ~term & stepping[:, None]
-        np.add(self._ep_return, rew, out=self._ep_return, where=live)
-        self._ep_length += live
-        done = term | trunc
-        ended = trunc.any(axis=1) | done.all(axis=1)
-        if not everyone:
-            ended &= stepping
-        self._done = done
-        if not everyone:
-            self._waiting = np.zeros(E, bool)
-        infos = {}
-        if ended.any():
-            if self._same_step:
-                infos = self._autoreset(ended, obs)
+        self._check_not_ended(None)
+        return self._step(a, None)
+
+    def _step(self, a, ids):
+        """Step copies ``ids`` (sorted; None: all) with validated actions;
+        returns their rows of the outputs."""
+        b = self._batch
+        sel = slice(None) if ids is None else _as_index(ids)
+        with b.using():
+            if b.broken is not None:     # an earlier group sent failed: see its recv()
+                raise RuntimeError(f"{b.broken} was interrupted (KeyboardInterrupt or an error inside "
+                                   "the engine), so the copies' state is incomplete; call reset()")
+            waiting = self._waiting if self._waiting[sel].any() else None
+            if waiting is not None and ids is not None:
+                waiting = np.zeros(self.num_envs, bool)
+                waiting[sel] = self._waiting[sel]
+            obs, rew, term, trunc, ended = b.advance(a, waiting, active=ids)
+            self._waiting[sel] = False
+            infos = {}
+            if ended is not None:
+                infos = {EPISODE_KEY: {"r": b.ep_return[sel].copy(), "l": b.ep_length[sel].copy()},
+                         "_" + EPISODE_KEY: ended[sel].copy()}
+                if self.autoreset_mode == AutoresetMode.SAME_STEP:
+                    infos["final_obs"] = obs[sel].copy()
+                    infos["_final_obs"] = ended[sel].copy()
+                    b.copies.fresh_outputs()     # the restarts must not overwrite what this step returns
+                    idx = np.flatnonzero(ended)
+                    b.restart(idx)
+                    obs[idx] = b.view(b.copies.obs)[idx]
+                elif self.autoreset_mode == AutoresetMode.NEXT_STEP:
+                    self._waiting |= ended
+                else:
+                    self._ended |= ended
+            b.after_step()
+        out = obs[sel], rew[sel], term[sel], trunc[sel]
+        if self.autoreset_mode == AutoresetMode.DISABLED:      # a reset mask's other rows
+            if ids is None:
+                self._last_obs = out[0]
             else:
-                infos = {"episode": {"r": self._ep_return.copy(), "l": self._ep_length.copy()},
-                         "_episode": ended.copy()}
-                self._waiting = ended
-        self._broken = None
-        self._after_step()
+                self._last_obs = self._last_obs.copy()
+                self._last_obs[sel] = out[0]
+        return out + (infos,)
+
+    # --- asynchronous stepping (EnvPool's send / recv) ----------------------------
+
+    def async_reset(self, seed=None, options=None):
+        """Reset every copy, then queue the copies for :meth:`recv` in
+        groups of ``batch_size`` (copy ids in order), as EnvPool's
+        ``async_reset``: each ``recv()`` returns one group's first
+        observations (reward 0, no flags, ``infos["env_id"]``)."""
+        obs, _ = self.reset(seed=seed, options=options)
+        B = self.batch_size
+        for lo in range(0, self.num_envs, B):
+            ids = np.arange(lo, min(lo + B, self.num_envs))
+            fut = concurrent.futures.Future()
+            zeros = np.zeros((len(ids), self.num_agents), bool)
+            fut.set_result((obs[lo:lo + B], np.zeros(zeros.shape, np.float32), zeros, zeros.copy(), {}))
+            self._jobs.append((ids, fut))
+            self._in_flight[ids] = True
+
+    def send(self, actions, env_ids=None):
+        """Start stepping copies ``env_ids`` (default: all) with ``actions``
+        ``(len(env_ids), num_agents, ...)`` on the engine's own thread and
+        return at once; :meth:`recv` returns the outputs.  The caller may run
+        its policy (NumPy, torch) on other copies meanwhile.  Copies still in
+        flight (sent and not received) cannot be sent again."""
+        if self._jobs:          # the engine's thread is busy with them: its state is in motion
+            self._check_open()
+        else:
+            self._check_steppable()
+        ids = self._env_ids(env_ids)
+        if self._in_flight[ids].any():
+            c = int(ids[self._in_flight[ids]][0])
+            raise RuntimeError(f"copy {c} is still in flight (sent and not received): recv() it first")
+        a = self._check_actions(actions, ids)
+        self._check_not_ended(ids)
+        if self._worker is None:
+            self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="seer-vector")
+        a = np.array(a, copy=True)                # the caller may reuse its buffer
+        step_ids = None if len(ids) == self.num_envs else ids
+        self._jobs.append((ids, self._worker.submit(self._step, a, step_ids)))
+        self._in_flight[ids] = True
+
+    def recv(self):
+        """The outputs of the earliest sent group still unreceived (waiting
+        for it): ``(obs, rewards, terminations, truncations, infos)`` over
+        its copies, in ``env_ids`` order, with ``infos["env_id"]``."""
+        self._check_open()
+        if not self._jobs:
+            raise RuntimeError("recv() with nothing in flight: send() actions (or async_reset()) first")
+        ids, fut = self._jobs.popleft()
+        try:
+            obs, rew, term, trunc, infos = fut.result()
+        finally:
+            self._in_flight[ids] = False
+        infos["env_id"] = ids
         return obs, rew, term, trunc, infos
 
-    def _after_step(self, started=False):
-        """With ``num_threads="auto"``, let the thread tuner adjust the team
-        between steps, as the single env does (``SeerParallelEnv._after_step``):
-        the closed loop over the first steps, a step down under contention,
-        upward probes.  Safe at any step: results do not depend on the thread
-        count."""
-        if self._tuner is not None and (started or self._tuner.after_unit()):
-            self.num_threads = self._engine.num_threads
-            self.thread_choice = dict(self.thread_choice, **self._tuner.report())
+    def _env_ids(self, env_ids):
+        if env_ids is None:
+            return np.arange(self.num_envs)
+        ids = np.asarray(env_ids)
+        if ids.ndim != 1 or ids.dtype.kind not in "iu" or len(ids) == 0:
+            raise ValueError(f"env_ids must be a non-empty 1-d array of copy ids, got {env_ids!r}")
+        if ids.min() < 0 or ids.max() >= self.num_envs:
+            raise ValueError(f"env_ids must be in [0, {self.num_envs - 1}], got {ids.tolist()}")
+        if (np.diff(ids) <= 0).any():
+            raise ValueError(f"env_ids must be increasing without repeats, got {ids.tolist()}")
+        return ids.astype(np.int64)
 
-    def close(self):
-        """Release the engine; later calls raise RuntimeError."""
-        self._engine = None
-        self._closed = True
+    def _check_nothing_in_flight(self, what):
+        if self._jobs:
+            raise RuntimeError(f"{what} while copies are in flight: recv() them first "
+                               f"({len(self._jobs)} group(s) sent and not received)")
 
-    # --- internals -------------------------------------------------------------
+    def _check_not_ended(self, ids):
+        ended = self._ended if ids is None else self._ended[ids]
+        if ended.any():
+            c = int(np.flatnonzero(self._ended)[0]) if ids is None else int(ids[ended][0])
+            raise RuntimeError(f"copy {c} has ended (autoreset_mode DISABLED); call "
+                               "reset(options={'reset_mask': mask}) for the ended copies first")
 
-    def _autoreset(self, ended, obs):
-        idx = np.flatnonzero(ended)
-        infos = {"final_obs": obs.copy(), "_final_obs": ended.copy(),
-                 "episode": {"r": self._ep_return.copy(), "l": self._ep_length.copy()},
-                 "_episode": ended.copy()}
-        self._copies.fresh_outputs()      # the restarts must not overwrite what this step returns
-        self._restart(idx)
-        obs[idx] = self._agent_view(self._copies.obs)[idx]
-        return infos
+    def render(self):
+        """``render_mode="rgb_array"``: one H x W x 3 frame per copy, as a
+        tuple (Gymnasium's vector convention); None without a render mode."""
+        if self.render_mode is None:
+            return None
+        self._check_steppable()
+        return tuple(self._batch.copies.frame(c, int(self._batch.cycle[c]), int(self.max_cycles[c]))
+                     for c in range(self.num_envs))
 
-    def _restart(self, idx):
-        """Start a new episode in copies ``idx`` (next seed of each copy's
-        generator), as a single env's ``reset()`` does."""
-        cp, eng = self._copies, self._engine
-        # Restart runs of adjacent copies as one range each.
-        for lo, hi in _runs(idx):
-            cp.restart_state(lo, hi)
-            for c in range(lo, hi):
-                s = int(self._seed_rngs[c].integers(0, 2**63))
-                self.seeds_used[c] = s
-                for blo, bhi, first in cp.copy_blocks(c):
-                    eng.set_stream_keys(blo, bhi, s, first)
-            for blo, bhi in cp.range_blocks(lo, hi):
-                eng.reset_lps(blo, bhi, 0.0)
-            self._cycle[lo:hi] = 0
-            self._done[lo:hi] = False
-            self._ep_return[lo:hi] = 0.0
-            self._ep_length[lo:hi] = 0
-            cp.boundary(lo, hi, np.zeros(self.num_envs), self.num_threads)
+    def close_extras(self, **kwargs):
+        """Wait for the copies in flight, stop the engine's thread and release
+        the engine; later calls raise RuntimeError."""
+        while self._jobs:
+            _, fut = self._jobs.popleft()
+            concurrent.futures.wait([fut])
+        self._in_flight[:] = False
+        if self._worker is not None:
+            self._worker.shutdown(wait=True)
+            self._worker = None
+        self._batch.close()
+        self._started = False
 
-    def _agent_view(self, arr):
-        """(num_envs, num_agents, ...) view of a per-agent array (copy-major)."""
-        return arr.reshape((self.num_envs, self.num_agents) + arr.shape[1:])
+    # --- copies and pickling ---------------------------------------------------
 
-    def _check_actions(self, actions):
-        spec, E, A = self._copies.action_spec, self.num_envs, self.num_agents
+    def __copy__(self):
+        raise TypeError(f"copy.copy({type(self).__name__}) would share the running engine with the "
+                        "original; use copy.deepcopy(env) or pickle, or build a new env")
+
+    def __reduce__(self):
+        b = self._batch
+        if self._jobs:
+            raise TypeError(f"cannot copy or pickle {type(self).__name__} while copies are in flight: "
+                            "recv() them first")
+        if self.closed:
+            state = ("closed",)
+        elif b.broken is not None:
+            raise TypeError(f"cannot copy or pickle {type(self).__name__}: {b.broken} was "
+                            "interrupted; call reset() first")
+        elif not self._started:
+            state = ("new", [g.bit_generator.state for g in b.rngs()])
+        elif not b.cycle.any() and not self._waiting.any() and not self._ended.any():
+            state = ("reset", [g.bit_generator.state for g in b.rngs()], b.seeds_used.copy())
+        else:
+            raise TypeError(f"cannot copy or pickle {type(self).__name__} in the middle of an episode "
+                            f"(steps {int(b.cycle.min())}..{int(b.cycle.max())}): the engine state is "
+                            "not serialisable; copy it before reset() or right after reset(), or "
+                            "build a new env")
+        return (_restore_vector, (type(self), self.env_id, self.num_envs, self._init_kwargs,
+                                  self.max_cycles.tolist(), state))
+
+    def __deepcopy__(self, memo):
+        fn, args = self.__reduce__()
+        return fn(*copy.deepcopy(args, memo))
+
+    # --- checks ------------------------------------------------------------------
+
+    def _check_actions(self, actions, ids=None):
+        """Validated actions of every copy, or of copies ``ids`` (errors name the copy id)."""
+        spec, A = self._batch.copies.action_spec, self.num_agents
+        E = self.num_envs if ids is None else len(ids)
+        name = (lambda c: c) if ids is None else (lambda c: int(ids[c]))
         a = np.asarray(actions)
         if spec[0] == "discrete":
             if a.shape != (E, A):
@@ -539,8 +505,8 @@ class SeerVectorEnv:
             # Two reductions, no temporaries; the mask only to name the culprit.
             if a.size and (a.min() < 0 or a.max() >= spec[1]):
                 c, i = (int(v) for v in np.argwhere((a < 0) | (a >= spec[1]))[0])
-                raise ValueError(f"action for copy {c}, agent {self.possible_agents[i]!r} must be in "
-                                 f"[0, {spec[1] - 1}], got {a[c, i]}")
+                raise ValueError(f"action for copy {name(c)}, agent {self.possible_agents[i]!r} must be "
+                                 f"in [0, {spec[1] - 1}], got {a[c, i]}")
             return a
         shape, low, high = spec[1:]
         if a.shape != (E, A) + tuple(shape):
@@ -557,28 +523,47 @@ class SeerVectorEnv:
             bad = ((rows < low) | (rows > high)).any(axis=2)
             what = f"must be in [{low}, {high}]"
         c, i = (int(v) for v in np.argwhere(bad)[0])
-        raise ValueError(f"action for copy {c}, agent {self.possible_agents[i]!r} {what}, "
+        raise ValueError(f"action for copy {name(c)}, agent {self.possible_agents[i]!r} {what}, "
                          f"got {rows[c, i].tolist()}")
 
     def _check_open(self):
-        if self._closed:
+        if self.closed:
             raise RuntimeError("this vector env was closed; create a new one")
 
     def _check_steppable(self):
         self._check_open()
-        if self._broken is not None:
-            raise RuntimeError(f"{self._broken} was interrupted (KeyboardInterrupt or an error inside "
-                               "the engine), so the copies' state is incomplete; call reset()")
-        if self._engine is None:
+        self._batch.check_free()
+        if self._batch.broken is not None:
+            raise RuntimeError(f"{self._batch.broken} was interrupted (KeyboardInterrupt or an error "
+                               "inside the engine), so the copies' state is incomplete; call reset()")
+        if not self._started:
             raise RuntimeError("call reset() first")
 
 
-def _runs(idx):
-    """Sorted indices -> [(lo, hi)) runs of consecutive values."""
-    if len(idx) == 0:
-        return []
-    cut = np.flatnonzero(np.diff(idx) != 1) + 1
-    return list(zip(idx[np.r_[0, cut]].tolist(), (idx[np.r_[cut - 1, len(idx) - 1]] + 1).tolist()))
+def _as_index(ids):
+    """A slice for a run of consecutive copy ids (views, no copy), else the ids."""
+    if ids[-1] - ids[0] + 1 == len(ids):
+        return slice(int(ids[0]), int(ids[-1]) + 1)
+    return ids
+
+
+def _restore_vector(cls, env_id, num_envs, kwargs, max_cycles, state):
+    """Rebuild a pickled or deep-copied vector env (see :class:`SeerVectorEnv`)."""
+    env = cls(env_id, num_envs, **kwargs)
+    env._batch.max_cycles[:] = max_cycles
+    if state[0] == "closed":
+        env.close()
+        return env
+    b = env._batch
+    b.seed([0] * num_envs)
+    for g, st in zip(b.seed_rngs, state[1]):
+        g.bit_generator.state = st
+    if state[0] == "reset":
+        with b.using():
+            b.start([int(s) for s in state[2]])
+            env._started = True
+            b.after_step(started=True)
+    return env
 
 
 def vector_run(env_id, num_envs, num_threads, seed, params):
@@ -595,29 +580,22 @@ def vector_run(env_id, num_envs, num_threads, seed, params):
     return Run(step, lambda: venv.engine, venv.engine.num_lps, num_envs * venv.num_agents, owner=venv)
 
 
-def agent_vector_env(env_id, num_envs, num_threads="auto", autoreset_mode="same_step", **params):
+def agent_vector_env(env_id, num_envs, num_threads="auto", autoreset_mode="next_step", **params):
     """A Gymnasium ``VectorEnv`` over every (copy, agent) pair of
     ``num_envs`` copies of ``env_id`` (see :class:`SeerAgentVectorEnv`)."""
     return SeerAgentVectorEnv(SeerVectorEnv(env_id, num_envs, num_threads=num_threads,
                                             autoreset_mode=autoreset_mode, **params))
 
 
-try:
-    import gymnasium as _gym
-    from gymnasium.vector import AutoresetMode as _AutoresetMode
-    from gymnasium.vector.utils import batch_space as _batch_space
-    _VectorEnvBase = _gym.vector.VectorEnv
-except ImportError:       # pragma: no cover - gymnasium is a dependency of pettingzoo
-    _VectorEnvBase = object
-    _AutoresetMode = None
-
-
-class SeerAgentVectorEnv(_VectorEnvBase):
+class SeerAgentVectorEnv(VectorEnv):
     """Gymnasium ``VectorEnv`` for one policy shared by every agent: each
     (copy, agent) pair is one sub-env, so ``num_envs = copies x agents``,
     observations are ``(num_envs, obs_dim)`` (copy-major: copy ``c``'s agent
     ``i`` is row ``c * agents + i``) and actions ``(num_envs,)`` (or
-    ``(num_envs,) + shape`` for a Box).
+    ``(num_envs,) + shape`` for a Box).  Gymnasium's vector wrappers
+    (``RecordEpisodeStatistics``, ``NormalizeObservation``,
+    ``NormalizeReward``, ``DictInfoToList``) and TorchRL's ``GymWrapper``
+    take it as it is.
 
     **A row's episode is its copy's episode.**  Every row of a copy ends at
     the step where the copy ends and restarts with it, so each sub-env
@@ -631,15 +609,15 @@ class SeerAgentVectorEnv(_VectorEnvBase):
     would cut the row into one-step episodes and see the copy's restart one
     step late.
 
-    Autoreset mode ``SAME_STEP`` (``metadata["autoreset_mode"]``): when a
-    copy's episode ends, every row of that copy gets the new episode's first
-    observation in the same step; ``infos["final_obs"]`` (``(num_envs,
-    obs_dim)``, mask ``infos["_final_obs"]``) has the final ones and
-    ``infos["episode"]`` ``{"r", "l"}`` (mask ``"_episode"``) each row's
-    return and its episode's length (the copy's).  ``NEXT_STEP``: the ending
-    step returns the final observations (and ``"episode"``); the next step
-    returns the copy's first observations, reward 0 and no flags, ignoring
-    the copy's actions.  A bad action names its copy and agent.
+    Autoreset: the copy-level env's mode (``NEXT_STEP`` by default,
+    ``SAME_STEP`` with ``infos["final_obs"]`` ``(num_envs, obs_dim)`` and
+    mask ``"_final_obs"``, or ``DISABLED`` with ``reset(options=
+    {"reset_mask": rows})``, whole copies at a time).  When copies end,
+    ``infos["seer_episode"]`` ``{"r", "l"}`` (mask ``"_seer_episode"``) has
+    each row's return and its episode's length (the copy's).  A bad action
+    names its copy and agent.  ``reset(seed=s)`` seeds copy ``c`` with
+    ``s + c``; a list of seeds is one per row (a copy takes its first
+    row's) or one per copy.
 
     ``vec`` is the underlying :class:`SeerVectorEnv` (engine, model,
     statistics).
@@ -651,43 +629,64 @@ class SeerAgentVectorEnv(_VectorEnvBase):
         self.num_envs = vec.num_envs * vec.num_agents
         self.single_observation_space = vec.single_observation_space
         self.single_action_space = vec.single_action_space
-        self.observation_space = _batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = _batch_space(self.single_action_space, self.num_envs)
-        self.metadata = {"autoreset_mode": _AutoresetMode.SAME_STEP if vec._same_step
-                         else _AutoresetMode.NEXT_STEP}
-        self.render_mode = None
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.autoreset_mode = vec.autoreset_mode
+        self.metadata = {"autoreset_mode": vec.autoreset_mode, "render_modes": ["rgb_array"]}
+        self.render_mode = vec.render_mode
         self.closed = False
         # (copies, agents): agents that stopped in their copy's running episode
         self._stopped = np.zeros((vec.num_envs, vec.num_agents), bool)
 
     def reset(self, *, seed=None, options=None):
-        """``seed`` (an int) seeds copy ``c`` with ``seed + c``; returns ``(obs, {})``."""
-        if isinstance(seed, (list, tuple)):
-            raise ValueError("seed must be an int or None (copy c gets seed + c), not a list")
+        """``seed``: an int (copy ``c`` gets ``seed + c``), or one per row or
+        per copy; ``options={"reset_mask": rows}`` under ``DISABLED``
+        (whole copies).  Returns ``(obs, {})``."""
+        C, A = self.copies, self.agents_per_copy
+        if isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == self.num_envs and A > 1:
+            seed = list(seed)[::A]
+        if options is not None and isinstance(options, dict) and options.get("reset_mask") is not None:
+            m = np.asarray(options["reset_mask"])
+            if m.dtype != bool or m.shape != (self.num_envs,):
+                raise ValueError(f"options['reset_mask'] must be a bool array of shape "
+                                 f"({self.num_envs},), got {m.dtype} {m.shape}")
+            rows = m.reshape(C, A)
+            if (rows.any(axis=1) != rows.all(axis=1)).any():
+                c = int(np.flatnonzero(rows.any(axis=1) != rows.all(axis=1))[0])
+                raise ValueError(f"options['reset_mask'] must hold whole copies (rows of a copy end "
+                                 f"and restart together); copy {c} is partly masked")
+            options = dict(options, reset_mask=rows.any(axis=1))
+            obs, _ = self.vec.reset(seed=seed, options=options)
+            self._stopped[options["reset_mask"]] = False
+            return obs.reshape(self.num_envs, -1), {}
         obs, _ = self.vec.reset(seed=seed, options=options)
         self._stopped[:] = False
         return obs.reshape(self.num_envs, -1), {}
 
     def step(self, actions):
         a = np.asarray(actions)
-        a = a.reshape((self.copies, self.agents_per_copy) + a.shape[1:]) if a.ndim >= 1 \
-            and a.shape[0] == self.num_envs else a
-        obs, rew, term, trunc, info = self.vec.step(a)
-        N, A = self.num_envs, self.agents_per_copy
+        C, A, N = self.copies, self.agents_per_copy, self.num_envs
+        want = (N,) + tuple(self.single_action_space.shape or ())
+        if a.shape != want:
+            raise ValueError(f"actions must have shape {want} (one row per copy and agent), got {a.shape}")
+        try:
+            obs, rew, term, trunc, info = self.vec.step(a.reshape((C, A) + a.shape[1:]))
+        except ValueError as e:
+            raise ValueError(str(e).replace(f"shape ({C}, {A}) (copies, agents)", f"shape {want}")) from None
         infos = {}
         # Rows end with their copy (class docstring): an agent that stopped
         # earlier shows no flags, and reward 0, until then.
-        stopped = self._stopped
-        rew[stopped] = 0.0
+        rew[self._stopped] = 0.0
         if info:
-            ended = info["_episode"][:, None]
+            ended = info["_" + EPISODE_KEY][:, None]
             self._stopped = (term | trunc) & ~ended
             term &= ended
             trunc &= ended
-            rep = np.repeat(info["_episode"], A)
-            infos = {"episode": {"r": info["episode"]["r"].reshape(N),
-                                 "l": np.repeat(info["episode"]["l"].max(axis=1), A)},
-                     "_episode": rep}
+            rep = np.repeat(info["_" + EPISODE_KEY], A)
+            stats = info[EPISODE_KEY]
+            infos = {EPISODE_KEY: {"r": stats["r"].reshape(N),
+                                   "l": np.repeat(stats["l"].max(axis=1), A)},
+                     "_" + EPISODE_KEY: rep}
             if "final_obs" in info:
                 infos["final_obs"] = info["final_obs"].reshape(N, -1)
                 infos["_final_obs"] = rep.copy()
@@ -697,8 +696,32 @@ class SeerAgentVectorEnv(_VectorEnvBase):
             trunc = np.zeros_like(trunc)
         return obs.reshape(N, -1), rew.reshape(N), term.reshape(N), trunc.reshape(N), infos
 
+    def render(self):
+        """The copies' frames (one per copy, not per row)."""
+        return self.vec.render()
+
     def close_extras(self, **kwargs):
         self.vec.close()
+
+    def __copy__(self):
+        raise TypeError(f"copy.copy({type(self).__name__}) would share the running engine with the "
+                        "original; use copy.deepcopy(env) or pickle, or build a new env")
+
+    def __reduce__(self):
+        if not self.closed and self._stopped.any():
+            raise TypeError(f"cannot copy or pickle {type(self).__name__} in the middle of an episode")
+        return (_restore_agent_vector, (type(self), self.vec, self.closed))
+
+    def __deepcopy__(self, memo):
+        fn, args = self.__reduce__()
+        return fn(*copy.deepcopy(args, memo))
+
+
+def _restore_agent_vector(cls, vec, closed):
+    env = cls(vec)
+    if closed:
+        env.close()
+    return env
 
 
 def rllib_env_creator(env_id, autoreset_mode="next_step"):
@@ -719,12 +742,13 @@ def rllib_env_creator(env_id, autoreset_mode="next_step"):
     copy (:class:`SeerAgentVectorEnv`), so each recorded episode is a whole
     copy episode of one agent."""
     def creator(ctx):
+        from seer_envs import get
         cfg = dict(ctx)
         num = int(cfg.pop("num_envs", 1))
         cfg.pop("seed", None)
         threads = cfg.pop("num_threads", "auto")
-        probe = SeerVectorEnv(env_id, 1, num_threads=1, **cfg)
-        agents = probe.num_agents
+        spec = get(env_id)
+        agents = len(spec.copies.agent_names(spec.build_config(cfg)))
         if num % agents:
             raise ValueError(f"num_envs_per_env_runner must be a multiple of the {agents} agents "
                              f"per copy of {env_id}, got {num}")

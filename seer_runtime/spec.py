@@ -85,6 +85,11 @@ class ScenarioSpec:
     env : type or None
         The PettingZoo ParallelEnv class (keyword arguments: config fields,
         ``num_threads``, ``render_mode``); None for a headless-only model.
+    copies : type or None
+        The scenario's copies interface (``seer_envs._copies.Copies``): its
+        agents, spaces, action writes, boundary and restart over a range of
+        copies, which the single env, the vector env, the CLI's action
+        checks, RLlib and STPA all read; None for a headless-only model.
     headless : callable or None
         ``headless(end_time=, num_threads=, seed=, choose=None, **params) -> dict``
         runs to an end time with no agents (``events``, ``wall_s``,
@@ -104,6 +109,9 @@ class ScenarioSpec:
         the episode ends).
     workload_codes : mapping
         STPA's ``workload_code`` feature per form (``"env"``, ``"headless"``).
+    headless_ignores : tuple of str
+        Config fields the headless form never reads (a config file that
+        sets one for a headless run is refused).
     """
 
     id: str
@@ -111,6 +119,7 @@ class ScenarioSpec:
     config: type
     model: type
     env: Optional[type] = None
+    copies: Optional[type] = None
     headless: Optional[Callable] = None
     heuristic: Optional[Callable] = None
     test_params: Mapping[str, Any] = dataclasses.field(default_factory=dict)
@@ -118,6 +127,7 @@ class ScenarioSpec:
     unit_time: Optional[Callable] = None
     env_run: Optional[Callable] = None
     workload_codes: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    headless_ignores: tuple = ()
 
     @property
     def kind(self):
@@ -137,6 +147,14 @@ class ScenarioSpec:
     def make_model(self, params=None):
         cfg = self.build_config(params)
         return (self.new_model or self.model)(cfg)
+
+    def spaces(self, params=None):
+        """``(observation_space, action_space)`` of one agent under
+        ``params``, from the copies interface alone (no model is built);
+        None for a headless-only model."""
+        if self.copies is None:
+            return None
+        return self.copies.spaces(self.build_config(params))
 
     def make_env(self, **kwargs):
         """The env with ``kwargs`` (config fields, ``num_threads``, ``render_mode``)."""

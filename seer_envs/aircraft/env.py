@@ -92,42 +92,19 @@ Version history: v0 — first release.
 """
 
 
-import numpy as np
-from gymnasium import spaces
-
-from seer_envs._config import build
 from seer_envs._parallel import SeerParallelEnv
 from seer_envs.aircraft.config import AircraftConfig
-from seer_envs.aircraft.handlers import (ACTION_KIND, COUNTERS, OBS_LAYOUT, AircraftModel,
-                                         boundary)
-from seer_envs.aircraft.handlers import N_NEIGHBOURS_PY as N_NEIGHBOURS
-from seer_envs.aircraft.handlers import OBS_SIZE_PY as OBS_SIZE
-
-N_DISCRETE = 9
-
-
-def observation_bounds():
-    """(low, high) of the observation vector (see the module docstring),
-    from the handlers' slot enums."""
-    low = np.full(OBS_SIZE, -1.0, np.float32)
-    high = np.full(OBS_SIZE, 1.0, np.float32)
-    low[OBS_LAYOUT["position"]] = 0.0
-    low[OBS_LAYOUT["energy"]] = 0.0
-    nb = OBS_LAYOUT["neighbours"]
-    for m in range(N_NEIGHBOURS):
-        rel_v = slice(nb.start + 4 * m + 2, nb.start + 4 * m + 4)     # (dvx, dvy): up to 2 max_speed
-        low[rel_v], high[rel_v] = -2.0, 2.0
-    high[OBS_LAYOUT["target_age"]] = np.inf
-    low[OBS_LAYOUT["messages"]], high[OBS_LAYOUT["messages"]] = 0.0, np.inf
-    return low, high
+from seer_envs.aircraft.copies import N_DISCRETE, AircraftCopies, observation_bounds  # noqa: F401
+from seer_envs.aircraft.handlers import OBS_LAYOUT
 
 
 class AircraftEnv(SeerParallelEnv):
     """The Aircraft ParallelEnv.  Build it with ``seer_envs.aircraft_v0.parallel_env(**kwargs)``.
 
     The episode lifecycle, both APIs, copying and interrupt safety come from
-    :class:`~seer_envs._parallel.SeerParallelEnv`; this class writes the
-    commands, runs the boundary and renders."""
+    :class:`~seer_envs._parallel.SeerParallelEnv`, the agents, spaces,
+    commands and boundary from :class:`~seer_envs.aircraft.copies.AircraftCopies`;
+    this class adds the renderers."""
 
     #: Where each part of the observation lives (from the handlers' enums).
     obs_layout = OBS_LAYOUT
@@ -136,96 +113,20 @@ class AircraftEnv(SeerParallelEnv):
                 "is_parallelizable": True, "render_fps": 4}
 
     _scenario_id = "aircraft_v0"
-    _model_cls = AircraftModel
-
-    def __init__(self, render_mode=None, num_threads="auto", full_infos=False, **params):
-        self.config = build(AircraftConfig, params)
-        cfg = self.config
-        self.max_cycles = cfg.max_cycles
-        self.possible_agents = [f"uav_{i}" for i in range(cfg.num_uavs)]
-        n = cfg.num_uavs
-        if cfg.continuous_actions:
-            self._action_spec = ("box", (2,), -1.0, 1.0)
-            act_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
-        else:
-            self._action_spec = ("discrete", N_DISCRETE)
-            act_space = spaces.Discrete(N_DISCRETE)
-            self._table = cfg.action_table
-        self._init_common(render_mode, num_threads, params, full_infos)
-        low, high = observation_bounds()
-        obs_space = spaces.Box(low, high, (OBS_SIZE,), np.float32)
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: act_space for a in self.possible_agents}
-        self.state_space = spaces.Box(-np.inf, np.inf, (6 * n + 4 * cfg.num_targets,), np.float32)
-        self._obs = np.zeros((n, OBS_SIZE), np.float32)
-        self._rew = np.zeros(n, np.float32)
-        self._term = np.zeros(n, np.uint8)
+    _config_cls = AircraftConfig
+    _copies_cls = AircraftCopies
 
     def state(self):
         """The global state (see ``state_space``): every UAV's and target's
         position, velocity (and the UAVs' energy and alive flag) at the last
         boundary."""
-        self._check_started()
-        cfg, m = self.config, self._model
-        nu = cfg.num_uavs
-        L, v = cfg.arena_size, cfg.max_speed
-        u = np.stack([m.sx[:nu] / L, m.sy[:nu] / L, m.svx[:nu] / v, m.svy[:nu] / v,
-                      m.energy / cfg.battery_capacity, m.salive.astype(np.float64)], axis=1)
-        t = np.stack([m.sx[nu:] / L, m.sy[nu:] / L, m.svx[nu:] / v, m.svy[nu:] / v], axis=1)
-        return np.concatenate([u.reshape(-1), t.reshape(-1)]).astype(np.float32)
-
-    # --- the scenario's part of the template ---------------------------------
-
-    def _write_actions(self, a):
-        m = self._model
-        if self.config.continuous_actions:
-            np.multiply(a, self.config.max_accel, out=m.actions, dtype=np.float64)
-        else:
-            np.take(self._table, a, axis=0, out=m.actions)
-
-    def _inject_actions(self, t0):
-        self._engine.inject(t0, ACTION_KIND, 0, self.config.num_uavs, execute=True)
-
-    def _boundary(self, t):
-        boundary(self._model, t, self._obs, self._rew, self._term, self.num_threads)
-        return self._term.view(bool)
-
-    def _agent_infos(self, rows):
-        """Each UAV's energy, alive flag, targets in range, belief age (s,
-        -1 when none) and cumulative counters."""
-        m = self._model
-        counters = m.counters[rows].tolist()
-        energy = m.energy[rows].tolist()
-        alive = m.alive[rows].astype(bool).tolist()
-        in_range = m.in_range[rows].tolist()
-        bel_t = m.bel_t[rows].tolist()
-        now = self._cycle * self.config.dt
-        out = []
-        for k in range(len(counters)):
-            d = dict(zip(COUNTERS, counters[k]))
-            d.update(energy=energy[k], alive=alive[k], targets_in_range=in_range[k],
-                     belief_age=(now - bel_t[k]) if bel_t[k] >= 0 else -1.0)
-            out.append(d)
-        return out
-
-    # --- extras ------------------------------------------------------------
+        return super().state()
 
     def summary(self):
         """Swarm-wide totals since reset: every counter, UAVs alive, mean
         energy, targets within sensor range, steps and runtime events."""
-        self._check_started()
-        m = self._model
-        out = dict(zip(COUNTERS, (int(v) for v in m.counters.sum(axis=0))))
-        out.update({"alive": int(m.alive.sum()), "mean_energy": float(m.energy.mean()),
-                    "targets_in_range": int(m.in_range.sum()), "steps": self._cycle,
-                    "events": self._engine.stats()["events"]})
-        return out
-
-    def _image(self):
-        from seer_envs.aircraft.render import image
-        return image(self)
+        return super().summary()
 
     def _print_map(self):
         from seer_envs.aircraft.render import print_map
         print_map(self)
-

@@ -3,6 +3,7 @@
 
 from seer_envs import env_run
 from seer_envs.aircraft.config import AircraftConfig
+from seer_envs.aircraft.copies import AircraftCopies
 from seer_envs.aircraft.env import AircraftEnv
 from seer_envs.aircraft.handlers import AircraftModel
 from seer_envs.aircraft.heuristic import heuristic
@@ -14,6 +15,7 @@ SPEC = register(ScenarioSpec(
     config=AircraftConfig,
     model=AircraftModel,
     env=AircraftEnv,
+    copies=AircraftCopies,
     heuristic=heuristic,
     test_params={"num_uavs": 6, "num_targets": 3, "max_cycles": 6},
     env_run=env_run,

@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from seer_envs.gossip.env import OBS_LAYOUT
+from seer_envs.gossip.copies import OBS_LAYOUT
 
 
 def heuristic(env, obs):

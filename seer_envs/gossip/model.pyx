@@ -37,7 +37,7 @@ ACTION_KIND = ACTION
 COUNTERS = ("learned", "received", "sent", "news")     # in C_* order
 
 ctypedef struct GossipState:
-    int64_t n                   # agents
+    int64_t n                   # agents of one copy (one ring)
     int64_t reach
     uint64_t rumours            # number of rumours (bits in use)
     double news_mean            # mean time between news (s)
@@ -61,8 +61,10 @@ cdef inline void _learn(GossipState* s, lp_id_t a, uint64_t bits) noexcept nogil
 
 
 cdef inline lp_id_t _target(const GossipState* s, lp_id_t a, int32_t act) noexcept nogil:
+    # on the sender's own ring: copy k is agents [k * n, (k + 1) * n)
     cdef int64_t off = act if act <= s.reach else -(act - s.reach)
-    return <lp_id_t>((<int64_t>a + off + s.n) % s.n)
+    cdef int64_t base = (<int64_t>a // s.n) * s.n
+    return <lp_id_t>(base + (<int64_t>a - base + off + s.n) % s.n)
 
 
 cdef inline int _next_news(GossipState* s, Ctx* ctx) noexcept nogil:
@@ -108,21 +110,29 @@ cdef class GossipModel(Scenario):
     """Gossip state (arrays over agents) and hooks.  ``actions`` is the
     int32 array the env writes before each step; ``known`` (uint64 masks),
     ``n_known`` and ``counters`` (agents x 4, columns ``COUNTERS``) are
-    NumPy views of the state."""
+    NumPy views of the state.  ``num_copies`` independent rings lie one
+    after another (copy k is agents ``[k * n, (k + 1) * n)``); a message
+    never leaves its ring."""
 
     cdef GossipState s
     cdef readonly object actions, known, n_known, counters
+    cdef readonly int64_t num_copies
 
     def __cinit__(self, *args, **kwargs):
         self.lptype.on_init = on_init
         self.lptype.on_event = on_event
         self.model = &self.s
 
-    def __init__(self, cfg):
+    def __init__(self, cfg, num_copies=1):
         import numpy as np
-        n = cfg.num_agents
+        if isinstance(num_copies, bool) or not isinstance(num_copies, int) or num_copies < 1:
+            raise ValueError(f"num_copies must be an int >= 1, got {num_copies!r}")
+        n = cfg.num_agents * num_copies
+        if n >= SEER_ENV_SOURCE:
+            raise ValueError(f"num_copies * num_agents must be < {SEER_ENV_SOURCE}, got {n}")
         Scenario.__init__(self, n, cfg.latency)     # lookahead = the minimum message delay
-        self.s.n = n
+        self.num_copies = num_copies
+        self.s.n = cfg.num_agents
         self.s.reach = cfg.reach
         self.s.rumours = cfg.num_rumours
         self.s.news_mean = cfg.news_interval
@@ -140,3 +150,12 @@ cdef class GossipModel(Scenario):
         self.s.known = &kn[0]
         self.s.n_known = &nk[0]
         self.s.counters = &cn[0, 0]
+
+    def reset_copies(self, c0, c1):
+        """Restore copies ``[c0, c1)`` to their state at construction (the
+        engine restarts their LPs)."""
+        lo, hi = c0 * self.s.n, c1 * self.s.n
+        self.actions[lo:hi] = 0
+        self.known[lo:hi] = 0
+        self.n_known[lo:hi] = 0
+        self.counters[lo:hi] = 0

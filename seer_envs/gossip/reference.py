@@ -9,7 +9,7 @@ handlers, written as in ``model.pyx`` with the same draws in the same order.
 import numpy as np
 
 from seer_envs._reference import ReferenceEngine
-from seer_envs.gossip.env import observe
+from seer_envs.gossip.copies import observe
 from seer_envs.gossip.model import ACTION_KIND, COUNTERS
 
 NEWS, GOSSIP, ACTION = range(3)

@@ -4,6 +4,7 @@
 
 from seer_envs import env_run
 from seer_envs.gossip.config import GossipConfig
+from seer_envs.gossip.copies import GossipCopies
 from seer_envs.gossip.env import GossipEnv
 from seer_envs.gossip.heuristic import heuristic
 from seer_envs.gossip.model import GossipModel
@@ -16,6 +17,7 @@ SPEC = register(ScenarioSpec(
     config=GossipConfig,
     model=GossipModel,
     env=GossipEnv,
+    copies=GossipCopies,
     heuristic=heuristic,
     test_params={"num_agents": 7, "reach": 2, "num_rumours": 40, "news_interval": 8.0,
                  "max_cycles": 6},

@@ -51,23 +51,19 @@ Version history: v0 — first release.
 """
 
 
-import numpy as np
-from gymnasium import spaces
-
-from seer_envs._config import build
 from seer_envs._parallel import SeerParallelEnv
 from seer_envs.pcs.config import PCSConfig
-from seer_envs.pcs.handlers import ACTION_KIND, COUNTERS, OBS_LAYOUT, PcsModel, boundary
-from seer_envs.pcs.rewards import mix_team_reward
-from seer_envs.pcs.handlers import OBS_SIZE_PY as OBS_SIZE
+from seer_envs.pcs.copies import PcsCopies
+from seer_envs.pcs.handlers import COUNTERS, OBS_LAYOUT
 
 
 class PcsEnv(SeerParallelEnv):
     """The PCS ParallelEnv.  Build it with ``seer_envs.pcs_v0.parallel_env(**kwargs)``.
 
     The episode lifecycle, both APIs, copying and interrupt safety come from
-    :class:`~seer_envs._parallel.SeerParallelEnv`; this class writes the
-    guards, runs the boundary and renders."""
+    :class:`~seer_envs._parallel.SeerParallelEnv`, the agents, spaces,
+    actions and boundary from :class:`~seer_envs.pcs.copies.PcsCopies`;
+    this class adds the summary and the renderers."""
 
     metadata = {"render_modes": ["human", "rgb_array"], "name": "pcs_v0",
                 "is_parallelizable": True, "render_fps": 4}
@@ -76,68 +72,14 @@ class PcsEnv(SeerParallelEnv):
     obs_layout = OBS_LAYOUT
 
     _scenario_id = "pcs_v0"
-    _model_cls = PcsModel
-
-    def __init__(self, render_mode=None, num_threads="auto", full_infos=False, **params):
-        self.config = build(PCSConfig, params)
-        cfg = self.config
-        self.max_cycles = cfg.max_cycles
-        self.possible_agents = [f"cell_{x}_{y}" for y in range(cfg.grid_height)
-                                for x in range(cfg.grid_width)]
-        n = cfg.num_cells
-        self._n_actions = cfg.num_guard_actions
-        self._action_spec = ("discrete", self._n_actions)
-        self._init_common(render_mode, num_threads, params, full_infos)
-        obs_space = spaces.Box(0.0, np.inf, (OBS_SIZE,), np.float32)
-        act_space = spaces.Discrete(self._n_actions)
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: act_space for a in self.possible_agents}
-        self.state_space = spaces.Box(0.0, np.inf, (n * OBS_SIZE,), np.float32)
-        self._obs = np.zeros((n, OBS_SIZE), np.float32)
-        self._rew = np.zeros(n, np.float32)
-        self._prev = np.zeros((n, len(COUNTERS)), np.int64)
-        self._delta = np.zeros((n, len(COUNTERS)), np.int64)
-        self._no_term = np.zeros(n, bool)
-
-    def state(self):
-        """The global state: every cell's observation, flattened."""
-        self._check_started()
-        return self._obs.reshape(-1).copy()
-
-    # --- the scenario's part of the template ---------------------------------
-
-    def _episode_started(self):
-        self._prev[:] = 0
-
-    def _write_actions(self, a):
-        self._model.actions[:] = a
-
-    def _inject_actions(self, t0):
-        self._engine.inject(t0, ACTION_KIND, execute=True)
-
-    def _boundary(self, t):
-        boundary(self._model, self._obs, self._rew, self._prev, self._delta,
-                 self.config.handoff_penalty, self.num_threads)
-        mix_team_reward(self._rew, self.config.team_reward_share)
-        return self._no_term
-
-    def _agent_infos(self, rows):
-        """Each cell's cumulative counters."""
-        counters = self._model.counters[rows].tolist()
-        return [dict(zip(COUNTERS, c)) for c in counters]
-
-    # --- extras ------------------------------------------------------------
+    _config_cls = PCSConfig
+    _copies_cls = PcsCopies
 
     def summary(self):
         """Scenario-wide totals since reset: every counter, events, steps and
         the blocking probability (channel + handoff blocks over attempts
         that were not busy lines)."""
-        self._check_started()
-        return summarize(self._model.counters, self._engine)
-
-    def _image(self):
-        from seer_envs.pcs.render import image
-        return image(self)
+        return super().summary()
 
     def _print_map(self):
         from seer_envs.pcs.render import print_map

@@ -10,16 +10,16 @@ from seer_envs.gossip.env import GossipEnv
 from seer_envs.pcs.env import PcsEnv
 
 
-class _QueuedPcs(PcsEnv):
-    def _inject_actions(self, t0):
-        from seer_envs.pcs.handlers import ACTION_KIND
-        self._engine.inject(t0, ACTION_KIND)
+def _queued(cls):
+    """``cls`` with its actions queued at injection, never executed there."""
+    class Queued(cls):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self._batch.execute_actions = False
+    return Queued
 
 
-class _QueuedGossip(GossipEnv):
-    def _inject_actions(self, t0):
-        from seer_envs.gossip.model import ACTION_KIND
-        self._engine.inject(t0, ACTION_KIND)
+_QueuedPcs, _QueuedGossip = _queued(PcsEnv), _queued(GossipEnv)
 
 
 @pytest.mark.parametrize("envs", [(PcsEnv, _QueuedPcs, dict(grid_width=6, grid_height=5)),

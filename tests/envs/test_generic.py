@@ -142,7 +142,7 @@ def _trace(sid, form, threads, seed, units=4):
         s = run.engine.stats()
         out.append((s["events"], s["inbox_pushes"], run.engine.state_digest()))
     if run.owner is not None:
-        out.append(run.owner._obs.tobytes() if hasattr(run.owner, "_obs") else None)
+        out.append(run.owner._batch.copies.obs.tobytes())
     return out, run
 
 
@@ -178,3 +178,62 @@ def test_headless_runner_rejects_bad_input(sid):
         h(end_time=-1.0, num_threads=1, seed=0, **SPECS[sid].test_params)
     with pytest.raises((ValueError, TypeError), match="no_such_param"):
         h(end_time=1.0, num_threads=1, seed=0, no_such_param=1, **SPECS[sid].test_params)
+
+
+# --- the batch: every scenario's vector env --------------------------------------
+
+def _actions(space, shape, rng):
+    if hasattr(space, "n"):
+        return rng.integers(0, space.n, shape)
+    return rng.uniform(space.low, space.high, shape + space.shape).astype(space.dtype)
+
+
+@pytest.mark.parametrize("sid", ENVS)
+@pytest.mark.parametrize("mode", ["next_step", "same_step", "disabled"])
+@pytest.mark.parametrize("threads, seed", [(1, 0), (2, 5), (3, 9), (4, 12)])
+def test_vector_copies_equal_single_envs(sid, mode, threads, seed):
+    """Copy c of the vector env is a single env seeded seed + c and reset
+    without a seed at each episode end, in every autoreset mode; copies end
+    at different steps (per-copy max_cycles), so the engine runs them in
+    groups of equal step count."""
+    E, mcs = 3, [2, 4, 3]
+    p = {k: v for k, v in small(sid).items() if k != "max_cycles"}
+    v = seer_envs.vector_env(sid, E, num_threads=threads, autoreset_mode=mode, max_cycles=mcs, **p)
+    singles = [seer_envs.make(sid, num_threads=1, max_cycles=mcs[c], **p) for c in range(E)]
+    obs, infos = v.reset(seed=seed)
+    assert infos == {}
+    for c, s in enumerate(singles):
+        np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=seed + c))
+    rng = np.random.default_rng(seed)
+    restarted = ended = 0
+    for k in range(11):
+        a = _actions(v.single_action_space, (E, v.num_agents), rng)
+        obs, rew, term, trunc, infos = v.step(a)
+        for c, s in enumerate(singles):
+            if mode == "next_step" and not s.agents:       # this step is the copy's reset
+                np.testing.assert_array_equal(obs[c], s.reset_arrays())
+                assert not (rew[c].any() or term[c].any() or trunc[c].any())
+                restarted += 1
+                continue
+            o, r, t, tr = s.step_arrays(a[c])
+            for got, want in ((rew[c], r), (term[c], t), (trunc[c], tr)):
+                np.testing.assert_array_equal(got, want, err_msg=f"step {k} copy {c}")
+            assert bool(infos and infos["_seer_episode"][c]) == (not s.agents)
+            if not s.agents:
+                ended += 1
+                np.testing.assert_array_equal(infos["seer_episode"]["r"][c], s._ep_return)
+                np.testing.assert_array_equal(infos["seer_episode"]["l"][c], s._ep_length)
+                if mode == "same_step":
+                    np.testing.assert_array_equal(infos["final_obs"][c], o)
+                    o = s.reset_arrays()
+            np.testing.assert_array_equal(obs[c], o, err_msg=f"step {k} copy {c}")
+        if mode == "disabled" and infos:
+            mask = infos["_seer_episode"]
+            with pytest.raises(RuntimeError, match="has ended"):
+                v.step(a)
+            obs, _ = v.reset(options={"reset_mask": mask})
+            for c in np.flatnonzero(mask):
+                np.testing.assert_array_equal(obs[c], singles[c].reset_arrays())
+                restarted += 1
+        np.testing.assert_array_equal(v.cycles, [s._cycle for s in singles])
+    assert ended >= 4 and (mode == "same_step" or restarted >= 3)

@@ -85,7 +85,7 @@ def test_dict_observations_are_views_of_one_array_per_step():
     assert base is not None and all(v.base is base for v in o1.values())
     kept = {ag: v.copy() for ag, v in o1.items()}
     env.step({ag: 1 for ag in env.agents})
-    assert env._obs is not base                 # the next boundary wrote a new array
+    assert env._batch.copies.obs is not base    # the next boundary wrote a new array
     assert all(np.array_equal(o1[ag], kept[ag]) for ag in o1)
 
 

@@ -4,6 +4,7 @@ to a single env with the matching seed, at any thread count, across
 auto-resets (also when copies end at different steps); SAME_STEP auto-reset
 keeps the final observation; bad actions name the copy and the agent."""
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -24,7 +25,8 @@ def _compare(num_envs, threads, seed, steps, max_cycles, action_seed=0):
     seed at each episode end, as the vector env's auto-reset does)."""
     per_copy = not isinstance(max_cycles, int)
     mcs = list(max_cycles) if per_copy else [max_cycles] * num_envs
-    v = vector_env("pcs_v0", num_envs, num_threads=threads, max_cycles=max_cycles, **KW)
+    v = vector_env("pcs_v0", num_envs, num_threads=threads, max_cycles=max_cycles,
+                   autoreset_mode="same_step", **KW)
     obs, infos = v.reset(seed=seed)
     assert infos == {}
     singles = [pcs_v0.parallel_env(num_threads=1, max_cycles=mcs[c], **KW) for c in range(num_envs)]
@@ -44,10 +46,10 @@ def _compare(num_envs, threads, seed, steps, max_cycles, action_seed=0):
             np.testing.assert_array_equal(trunc[c], tr)
             if not s.agents:
                 ends += 1
-                assert infos["_final_obs"][c] and infos["_episode"][c]
+                assert infos["_final_obs"][c] and infos["_seer_episode"][c]
                 np.testing.assert_array_equal(infos["final_obs"][c], o)
-                np.testing.assert_array_equal(infos["episode"]["l"][c], s._ep_length)
-                np.testing.assert_array_equal(infos["episode"]["r"][c], s._ep_return)
+                np.testing.assert_array_equal(infos["seer_episode"]["l"][c], s._ep_length)
+                np.testing.assert_array_equal(infos["seer_episode"]["r"][c], s._ep_return)
                 o = s.reset_arrays()
                 assert int(v.seeds_used[c]) == s.seed_used
             elif infos:
@@ -84,7 +86,7 @@ def test_shipped_phase_policy_gives_the_one_thread_results(threads):
         outs = {}
         for t in (1, threads):
             v = vector_env("pcs_v0", 16, num_threads=t, grid_width=8, grid_height=8,
-                           max_cycles=[6 + c % 5 for c in range(16)])
+                           max_cycles=[6 + c % 5 for c in range(16)], autoreset_mode="same_step")
             got = [v.reset(seed=4)[0]]
             rng = np.random.default_rng(1)
             for _ in range(14):
@@ -144,7 +146,7 @@ def test_bad_actions_name_copy_and_agent():
 def test_bad_arguments():
     with pytest.raises(ValueError, match="num_envs must be an int >= 1"):
         vector_env("pcs_v0", 0, **KW)
-    with pytest.raises(ValueError, match="supports pcs_v0, aircraft_v0"):
+    with pytest.raises(ValueError, match="supports aircraft_v0, gossip_v0, pcs_v0"):
         vector_env("phold", 2)
     with pytest.raises(ValueError, match="max_cycles must be an int or 2 ints"):
         vector_env("pcs_v0", 2, max_cycles=[3, 4, 5], **KW)
@@ -170,9 +172,8 @@ def test_auto_threads_through_stpa_or_caps():
 
 
 def test_agent_vector_env_is_a_gymnasium_vector_env():
-    import gymnasium
-    g = agent_vector_env("pcs_v0", 3, num_threads=2, max_cycles=2, **KW)
-    ref = vector_env("pcs_v0", 3, num_threads=1, max_cycles=2, **KW)
+    g = agent_vector_env("pcs_v0", 3, num_threads=2, max_cycles=2, autoreset_mode="same_step", **KW)
+    ref = vector_env("pcs_v0", 3, num_threads=1, max_cycles=2, autoreset_mode="same_step", **KW)
     assert isinstance(g, gymnasium.vector.VectorEnv) and isinstance(g, SeerAgentVectorEnv)
     assert g.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
     assert g.num_envs == 36
@@ -264,7 +265,8 @@ def test_reset_lps_is_the_same_at_every_thread_count(threads):
 def test_next_step_autoreset_equals_single_envs(threads):
     mcs = [2, 3, 2]
     v = vector_env("pcs_v0", 3, num_threads=threads, max_cycles=mcs, autoreset_mode="next_step", **KW)
-    assert v.metadata["autoreset_mode"] == "NEXT_STEP"
+    assert v.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
+    assert v.autoreset_mode == gymnasium.vector.AutoresetMode.NEXT_STEP
     obs, _ = v.reset(seed=2)
     singles = [pcs_v0.parallel_env(num_threads=1, max_cycles=mcs[c], **KW) for c in range(3)]
     for c, s in enumerate(singles):
@@ -284,11 +286,10 @@ def test_next_step_autoreset_equals_single_envs(threads):
             np.testing.assert_array_equal(obs[c], o, err_msg=f"step {k} copy {c}")
             np.testing.assert_array_equal(rew[c], r)
             np.testing.assert_array_equal(trunc[c], tr)
-            assert bool(infos and infos["_episode"][c]) == (not s.agents)
+            assert bool(infos and infos["_seer_episode"][c]) == (not s.agents)
             assert "final_obs" not in infos
     assert restarts == 3 + 2 + 3
     g = agent_vector_env("pcs_v0", 2, num_threads=1, autoreset_mode="next_step", **KW)
-    import gymnasium
     assert g.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
     with pytest.raises(ValueError, match="autoreset_mode"):
         vector_env("pcs_v0", 2, autoreset_mode="later", **KW)
@@ -328,7 +329,7 @@ AKW = dict(num_uavs=5, num_targets=2, dynamics_substeps=2, battery_capacity=6.0,
 def test_aircraft_copies_equal_single_envs_with_terminations(threads, continuous):
     E, seed = 3, 21
     kw = dict(AKW, continuous_actions=continuous)
-    v = vector_env("aircraft_v0", E, num_threads=threads, **kw)
+    v = vector_env("aircraft_v0", E, num_threads=threads, autoreset_mode="same_step", **kw)
     obs, _ = v.reset(seed=seed)
     singles = [aircraft_v0.parallel_env(num_threads=1, **kw) for _ in range(E)]
     for c, s in enumerate(singles):
@@ -374,7 +375,7 @@ def test_team_reward_share_per_copy():
     if "team_reward_share" not in {f.name for f in dataclasses.fields(PCSConfig)}:
         pytest.skip("this PCS version has no team_reward_share")
     kw = dict(KW, team_reward_share=0.5)
-    v = vector_env("pcs_v0", 3, num_threads=2, max_cycles=[2, 3, 4], **kw)
+    v = vector_env("pcs_v0", 3, num_threads=2, max_cycles=[2, 3, 4], autoreset_mode="same_step", **kw)
     v.reset(seed=8)
     singles = [pcs_v0.parallel_env(num_threads=1, max_cycles=m, **kw) for m in (2, 3, 4)]
     for c, s in enumerate(singles):

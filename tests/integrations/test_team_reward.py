@@ -46,8 +46,9 @@ def test_share_is_validated(bad):
 
 
 def test_mix_team_reward_in_place():
-    r = np.array([-2.0, 0.0, -4.0], np.float32)
+    # one row per copy: each copy mixes with its own mean
+    r = np.array([[-2.0, 0.0, -4.0], [0.0, 0.0, -6.0]], np.float32)
     assert mix_team_reward(r, 0.5) is r
-    assert np.allclose(r, [-2.0, -1.0, -3.0])
+    assert np.allclose(r, [[-2.0, -1.0, -3.0], [-1.0, -1.0, -4.0]])
     r0 = r.copy()
     assert np.array_equal(mix_team_reward(r, 0.0), r0)

@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A/B of the single env's step: this tree against a git revision, each in
+its own process, alternated round by round on the same machine.
+
+    python benchmarks/single_step_ab.py [--rev ff92699] [--rounds 7] [--blocks 5] [--threads 1]
+
+The revision is unpacked into a temporary folder (``git archive``) and built
+there (``setup.py build_ext --inplace``, about a minute on 2 cores) unless
+its compiled sources equal this tree's, in which case this tree's
+extensions are copied.  Each round runs one worker process per tree, in
+alternating order: ``step_arrays`` with random actions on PCS 16x16 and
+Aircraft 64 UAVs (``--threads`` threads, episodes that never end), the
+median over ``--blocks`` blocks of 100 steps of the time per step.  Prints
+each tree's median over rounds and the paired ratio tree / revision (median
+and range of the per-round ratios): above 1 the tree is faster.
+"""
+
+import argparse
+import filecmp
+import glob
+import io
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+WORKER = r"""
+import json, statistics, sys, time
+import numpy as np
+from seer_envs import aircraft_v0, pcs_v0
+threads, blocks = int(sys.argv[1]), int(sys.argv[2])
+envs = {
+    "PCS 16x16": lambda: pcs_v0.parallel_env(num_threads=threads, grid_width=16, grid_height=16,
+                                             max_cycles=10**6),
+    "Aircraft 64": lambda: aircraft_v0.parallel_env(num_threads=threads, num_uavs=64,
+                                                    battery_capacity=1e9, max_cycles=10**6),
+}
+out = {}
+for name, make in envs.items():
+    env = make()
+    env.reset_arrays(seed=0)
+    space = env.action_space(env.possible_agents[0])
+    n = len(env.possible_agents)
+    rng = np.random.default_rng(0)
+    if hasattr(space, "n"):
+        acts = [rng.integers(0, space.n, n) for _ in range(100)]
+    else:
+        acts = [rng.uniform(-1, 1, (n,) + space.shape).astype(np.float32) for _ in range(100)]
+    for a in acts[:20]:
+        env.step_arrays(a)
+    per = []
+    for _ in range(blocks):
+        t0 = time.perf_counter()
+        for a in acts:
+            env.step_arrays(a)
+        per.append((time.perf_counter() - t0) / len(acts))
+    out[name] = statistics.median(per)
+print(json.dumps(out))
+"""
+
+
+def _compiled_sources(tree):
+    return sorted(os.path.relpath(p, tree) for pat in ("**/*.pyx", "**/*.pxd", "**/src/*.h")
+                  for p in glob.glob(os.path.join(tree, pat), recursive=True)
+                  if "/build/" not in p and "/tests/" not in p)
+
+
+def prepare(rev):
+    """The revision unpacked and built in a temporary folder."""
+    dest = tempfile.mkdtemp(prefix=f"seer-{rev}-")
+    data = subprocess.run(["git", "archive", rev], cwd=ROOT, check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(dest, filter="data")
+    same = _compiled_sources(dest) == _compiled_sources(ROOT) and all(
+        filecmp.cmp(os.path.join(dest, p), os.path.join(ROOT, p), shallow=False)
+        for p in _compiled_sources(ROOT))
+    if same:
+        for so in glob.glob(os.path.join(ROOT, "**", "*.so"), recursive=True):
+            rel = os.path.relpath(so, ROOT)
+            if not rel.startswith("build"):
+                os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
+                shutil.copy2(so, os.path.join(dest, rel))
+    else:
+        print(f"building {rev} in {dest} (its compiled sources differ from this tree's) ...", flush=True)
+        subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", "-j", str(os.cpu_count())],
+                       cwd=dest, check=True, capture_output=True)
+    return dest
+
+
+def run(tree, threads, blocks):
+    env = dict(os.environ, PYTHONPATH=tree)
+    r = subprocess.run([sys.executable, "-c", WORKER, str(threads), str(blocks)], cwd=tree, env=env,
+                       check=True, capture_output=True, text=True)
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--rev", default="ff92699")
+    p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--blocks", type=int, default=5)
+    p.add_argument("--threads", type=int, default=1)
+    a = p.parse_args()
+    old = prepare(a.rev)
+    try:
+        trees = {"tree": ROOT, a.rev: old}
+        times = {k: [] for k in trees}
+        for r in range(a.rounds):
+            order = list(trees) if r % 2 == 0 else list(trees)[::-1]
+            for k in order:
+                times[k].append(run(trees[k], a.threads, a.blocks))
+        print(f"single env step_arrays, {a.threads} thread(s), {a.rounds} alternated rounds x {a.blocks} "
+              f"blocks of 100 steps; load average {os.getloadavg()[0]:.1f}")
+        for env in times["tree"][0]:
+            t = [x[env] for x in times["tree"]]
+            o = [x[env] for x in times[a.rev]]
+            ratios = [y / x for x, y in zip(t, o)]
+            print(f"  {env:<12} tree {1e6 * statistics.median(t):8.1f} us/step   @{a.rev} "
+                  f"{1e6 * statistics.median(o):8.1f} us/step   tree speed / @{a.rev}: "
+                  f"{statistics.median(ratios):.3f} (rounds {min(ratios):.3f}-{max(ratios):.3f})")
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,313 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The batch: ``num_copies`` copies of one scenario in one engine, the core
+that the single env (one copy) and the vector env (many) both drive.
+
+:class:`Batch` owns the engine, the per-copy seeds, step counts and episode
+statistics, the thread count (STPA and the tuner) and the interrupt state;
+the scenario's :class:`~seer_envs._copies.Copies` owns the model.  It runs
+one step of every copy (or of the copies not restarting), restarts ranges of
+copies, and reports which copies' episodes ended.  What happens then (a
+single env's agent list, a vector env's auto-reset) is the env kind's.
+
+**Bit-identity.**  Copy ``c`` gives exactly what a batch of one gives: its
+LP ``j`` draws from the stream ``(seed_c, j)`` (``Engine.set_stream_keys``),
+its events keep their order (keys ``(time, src, seq)`` are monotone under
+the LP offset, and injected events keep their relative order), and it runs
+at its own step times: when copies are at different step counts (after an
+auto-reset) the engine runs them one group of equal step count at a time,
+with the other copies frozen (``Engine.freeze_all_but``, ``Engine.rewind``),
+so a copy restarted mid-run still starts at simulated time 0.
+"""
+
+import contextlib
+import threading
+
+import numpy as np
+
+from seer_runtime import tuner as _tuner
+from seer_runtime._threads import resolve_threads
+
+
+class Batch:
+    """``num_copies`` copies (``copies_cls``, the scenario's
+    :class:`~seer_envs._copies.Copies`) under ``config``.
+
+    ``max_cycles``: one int per copy.  ``num_threads``: the user's setting
+    (validated by the caller); ``chooser()`` returns STPA's ``choose`` for
+    "auto" (called once, at the first start).
+    """
+
+    #: Actions run at injection when they are their LP's next event
+    #: (``Engine.inject(..., execute=True)``); the same results either way.
+    execute_actions = True
+
+    def __init__(self, copies_cls, config, num_copies, max_cycles, num_threads, chooser):
+        self.config = config
+        self.copies = cp = copies_cls(config, num_copies)
+        self.num_copies = E = int(num_copies)
+        self.num_agents = A = cp.num_agents
+        self.max_cycles = np.asarray(max_cycles, np.int64)
+        self.num_threads_setting = num_threads
+        self._chooser = chooser
+        self.num_threads = None
+        self.thread_choice = None
+        self.engine = None
+        self.tuner = None
+        # copy c's actions are one contiguous LP range after the one before
+        self._contiguous = cp.lps_per_copy == A
+        self._all_starts = cp.agent_starts(np.arange(E))
+        self.seed_rngs = None
+        self.seeds_used = np.zeros(E, np.uint64)
+        self.cycle = np.zeros(E, np.int64)
+        self.done = np.zeros((E, A), bool)            # agents stopped in the running episode
+        self.ep_return = np.zeros((E, A), np.float64)
+        self.ep_length = np.zeros((E, A), np.int64)
+        self.broken = None          # what was interrupted, or None
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def using(self):
+        """One caller at a time: a second Python thread is refused before it
+        changes anything, so the first one's episode goes on untouched."""
+        if not self._lock.acquire(blocking=False):
+            self._busy()
+        try:
+            yield
+        finally:
+            self._lock.release()
+
+    def check_free(self):
+        """Refuse now when another thread is inside a call (checked before
+        the state checks, which that call's own progress would fail)."""
+        if self._lock.locked():
+            self._busy()
+
+    @staticmethod
+    def _busy():
+        raise RuntimeError(
+            "this env is in use by another thread (a reset or step is in progress); an env "
+            "can be used by one thread at a time: give each thread its own env")
+
+    # --- threads ---------------------------------------------------------------
+
+    def choose_threads(self):
+        """Resolve the thread setting at each start (STPA for "auto": its
+        preflight runs once per configuration and hardware, later starts
+        read its cache), so every episode begins from STPA's choice."""
+        self.num_threads, self.thread_choice = resolve_threads(self.num_threads_setting, self._chooser())
+        return self.num_threads
+
+    def after_step(self, started=False):
+        """With ``num_threads="auto"``, let the thread tuner adjust the team
+        between steps (seer_runtime.tuner): the closed loop over the first
+        steps, a step down when other processes take the cores, upward
+        probes when they leave.  Safe at any step: results do not depend on
+        the thread count.  ``num_threads`` (also used by the boundary
+        kernels) follows the engine; ``thread_choice`` reports every switch,
+        and STPA's choice comes back at the next start."""
+        if self.tuner is not None and (started or self.tuner.after_unit()):
+            self.num_threads = self.engine.num_threads
+            self.thread_choice = dict(self.thread_choice, **self.tuner.report())
+
+    # --- episodes ----------------------------------------------------------------
+
+    def seed(self, seeds):
+        """New per-copy seed generators: ``seeds`` is one int per copy."""
+        self.seed_rngs = [np.random.default_rng(int(s)) for s in seeds]
+
+    def rngs(self):
+        """Each copy's seed generator (made on first use: unseeded)."""
+        if self.seed_rngs is None:
+            self.seed_rngs = [np.random.default_rng() for _ in range(self.num_copies)]
+        return self.seed_rngs
+
+    def _next_seeds(self, idx):
+        self.rngs()
+        return [int(self.seed_rngs[c].integers(0, 2**63)) for c in idx]
+
+    def start(self, episode_seeds=None):
+        """A fresh engine and a first episode in every copy (``episode_seeds``:
+        each copy's episode seed, else the next of its generator).  Returns
+        the first observations ``(copies, agents, ...)``."""
+        from seer_runtime import Engine
+        E = self.num_copies
+        if episode_seeds is None:
+            episode_seeds = self._next_seeds(range(E))
+        self.broken = "the episode start"
+        threads = self.choose_threads()
+        cp = self.copies
+        cp.restart(0, E)
+        cp.fresh_outputs()
+        self.engine = None
+        eng = Engine(cp.model, num_threads=threads, seed=0)
+        for c, s in enumerate(episode_seeds):
+            self.seeds_used[c] = s
+            for lo, hi, first in cp.copy_blocks(c):
+                eng.set_stream_keys(lo, hi, s, first)
+        eng.init(0.0)
+        self.engine = eng
+        self.tuner = _tuner.tuner_for(eng, self.num_threads_setting, self.thread_choice)
+        self.after_step(started=True)            # its first trial may be a smaller team
+        self.cycle[:] = 0
+        self.done[:] = False
+        self.ep_return[:] = 0.0
+        self.ep_length[:] = 0
+        cp.boundary(0, E, np.zeros(E), self.num_threads)
+        self.broken = None
+        return self.view(cp.obs)
+
+    def restart(self, idx):
+        """Start a new episode in copies ``idx`` (sorted; the next seed of
+        each copy's generator) on the running engine."""
+        cp, eng = self.copies, self.engine
+        for lo, hi in runs(idx):
+            cp.restart(lo, hi)
+            for c, s in zip(range(lo, hi), self._next_seeds(range(lo, hi))):
+                self.seeds_used[c] = s
+                for blo, bhi, first in cp.copy_blocks(c):
+                    eng.set_stream_keys(blo, bhi, s, first)
+            for blo, bhi in cp.range_blocks(lo, hi):
+                eng.reset_lps(blo, bhi, 0.0)
+            self.cycle[lo:hi] = 0
+            self.done[lo:hi] = False
+            self.ep_return[lo:hi] = 0.0
+            self.ep_length[lo:hi] = 0
+            cp.boundary(lo, hi, np.zeros(self.num_copies), self.num_threads)
+
+    def advance(self, a, waiting=None, active=None, label="a step"):
+        """One step of the copies ``active`` (sorted copy ids; None: every
+        copy) with the validated actions ``a`` ``(len(active), agents,
+        ...)``; the other copies stay frozen where they are.  Copies marked
+        in ``waiting`` (a mask over all copies, within ``active``) restart
+        instead: their actions are ignored, they get reward 0, no flags and
+        their first observation.  Returns ``(obs, rewards, terminations,
+        truncations, ended)``: the first four ``(copies, agents)`` arrays
+        that the batch does not write again (the rows of copies outside
+        ``active`` are undefined), ``ended`` the copies whose episode ended
+        at this step (None when none did)."""
+        cp, eng, dt = self.copies, self.engine, self.config.dt
+        E, A = self.num_copies, self.num_agents
+        self.broken = label
+        if active is not None:
+            # The other copies' rows keep earlier (valid) actions: a model
+            # reads an agent's action only at its action event, which a
+            # frozen copy does not have pending.
+            buf = self._actions_buffer(a)
+            buf[active] = a
+            a = buf
+        cp.write_actions(a.reshape((E * A,) + a.shape[2:]), self.done.reshape(-1))
+        # Every stepping copy's rows are written below, by its restart or
+        # the step's boundary, into fresh arrays that the caller then owns.
+        cp.fresh_outputs()
+        if waiting is not None and not waiting.any():
+            waiting = None
+        if waiting is not None:
+            self.restart(np.flatnonzero(waiting))
+        cycles = self.cycle
+        if active is None and waiting is None and (E == 1 or cycles.min() == cycles.max()):
+            # The common case: every copy at the same step, one run.
+            k = int(cycles[0])
+            if k * dt < eng.now:
+                eng.rewind(k * dt)
+            if self._contiguous:
+                eng.inject(k * dt, cp.action_kind, 0, E * A, execute=self.execute_actions)
+            else:
+                eng.inject_blocks(k * dt, cp.action_kind, self._all_starts, A,
+                                  execute=self.execute_actions)
+            # k * dt from the integer step count: an accumulated sum drifts
+            # off the next injection time ("cannot inject at time ...").
+            eng.run_until((k + 1) * dt)
+            cycles += 1
+            live_idx = None
+        else:
+            stepping = np.ones(E, bool)
+            if active is not None:
+                stepping = np.zeros(E, bool)
+                stepping[active] = True
+            if waiting is not None:
+                stepping &= ~waiting
+            live_idx = np.flatnonzero(stepping)
+            self._run_groups(live_idx)
+            cycles[live_idx] += 1
+        times = cycles * dt
+        if live_idx is None:
+            cp.boundary(0, E, times, self.num_threads)
+        else:
+            for lo, hi in runs(live_idx):
+                cp.boundary(lo, hi, times, self.num_threads)
+        obs, rew, term = self.view(cp.obs), self.view(cp.rew), self.view(cp.term)
+        if live_idx is None:
+            over = cycles >= self.max_cycles
+            if not (over.any() or term.any() or self.done.any()):
+                # The common step: no agent stopped before or now, no copy
+                # truncated (the general path gives the same, in more passes).
+                np.add(self.ep_return, rew, out=self.ep_return)
+                self.ep_length += 1
+                self.broken = None
+                return obs, rew, term, np.zeros_like(term), None
+            live = ~self.done
+            trunc = over[:, None] & ~term
+            done = term | trunc
+            ended = trunc.any(axis=1) | done.all(axis=1)
+        else:
+            if waiting is not None:         # restarted: their first observation, nothing else
+                rew[waiting] = 0.0
+                term[waiting] = False
+            live = ~self.done & stepping[:, None]
+            trunc = (cycles >= self.max_cycles)[:, None] & ~term & stepping[:, None]
+            done = term | trunc
+            ended = (trunc.any(axis=1) | done.all(axis=1)) & stepping
+            if active is not None:          # copies outside the call keep their flags
+                inside = stepping if waiting is None else stepping | waiting
+                done = np.where(inside[:, None], done, self.done)
+        np.add(self.ep_return, rew, out=self.ep_return, where=live)
+        self.ep_length += live
+        self.done = done
+        self.broken = None
+        return obs, rew, term, trunc, (ended if ended.any() else None)
+
+    def _actions_buffer(self, a):
+        """Every copy's last actions, for steps of some copies (zeros, a
+        valid action of every space, until written)."""
+        buf = getattr(self, "_act_buf", None)
+        if buf is None:
+            spec = self.copies.action_spec
+            dtype = np.int64 if spec[0] == "discrete" else np.float64    # exact for any input
+            buf = self._act_buf = np.zeros((self.num_copies, self.num_agents) + a.shape[2:], dtype)
+        return buf
+
+    def _run_groups(self, live_idx):
+        """Run copies ``live_idx`` one group of equal step count at a time,
+        each at its own times, in increasing order of step count: a run to
+        ``(k + 1) * dt`` would also run the events of copies that are
+        behind (or restarting), so the other copies are frozen meanwhile."""
+        cp, eng, dt, A = self.copies, self.engine, self.config.dt, self.num_agents
+        cycles = self.cycle
+        for k in np.unique(cycles[live_idx]).tolist():
+            members = live_idx[cycles[live_idx] == k]
+            eng.freeze_all_but(*cp.freeze_blocks(members))
+            try:
+                if k * dt < eng.now:
+                    eng.rewind(k * dt)
+                eng.inject_blocks(k * dt, cp.action_kind, cp.agent_starts(members), A,
+                                  execute=self.execute_actions)
+                eng.run_until((k + 1) * dt)
+            finally:
+                eng.thaw()
+
+    def view(self, arr):
+        """``(copies, agents, ...)`` view of a per-agent array (copy-major)."""
+        return arr.reshape((self.num_copies, self.num_agents) + arr.shape[1:])
+
+    def close(self):
+        self.engine = None
+        self.tuner = None
+
+
+def runs(idx):
+    """Sorted indices -> ``[(lo, hi))`` runs of consecutive values."""
+    idx = np.asarray(idx)
+    if len(idx) == 0:
+        return []
+    cut = np.flatnonzero(np.diff(idx) != 1) + 1
+    return list(zip(idx[np.r_[0, cut]].tolist(), (idx[np.r_[cut - 1, len(idx) - 1]] + 1).tolist()))

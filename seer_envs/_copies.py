@@ -1,0 +1,189 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The copies interface: what one scenario declares, once, for every env
+kind (:class:`Copies`).
+
+A scenario's ``Copies`` subclass (in its own folder, named on its
+``ScenarioSpec`` as ``copies``) holds ``num_copies`` independent copies of
+the scenario in one model and says, for a range of copies at a time, how
+actions are written, how copies restart, and what the step boundary
+returns.  The single env is one copy and the vector env many
+(:mod:`seer_envs._batch` drives both); the CLI's action checks, RLlib and
+STPA read the same declarations.  No layer above names a scenario.
+"""
+
+import types
+
+import numpy as np
+
+
+def action_spec(space):
+    """``("discrete", n)`` or ``("box", shape, low, high)`` of an action
+    space: what the env layers validate actions against."""
+    if hasattr(space, "n"):
+        return ("discrete", int(space.n))
+    return ("box", tuple(space.shape), float(np.min(space.low)), float(np.max(space.high)))
+
+
+class Copies:
+    """``num_copies`` copies of one scenario in one model.
+
+    **Class-level declarations** (read without building a model):
+
+    - ``agent_names(config)`` -> the agents of one copy, in row order;
+    - ``spaces(config)`` -> ``(observation_space, action_space)`` of one agent;
+    - ``state_space(config)`` -> the global state's space (or None);
+    - ``action_kind``: the event kind of an injected action.
+
+    **Layout.**  ``blocks(config)`` lists the copy's LP blocks in engine
+    order as ``(lps per copy, first entity)`` pairs: block ``b`` of every
+    copy sits in one region of the engine, copy ``c``'s at ``c * lps``
+    within it, and its LPs draw from the entity streams ``first ..``.  The
+    agents are the first ``len(agents)`` LPs of block 0 of each copy.  From
+    this the engine-side ranges (stream keys, restarts, freezing) follow
+    with no scenario code.
+
+    **Per range of copies** (the scenario implements):
+
+    - ``write_actions(a, done)``: ``a`` is every copy's validated actions,
+      ``(num_copies * agents, ...)``; ``done`` marks agents that stopped in
+      a running episode (their rows are to be ignored);
+    - ``restart(c0, c1)``: restore copies ``[c0, c1)`` to their state at
+      construction (the engine then restarts their LPs);
+    - ``boundary(c0, c1, times, num_threads)``: write every row of copies
+      ``[c0, c1)`` of ``self.obs``, ``self.rew`` and ``self.term`` at each
+      copy's step-end time ``times[c]``;
+    - ``agent_infos(c, rows, now)``, ``summary(c, engine, steps)``,
+      ``state(c)``: details of copy ``c`` (``now``: its simulated time);
+    - ``image(view)`` (a static method): the ``rgb_array`` frame of ``view``,
+      which has ``config``, ``model`` (one copy's arrays: a single env's
+      model, or :meth:`copy_model`), ``_cycle`` and ``max_cycles``.
+
+    ``obs`` / ``rew`` / ``term`` are replaced by fresh arrays before each
+    boundary (:meth:`fresh_outputs`), so what a step hands out stays the
+    caller's without a copy.
+    """
+
+    action_kind = None
+    model_cls = None
+
+    def __init__(self, config, num_copies=1):
+        self.config = config
+        self.num_copies = C = int(num_copies)
+        self.model = self.new_model(config, C)
+        self.possible_agents = list(self.agent_names(config))
+        self.num_agents = A = len(self.possible_agents)
+        self.observation_space, self.action_space = self.spaces(config)
+        self.action_spec = action_spec(self.action_space)
+        blocks = list(self.blocks(config))
+        self._blocks = []               # (region base, lps per copy, first entity)
+        base = 0
+        for n, first in blocks:
+            self._blocks.append((base, n, first))
+            base += n * C
+        self.num_lps = base
+        self.lps_per_copy = blocks[0][0]
+        obs_shape = self.observation_space.shape
+        self.obs = np.zeros((C * A,) + tuple(obs_shape), np.float32)
+        self.rew = np.zeros(C * A, np.float32)
+        self._term = np.zeros(C * A, np.uint8)
+
+    # --- declarations (scenario) ----------------------------------------------
+
+    @classmethod
+    def agent_names(cls, config):
+        raise NotImplementedError
+
+    @classmethod
+    def spaces(cls, config):
+        raise NotImplementedError
+
+    @classmethod
+    def state_space(cls, config):
+        return None
+
+    @classmethod
+    def blocks(cls, config):
+        return [(len(cls.agent_names(config)), 0)]
+
+    def new_model(self, config, num_copies):
+        return self.model_cls(config, num_copies)
+
+    # --- outputs -------------------------------------------------------------
+
+    @property
+    def term(self):
+        """Stopped agents at the last boundary (bool view of a uint8 array,
+        which the Cython boundaries write)."""
+        return self._term.view(bool)
+
+    def fresh_outputs(self):
+        """New output arrays for the next boundaries, which write every row
+        of their range: the arrays handed out before stay the caller's."""
+        self.obs = np.empty_like(self.obs)
+        self.rew = np.empty_like(self.rew)
+        self._term = np.empty_like(self._term)
+
+    # --- layout (generic) ----------------------------------------------------
+
+    def copy_blocks(self, c):
+        """``(lo, hi, first entity)`` of each LP block of copy ``c``."""
+        return [(b + c * n, b + (c + 1) * n, first) for b, n, first in self._blocks]
+
+    def range_blocks(self, c0, c1):
+        """``(lo, hi)`` LP ranges holding copies ``[c0, c1)``."""
+        return [(b + c0 * n, b + c1 * n) for b, n, _ in self._blocks]
+
+    def freeze_blocks(self, members):
+        """``(starts, counts)`` of the LP blocks of copies ``members``."""
+        members = np.asarray(members, np.int64)
+        if len(self._blocks) == 1:
+            b, n, _ = self._blocks[0]
+            return b + members * n, n
+        starts = np.concatenate([b + members * n for b, n, _ in self._blocks])
+        counts = np.concatenate([np.full(len(members), n, np.int64) for _, n, _ in self._blocks])
+        return starts, counts
+
+    def agent_starts(self, members):
+        """First agent LP of each copy in ``members`` (a copy's agents are contiguous)."""
+        b, n, _ = self._blocks[0]
+        return b + np.asarray(members, np.int64) * n
+
+    def agent_rows(self, c):
+        """Slice of copy ``c``'s agents in the per-agent arrays."""
+        A = self.num_agents
+        return slice(c * A, (c + 1) * A)
+
+    # --- per range (scenario) -----------------------------------------------
+
+    def write_actions(self, a, done):
+        raise NotImplementedError
+
+    def restart(self, c0, c1):
+        raise NotImplementedError
+
+    def boundary(self, c0, c1, times, num_threads):
+        raise NotImplementedError
+
+    def agent_infos(self, c, rows, now):
+        return [{} for _ in rows]
+
+    def summary(self, c, engine, steps):
+        return {"steps": steps, "events": engine.stats()["events"]}
+
+    def state(self, c):
+        raise NotImplementedError(f"{type(self).__name__} has no global state")
+
+    @staticmethod
+    def image(view):
+        raise NotImplementedError("this scenario has no rgb_array frames")
+
+    def copy_model(self, c):
+        """Copy ``c``'s model arrays, as :meth:`image` reads them (the
+        model itself when there is one copy)."""
+        raise NotImplementedError
+
+    def frame(self, c, step, max_cycles):
+        """Copy ``c``'s ``rgb_array`` frame at its step ``step``."""
+        model = self.model if self.num_copies == 1 else self.copy_model(c)
+        view = types.SimpleNamespace(config=self.config, model=model, _cycle=step, max_cycles=max_cycles)
+        return self.image(view)

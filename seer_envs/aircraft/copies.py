@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Aircraft's copies (:class:`seer_envs._copies.Copies`).  LPs: every
+copy's UAVs first (copy ``c``'s at ``[c*U, (c+1)*U)``), then every copy's
+targets (copy ``c``'s at ``[C*U + c*T, C*U + (c+1)*T)``): UAV arrays stay
+indexed by UAV LP, and within a copy the sources keep their order (event
+keys unchanged)."""
+
+import types
+
+import numpy as np
+from gymnasium import spaces
+
+from seer_envs._copies import Copies
+from seer_envs.aircraft.handlers import (ACTION_KIND, COUNTERS, N_NEIGHBOURS_PY, OBS_LAYOUT,
+                                         OBS_SIZE_PY, AircraftModel, boundary)
+
+N_DISCRETE = 9
+
+
+def observation_bounds():
+    """(low, high) of the observation vector (see :mod:`seer_envs.aircraft.env`),
+    from the handlers' slot enums."""
+    low = np.full(OBS_SIZE_PY, -1.0, np.float32)
+    high = np.full(OBS_SIZE_PY, 1.0, np.float32)
+    low[OBS_LAYOUT["position"]] = 0.0
+    low[OBS_LAYOUT["energy"]] = 0.0
+    nb = OBS_LAYOUT["neighbours"]
+    for m in range(N_NEIGHBOURS_PY):
+        rel_v = slice(nb.start + 4 * m + 2, nb.start + 4 * m + 4)     # (dvx, dvy): up to 2 max_speed
+        low[rel_v], high[rel_v] = -2.0, 2.0
+    high[OBS_LAYOUT["target_age"]] = np.inf
+    low[OBS_LAYOUT["messages"]], high[OBS_LAYOUT["messages"]] = 0.0, np.inf
+    return low, high
+
+
+class AircraftCopies(Copies):
+    """Copies of the UAV swarm: one agent per UAV; targets are entities."""
+
+    action_kind = ACTION_KIND
+    model_cls = AircraftModel
+
+    @classmethod
+    def agent_names(cls, config):
+        return [f"uav_{i}" for i in range(config.num_uavs)]
+
+    @classmethod
+    def spaces(cls, config):
+        low, high = observation_bounds()
+        obs = spaces.Box(low, high, (OBS_SIZE_PY,), np.float32)
+        if config.continuous_actions:
+            return obs, spaces.Box(-1.0, 1.0, (2,), np.float32)
+        return obs, spaces.Discrete(N_DISCRETE)
+
+    @classmethod
+    def state_space(cls, config):
+        return spaces.Box(-np.inf, np.inf, (6 * config.num_uavs + 4 * config.num_targets,), np.float32)
+
+    @classmethod
+    def blocks(cls, config):
+        return [(config.num_uavs, 0), (config.num_targets, config.num_uavs)]
+
+    def __init__(self, config, num_copies=1):
+        super().__init__(config, num_copies)
+        if not config.continuous_actions:
+            self._table = config.action_table
+
+    def write_actions(self, a, done):
+        m = self.model            # a stopped UAV's command is never read
+        if self.config.continuous_actions:
+            np.multiply(a.reshape(-1, 2), self.config.max_accel, out=m.actions, dtype=np.float64)
+        else:
+            np.take(self._table, a.reshape(-1), axis=0, out=m.actions)
+
+    def restart(self, c0, c1):
+        self.model.reset_copies(c0, c1)
+
+    def boundary(self, c0, c1, times, num_threads):
+        boundary(self.model, 0.0, self.obs, self.rew, self._term, num_threads, c0, c1,
+                 np.asarray(times, np.float64))
+
+    def agent_infos(self, c, rows, now):
+        """Each UAV's energy, alive flag, targets in range, belief age (s,
+        -1 when none) and cumulative counters."""
+        m = self.model
+        rows = c * self.num_agents + np.asarray(rows)
+        counters = m.counters[rows].tolist()
+        energy = m.energy[rows].tolist()
+        alive = m.alive[rows].astype(bool).tolist()
+        in_range = m.in_range[rows].tolist()
+        bel_t = m.bel_t[rows].tolist()
+        out = []
+        for k in range(len(counters)):
+            d = dict(zip(COUNTERS, counters[k]))
+            d.update(energy=energy[k], alive=alive[k], targets_in_range=in_range[k],
+                     belief_age=(now - bel_t[k]) if bel_t[k] >= 0 else -1.0)
+            out.append(d)
+        return out
+
+    def summary(self, c, engine, steps):
+        m, u = self.model, self.agent_rows(c)
+        out = dict(zip(COUNTERS, (int(v) for v in m.counters[u].sum(axis=0))))
+        out.update({"alive": int(m.alive[u].sum()), "mean_energy": float(m.energy[u].mean()),
+                    "targets_in_range": int(m.in_range[u].sum()), "steps": steps,
+                    "events": engine.stats()["events"]})
+        return out
+
+    def state(self, c):
+        cfg, m = self.config, self.model
+        U, T = cfg.num_uavs, cfg.num_targets
+        nu = U * self.num_copies
+        u = slice(c * U, (c + 1) * U)
+        t = slice(nu + c * T, nu + (c + 1) * T)
+        L, v = cfg.arena_size, cfg.max_speed
+        us = np.stack([m.sx[u] / L, m.sy[u] / L, m.svx[u] / v, m.svy[u] / v,
+                       m.energy[u] / cfg.battery_capacity, m.salive[u].astype(np.float64)], axis=1)
+        ts = np.stack([m.sx[t] / L, m.sy[t] / L, m.svx[t] / v, m.svy[t] / v], axis=1)
+        return np.concatenate([us.reshape(-1), ts.reshape(-1)]).astype(np.float32)
+
+    @staticmethod
+    def image(view):
+        from seer_envs.aircraft.render import image
+        return image(view)
+
+    def copy_model(self, c):
+        """Copy ``c``'s snapshot: its UAVs, then its targets (the single
+        env's entity order)."""
+        m, U, T = self.model, self.config.num_uavs, self.config.num_targets
+        nu = U * self.num_copies
+        u = slice(c * U, (c + 1) * U)
+        t = slice(nu + c * T, nu + (c + 1) * T)
+        ent = {k: np.concatenate([getattr(m, k)[u], getattr(m, k)[t]]) for k in ("sx", "sy", "svx", "svy")}
+        return types.SimpleNamespace(salive=m.salive[u], **ent)

@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""PCS's copies (:class:`seer_envs._copies.Copies`): copy ``c``'s cell
+``j`` is LP ``c * cells + j``, and a copy's phones only reach its own cells."""
+
+import types
+
+import numpy as np
+from gymnasium import spaces
+
+from seer_envs._copies import Copies
+from seer_envs.pcs.handlers import ACTION_KIND, COUNTERS, OBS_SIZE_PY, PcsModel, boundary
+from seer_envs.pcs.rewards import mix_team_reward
+
+
+class PcsCopies(Copies):
+    """Copies of the PCS grid: one agent per cell, no termination."""
+
+    action_kind = ACTION_KIND
+    model_cls = PcsModel
+
+    @classmethod
+    def agent_names(cls, config):
+        return [f"cell_{x}_{y}" for y in range(config.grid_height) for x in range(config.grid_width)]
+
+    @classmethod
+    def spaces(cls, config):
+        return (spaces.Box(0.0, np.inf, (OBS_SIZE_PY,), np.float32),
+                spaces.Discrete(config.num_guard_actions))
+
+    @classmethod
+    def state_space(cls, config):
+        return spaces.Box(0.0, np.inf, (config.num_cells * OBS_SIZE_PY,), np.float32)
+
+    def __init__(self, config, num_copies=1):
+        super().__init__(config, num_copies)
+        total = len(self.rew)
+        self._prev = np.zeros((total, len(COUNTERS)), np.int64)
+        self._delta = np.zeros((total, len(COUNTERS)), np.int64)
+
+    def write_actions(self, a, done):
+        self.model.actions[:] = a        # every cell is live for the whole episode
+
+    def restart(self, c0, c1):
+        n = self.lps_per_copy
+        self.model.reset_cells(c0 * n, c1 * n)
+        self._prev[c0 * n:c1 * n] = 0
+
+    def boundary(self, c0, c1, times, num_threads):
+        n = self.lps_per_copy
+        lo, hi = c0 * n, c1 * n
+        boundary(self.model, self.obs, self.rew, self._prev, self._delta,
+                 self.config.handoff_penalty, num_threads, lo, hi)
+        mix_team_reward(self.rew[lo:hi].reshape(c1 - c0, n), self.config.team_reward_share)
+        self._term[lo:hi] = 0
+
+    def agent_infos(self, c, rows, now):
+        """Each cell's cumulative counters."""
+        counters = self.model.counters[c * self.num_agents + np.asarray(rows)].tolist()
+        return [dict(zip(COUNTERS, v)) for v in counters]
+
+    def summary(self, c, engine, steps):
+        from seer_envs.pcs.env import summarize
+        return summarize(self.model.counters[self.agent_rows(c)], engine)
+
+    def state(self, c):
+        return self.obs[self.agent_rows(c)].reshape(-1).copy()
+
+    @staticmethod
+    def image(view):
+        from seer_envs.pcs.render import image
+        return image(view)
+
+    def copy_model(self, c):
+        return types.SimpleNamespace(free_channels=self.model.free_channels[self.agent_rows(c)])
