@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from seer_envs._render import figure_rgb, pyplot
+from seer_envs._render import figure, figure_rgb
 
 
 def load(env):
@@ -27,10 +27,10 @@ def image(env):
     """H x W x 3 uint8 frame (same size every step of an episode)."""
     cfg = env.config
     v = load(env)
-    plt = pyplot()
-    if plt is None:
+    fig = figure((6.4, 5.6), 80)
+    if fig is None:
         return _bare(v)
-    fig, ax = plt.subplots(figsize=(6.4, 5.6), dpi=80)
+    ax = fig.subplots()
     im = ax.imshow(v, cmap="YlOrRd", vmin=0.0, vmax=1.0, interpolation="nearest", origin="upper")
     if max(cfg.grid_width, cfg.grid_height) <= 64:        # cell borders where they stay visible
         ax.set_xticks(np.arange(-0.5, cfg.grid_width, 1), minor=True)
