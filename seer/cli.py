@@ -141,10 +141,9 @@ def cmd_sweep(a):
 
 def cmd_list(a):
     from seer.scenarios import registry
-    from seer_envs._config import describe
     for name, s in registry().items():
         print(f"{name}  ({s.kind}) — {s.description}")
-        for field, default, unit, doc in describe(s.config_cls):
+        for field, default, unit, doc in s.params():
             unit = f" [{unit}]" if unit else ""
             print(f"    {field:<24} {default!s:<10}{unit:<14} {doc}")
         print("    run: " + ("steps (100), " if s.kind == "env" else "end_time (100.0), ") +

@@ -147,13 +147,21 @@ def _finish(fig, ax, path, title, note, legend):
     fig.savefig(path)
 
 
+def _figure():
+    """A Figure on its own Agg canvas: no pyplot, so the process's backend
+    (a notebook's inline one, when a sweep runs there) is left as it was."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(6.4, 4.4), dpi=110)
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots()
+
+
 def sweep_plots(rows, swept_keys, out_dir, title="", units=None):
     """Write the PNGs of a sweep into ``out_dir``; returns their paths.
     ``units`` maps a swept key to its unit (the scenario's Config units)."""
     try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib  # noqa: F401
     except ImportError:
         warnings.warn('seer: plots need matplotlib (pip install -e ".[plot]"); wrote the CSV only',
                       RuntimeWarning, stacklevel=2)
@@ -172,20 +180,19 @@ def sweep_plots(rows, swept_keys, out_dir, title="", units=None):
         data = _aggregate(ok, measure, x_key, group_keys)
         if not data:
             continue
-        fig, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
+        fig, ax = _figure()
         _draw(ax, data, x_key, units, categorical)
         _y_scale(ax, data)
         ax.set_xlabel(_label(x_key, units))
         ax.set_ylabel(f"{name} [{unit}]" if unit else name)
         path = os.path.join(out_dir, f"{measure}.png")
         _finish(fig, ax, path, f"{title}: {name}", note, bool(group_keys))
-        plt.close(fig)
         paths.append(path)
-    sp = _speedup(plt, ok, keys, out_dir, title, units, note, categorical)
+    sp = _speedup(ok, keys, out_dir, title, units, note, categorical)
     return paths + ([sp] if sp else [])
 
 
-def _speedup(plt, rows, keys, out_dir, title, units, note, categorical):
+def _speedup(rows, keys, out_dir, title, units, note, categorical):
     """speedup.png: throughput at t threads over 1 thread, same other keys."""
     if "num_threads" not in keys:
         return None
@@ -200,7 +207,7 @@ def _speedup(plt, rows, keys, out_dir, title, units, note, categorical):
                 _num(r.get(measure)))
     if not base:
         return None
-    fig, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
+    fig, ax = _figure()
     data = {}
     for r in rows:
         y = _num(r.get(measure))
@@ -223,5 +230,4 @@ def _speedup(plt, rows, keys, out_dir, title, units, note, categorical):
     ax.set_ylabel(f"speedup over 1 thread [x] ({MEASURES[measure][1]})")
     path = os.path.join(out_dir, "speedup.png")
     _finish(fig, ax, path, f"{title}: speedup over one thread", note, bool(others))
-    plt.close(fig)
     return path

@@ -12,8 +12,16 @@ import seer_envs
 class Scenario:
     """name, kind ("env" or "headless"), config class, and run(point)."""
 
+    env_only = ()      # config fields this form does not read
+
     def __init__(self, name, kind, config_cls, description):
         self.name, self.kind, self.config_cls, self.description = name, kind, config_cls, description
+
+    def params(self):
+        """``(field, default, unit, doc)`` of each parameter this form takes
+        (``seer list``)."""
+        from seer_envs._config import describe
+        return [row for row in describe(self.config_cls) if row[0] not in self.env_only]
 
 
 class EnvScenario(Scenario):
@@ -86,6 +94,9 @@ class HeadlessScenario(Scenario):
     def __init__(self, spec, name=None):
         super().__init__(name or spec.id, "headless", spec.config, spec.description)
         self.spec = spec
+        # an env scenario's config also holds fields only its env reads
+        # (PCS's dt, max_cycles): its runner names them
+        self.env_only = tuple(getattr(spec.headless, "env_only", ()))
 
     def run(self, params, run, progress=None):
         out = []

@@ -9,15 +9,15 @@ import warnings
 _warned = False
 
 
-def pyplot():
-    """matplotlib.pyplot on the Agg backend, or None (warns once)."""
+def figure(figsize, dpi):
+    """A matplotlib Figure on its own Agg canvas, or None without matplotlib
+    (warns once).  Not pyplot: that would mean switching the process's
+    backend to Agg (``matplotlib.use``), which breaks the caller's own plots
+    (a notebook's inline backend), and pyplot keeps each figure until closed."""
     global _warned
     try:
-        import matplotlib
-        if matplotlib.get_backend().lower() != "agg":
-            matplotlib.use("Agg", force=True)
-        import matplotlib.pyplot as plt
-        return plt
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
     except ImportError:
         if not _warned:
             _warned = True
@@ -25,16 +25,16 @@ def pyplot():
                           '(pip install -e ".[plot]"); drawing a bare image instead', RuntimeWarning,
                           stacklevel=3)
         return None
+    fig = Figure(figsize=figsize, dpi=dpi)
+    FigureCanvasAgg(fig)             # attaches itself as fig.canvas
+    return fig
 
 
 def figure_rgb(fig):
-    """The figure's pixels as an H x W x 3 uint8 array (the figure is closed)."""
+    """The figure's pixels as an H x W x 3 uint8 array."""
     import numpy as np
     fig.canvas.draw()
-    img = np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()
-    import matplotlib.pyplot as plt
-    plt.close(fig)
-    return img
+    return np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()
 
 
 def pace(env):

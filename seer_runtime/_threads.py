@@ -9,9 +9,37 @@ nothing above it: a caller that wants STPA for ``"auto"`` passes a
 """
 
 import os
+import sys
 import warnings
 
 _warned = set()     # (count, cpus) already warned about; one warning per process
+
+# SEER's own packages (siblings of this one): a warning about a setting is
+# shown at the first line outside them, the user's call.
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_OWN = tuple(os.path.join(_ROOT, p) + os.sep for p in ("seer_runtime", "seer_envs", "seer", "stpa"))
+
+
+def _internal(frame):
+    # the frames warnings.warn itself skips when it counts a stacklevel
+    name = frame.f_code.co_filename
+    return "importlib" in name and "_bootstrap" in name
+
+
+def user_stacklevel():
+    """The ``stacklevel`` that makes a ``warnings.warn`` in the caller of
+    this function point at the first frame outside SEER's packages, however
+    deep the call (envs, vector envs, the CLI reach the resolver through
+    different paths); 2 (the caller's caller) when every frame is SEER's.
+    Counted as ``warnings.warn`` counts: importlib's bootstrap frames are
+    not levels."""
+    frame, level = sys._getframe(1), 1          # level 1: the function that warns
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_OWN):
+        frame = frame.f_back
+        while frame is not None and _internal(frame):
+            frame = frame.f_back
+        level += 1
+    return level if frame is not None else 2
 
 
 def available_cpus():
@@ -81,7 +109,7 @@ def warn_if_oversubscribed(n):
     shown = ", ".join(map(str, ids[:16])) + (", ..." if len(ids) > 16 else "")
     warnings.warn(f"num_threads={n} exceeds the {cpus} usable CPU(s) of this process "
                   f"(affinity mask: {shown}); threads will share cores and run slower, "
-                  f"not faster (results are unchanged)", RuntimeWarning, stacklevel=3)
+                  f"not faster (results are unchanged)", RuntimeWarning, stacklevel=user_stacklevel())
 
 
 def resolve_threads(num_threads="auto", choose=None, cap=None):
@@ -102,7 +130,7 @@ def resolve_threads(num_threads="auto", choose=None, cap=None):
                 return choose()
             except ImportError as e:
                 warnings.warn(f"STPA unavailable ({e}); num_threads='auto' uses the hard caps",
-                              RuntimeWarning, stacklevel=2)
+                              RuntimeWarning, stacklevel=user_stacklevel())
         n, reasons = thread_caps(extra={"cap": cap})
         return n, {"chosen": n, "cap": n, "caps": reasons,
                    "method": "affinity mask capped by OMP_NUM_THREADS"}

@@ -20,7 +20,9 @@ point because results do not depend on the thread count.
 
 Per unit it reads two counters and a few numbers: O(1), no per-agent work.
 Every switch is reported in :meth:`ThreadTuner.report` (``adapted``: step,
-from, to, reason, measured seconds per event).
+from, to, reason, measured seconds per event); a trial that was not kept
+changes nothing, so it is only counted there (``trials_not_kept``) and
+listed in :attr:`ThreadTuner.history`.
 """
 
 import math
@@ -123,8 +125,10 @@ class ThreadTuner:
         self.cap = max(int(cap if cap is not None else usable_threads()), self.count, 1)
         self.predicted = {int(k): float(v) for k, v in (predicted or {}).items()}
         self.unit = 0
-        self.decisions = []
+        self.decisions = []                # switches only: the report's "adapted"
         self.dropped = 0
+        self.history = []                  # every decision, trials not kept included
+        self.trials_not_kept = 0
         self.measured = {}                 # count -> latest trial cost (s per event)
         self._recent = deque(maxlen=CONTENTION_WINDOW)   # (wall_s, events, busy_s, idle_s)
         self._baseline = None              # cost when the current count was set
@@ -147,7 +151,7 @@ class ThreadTuner:
             self._trial = self.count = self._queue.pop(0)
         else:
             self.state = "steady"
-        self._reported = (self._start, 0)
+        self._reported = (self._start, 0, 0)
         self.skipped = 0                   # larger teams not tried: the CPUs were taken
         self._free = free
         self.engine = engine
@@ -191,6 +195,14 @@ class ThreadTuner:
     def _record(self, reason, old, new, step=None, **info):
         d = {"step": self.unit if step is None else step, "from": old, "to": new, "reason": reason}
         d.update({k: (round(v, 12) if isinstance(v, float) else v) for k, v in info.items()})
+        if len(self.history) >= MAX_REPORTED:
+            self.history.pop(0)
+        self.history.append(d)
+        if new == old:
+            # a trial not kept: reporting it as a switch would read "threads
+            # 1 -> 1 (probe up)"
+            self.trials_not_kept += 1
+            return
         if len(self.decisions) >= MAX_REPORTED:
             self.decisions.pop(0)
             self.dropped += 1
@@ -394,7 +406,8 @@ class ThreadTuner:
             self.engine.num_threads = new
             now = self._sample()           # a new team starts its own counters
         self._last = now
-        state = (self.count, len(self.decisions) + self.dropped + (self.closed_loop is not None))
+        state = (self.count, len(self.decisions) + self.dropped + (self.closed_loop is not None),
+                 self.trials_not_kept)
         changed, self._reported = state != self._reported, state
         return changed
 
@@ -403,7 +416,7 @@ class ThreadTuner:
         for a ``thread_choice`` dict."""
         out = {"chosen": self.count, "adapted": [dict(d) for d in self.decisions],
                "closed_loop": dict(self.closed_loop) if self.closed_loop else None,
-               "larger_teams_skipped": self.skipped}
+               "trials_not_kept": self.trials_not_kept, "larger_teams_skipped": self.skipped}
         if self.dropped:
             out["adapted_dropped"] = self.dropped
         return out

@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from seer_envs._render import figure_rgb, pyplot
+from seer_envs._render import figure, figure_rgb
 
 BARE_SIZE = 512
 
@@ -42,15 +42,15 @@ def _scale_bar(size):
 
 def image(env):
     """H x W x 3 uint8 frame (same size every step of an episode)."""
-    plt = pyplot()
-    if plt is None:
+    fig = figure((6.4, 6.4), 80)
+    if fig is None:
         return _bare(env)
     from matplotlib.patches import Circle, Rectangle
     cfg, m = env.config, env.model
     nu, a = cfg.num_uavs, cfg.arena_size
     alive = m.salive.astype(bool)
     ux, uy, vx, vy = m.sx[:nu], m.sy[:nu], m.svx[:nu], m.svy[:nu]
-    fig, ax = plt.subplots(figsize=(6.4, 6.4), dpi=80)
+    ax = fig.subplots()
     ax.add_patch(Rectangle((0, 0), a, a, fill=False, edgecolor="black", linewidth=1.5, label="arena border"))
     if nu <= 512:                       # sensor discs stay readable
         for x, y in zip(ux[alive], uy[alive]):

@@ -14,13 +14,17 @@ from seer_envs.pcs.handlers import PcsModel
 from seer_runtime import Engine
 from seer_runtime.tuner import run_until_tuned, tuner_for
 
+#: PCSConfig fields a headless run (no agents, no steps) never reads: `seer
+#: list` leaves them out of ``pcs_v0:headless`` (read as ``run_headless.env_only``).
+ENV_ONLY = ("dt", "max_cycles", "handoff_penalty", "team_reward_share")
+
 
 def run_headless(grid_width=256, grid_height=256, end_time=1000.0, num_threads="auto", seed=0,
                  choose=None, **params):
     """Run the PCS model to ``end_time`` minutes with no agents (guard 0).
 
-    ``params`` are any :class:`PCSConfig` fields (``dt``, ``max_cycles`` and
-    ``handoff_penalty`` do not affect a headless run).  Returns a dict:
+    ``params`` are any :class:`PCSConfig` fields (those in ``ENV_ONLY`` do
+    not affect a headless run).  Returns a dict:
     ``events``, ``wall_s``, ``events_per_s``, the counters
     (``call_attempts``, ``busy_lines``, ``channel_blocks``,
     ``handoff_blocks``, ``handoffs`` = handoffs out, ``handoffs_in``,
@@ -59,3 +63,6 @@ def run_headless(grid_width=256, grid_height=256, end_time=1000.0, num_threads="
                 "end_time": end_time, "seed": seed, "grid": (grid_width, grid_height),
                 "thread_choice": choice, "state_digest": engine.state_digest()})
     return out
+
+
+run_headless.env_only = ENV_ONLY

@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from seer_envs._render import figure_rgb, pyplot
+from seer_envs._render import figure, figure_rgb
 
 
 def load(env):
@@ -27,10 +27,10 @@ def image(env):
     """H x W x 3 uint8 frame (same size every step of an episode)."""
     cfg = env.config
     v = load(env)
-    plt = pyplot()
-    if plt is None:
+    fig = figure((6.4, 5.6), 80)
+    if fig is None:
         return _bare(v)
-    fig, ax = plt.subplots(figsize=(6.4, 5.6), dpi=80)
+    ax = fig.subplots()
     im = ax.imshow(v, cmap="YlOrRd", vmin=0.0, vmax=1.0, interpolation="nearest", origin="upper")
     if max(cfg.grid_width, cfg.grid_height) <= 64:        # cell borders where they stay visible
         ax.set_xticks(np.arange(-0.5, cfg.grid_width, 1), minor=True)
@@ -49,13 +49,21 @@ def image(env):
     return figure_rgb(fig)
 
 
+MAP_ROWS, MAP_COLS = 60, 120      # the text map's largest size (a terminal)
+
+
 def print_map(env, file=None):
-    """The ``human`` frame: the load map as text."""
+    """The ``human`` frame: the load map as text (at most MAP_COLS x MAP_ROWS
+    cells, the top-left ones)."""
     cfg = env.config
     v = load(env)
     shades = " .:-=+*#%@"
     out = file or sys.stdout
     t = env._cycle * cfg.dt
+    rows, cols = min(cfg.grid_height, MAP_ROWS), min(cfg.grid_width, MAP_COLS)
+    size = f"{cfg.grid_width} x {cfg.grid_height}"
+    shown = (f"all {size} cells" if (rows, cols) == (cfg.grid_height, cfg.grid_width)
+             else f"the top-left {cols} x {rows} of {size} cells")
     print(f"PCS step {env._cycle}/{env.max_cycles}  t={t:g} min  mean load {v.mean():.0%}  "
-          f"(channels in use per cell: ' ' 0% .. '@' 100%; first 60 x 120 cells)", file=out)
-    print("\n".join("".join(shades[min(9, int(x * 10))] for x in row[:120]) for row in v[:60]), file=out)
+          f"(channels in use per cell: ' ' 0% .. '@' 100%; {shown}, width x height)", file=out)
+    print("\n".join("".join(shades[min(9, int(x * 10))] for x in row[:cols]) for row in v[:rows]), file=out)

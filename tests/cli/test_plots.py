@@ -2,13 +2,12 @@
 """Sweep plots: units, speedup, error bars over seeds, categorical axes,
 symlog without a negative side, machine and load in the caption."""
 
+import subprocess
+import sys
+
 import pytest
 
 pytest.importorskip("matplotlib")
-import matplotlib  # noqa: E402
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 
 from seer import plots  # noqa: E402
 
@@ -29,14 +28,13 @@ def rows(xkey, xs, threads=(1, 2), seeds=(0,), policy=None):
 @pytest.fixture
 def figs(monkeypatch):
     made = []
-    real = plt.subplots
+    real = plots._figure
 
-    def spy(*a, **k):
-        fig, ax = real(*a, **k)
+    def spy():
+        fig, ax = real()
         made.append((fig, ax))
         return fig, ax
-    monkeypatch.setattr(plt, "subplots", spy)
-    monkeypatch.setattr(plt, "close", lambda fig: None)
+    monkeypatch.setattr(plots, "_figure", spy)
     return made
 
 
@@ -90,3 +88,15 @@ def test_log_axis_when_all_positive(tmp_path, figs):
     assert ax.get_xscale() == "log"
     lo, hi = ax.get_xlim()
     assert lo < 64 and hi > 4096
+
+
+def test_plots_leave_the_matplotlib_backend_alone(tmp_path):
+    """A sweep run from a notebook keeps its inline plots: no pyplot, no
+    matplotlib.use (a fresh interpreter, so no other test's import counts)."""
+    code = ("import sys, matplotlib; matplotlib.use('svg'); from seer import plots; "
+            "paths = plots.sweep_plots(%r, ['grid_width', 'num_threads'], sys.argv[1]); "
+            "print(len(paths), matplotlib.get_backend(), 'matplotlib.pyplot' in sys.modules)"
+            % (rows("grid_width", [16, 32]),))
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["3", "svg", "False"]

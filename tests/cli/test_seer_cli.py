@@ -57,6 +57,23 @@ def test_console_script_is_installed():
     assert r.returncode == 0 and "pcs_v0" in r.stdout and "[cells]" in r.stdout
 
 
+def test_list_shows_a_headless_form_only_the_parameters_it_accepts(tmp_path, capsys):
+    """`seer list` and `seer check` agree: every parameter listed for
+    pcs_v0:headless passes check, and the env-only ones are not listed."""
+    from seer.configfile import ENV_ONLY
+    from seer_envs._config import describe
+    from seer_envs.pcs import PCSConfig
+    assert main(["list"]) == 0
+    block = capsys.readouterr().out.split("\npcs_v0:headless ")[1].split("\n\n")[0]
+    shown = [ln.split()[0] for ln in block.splitlines()[1:] if not ln.strip().startswith("run:")]
+    fields = {f: d for f, d, _, _ in describe(PCSConfig)}
+    assert shown and set(shown) == set(fields) - set(ENV_ONLY["pcs_v0:headless"])
+    for f in shown:
+        load(write(tmp_path, f'scenario = "pcs_v0:headless"\n[params]\n{f} = {fields[f]!r}\n'))
+    with pytest.raises(ConfigError, match="dt has no effect"):
+        load(write(tmp_path, 'scenario = "pcs_v0:headless"\n[params]\ndt = 60.0\n'))
+
+
 def test_python_dash_m_seer_is_the_seer_command(tmp_path):
     r = subprocess.run([sys.executable, "-m", "seer", "--version"], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.startswith("seer ")

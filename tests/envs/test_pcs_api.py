@@ -22,6 +22,16 @@ def test_rgb_array_is_a_load_heat_map():
     # (tests/integrations/test_render.py checks the colour scale, time and grid)
 
 
+@pytest.mark.parametrize("w, h, says, lines", [(4, 3, "all 4 x 3 cells", 3),
+                                                (130, 2, "the top-left 120 x 2 of 130 x 2 cells", 2)])
+def test_human_map_says_which_cells_it_shows(w, h, says, lines, capsys):
+    env = pcs_v0.parallel_env(render_mode="human", grid_width=w, grid_height=h, num_threads=1)
+    env.reset(seed=0)                                           # human mode: reset prints a frame
+    head, *rows = capsys.readouterr().out.splitlines()
+    assert says in head and "60 x 120" not in head
+    assert len(rows) == lines and {len(r) for r in rows} == {min(w, 120)}
+
+
 def test_spaces_are_cached_and_shaped():
     env = pcs_v0.parallel_env(**SMALL)
     a = env.possible_agents[0]

@@ -3,6 +3,8 @@
 Aircraft with legend, time, border and scale; human mode paced to
 render_fps (PettingZoo's convention)."""
 
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -87,3 +89,19 @@ def test_human_mode_prints_a_frame_paced_to_render_fps(make, capsys):
     assert out.count("step 0/") == 3
     env.step({a: env.action_space(a).sample() for a in env.agents})   # and so does each step
     assert capsys.readouterr().out.count("step 1/") == 1
+
+
+def test_render_leaves_the_matplotlib_backend_alone():
+    """A notebook's inline plots keep working after env.render(): frames are
+    drawn without pyplot or matplotlib.use (a fresh interpreter, so no other
+    test's import of pyplot counts)."""
+    code = ("import sys, matplotlib; matplotlib.use('svg')\n"
+            "from seer_envs import aircraft_v0, pcs_v0\n"
+            "for env in (pcs_v0.parallel_env(render_mode='rgb_array', grid_width=4, grid_height=4, num_threads=1),\n"
+            "            aircraft_v0.parallel_env(render_mode='rgb_array', num_uavs=4, num_threads=1)):\n"
+            "    env.reset(seed=0)\n"
+            "    assert env.render().ndim == 3\n"
+            "print(matplotlib.get_backend(), 'matplotlib.pyplot' in sys.modules)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["svg", "False"]

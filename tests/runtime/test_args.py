@@ -139,6 +139,30 @@ def test_oversubscription_warns_once_naming_the_cores(monkeypatch):
         resolve_threads(cpus)                # within the cores: never warns
 
 
+def _pcs_env(n):
+    import seer_envs
+    return seer_envs.make("pcs_v0", grid_width=4, grid_height=4, num_threads=n).reset(seed=0)   # resolves here
+
+
+def _pcs_headless(n):
+    from seer_envs.pcs.headless import run_headless
+    return run_headless(4, 4, end_time=1.0, num_threads=n)
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: Engine(phold.PholdModel(8, 1.0, 1.0, 0.5, 1, 0), num_threads=n),
+    lambda n: phold.run(num_lps=8, end_time=1.0, num_threads=n),
+    _pcs_env, _pcs_headless], ids=["Engine", "phold.run", "env", "headless"])
+def test_oversubscription_warning_points_at_the_users_line(monkeypatch, make):
+    # not at seer_envs/_parallel.py or another of SEER's own files, whatever
+    # the depth of the call inside them
+    monkeypatch.setattr(_threads, "_warned", set())
+    n = seer_runtime.available_cpus() + 1
+    with pytest.warns(RuntimeWarning, match=f"num_threads={n} exceeds") as rec:
+        make(n)
+    assert rec[0].filename == __file__, rec[0].filename
+
+
 def test_auto_threads_run():
     r = phold.run(num_lps=64, end_time=5.0, num_threads="auto")
     assert r["num_threads"] == r["thread_choice"]["chosen"]

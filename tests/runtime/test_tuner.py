@@ -54,10 +54,12 @@ def test_closed_loop_steps_down_when_one_thread_is_faster():
     tu = ThreadTuner(2, cap=2)
     used = drive(tu, curve({1: 1.0, 2: 0.6}), 200)
     assert tu.count == 1 and tu.report()["chosen"] == 1 and tu.closed_loop["picked"] == 1
-    first, *probes = tu.report()["adapted"]
+    (first,) = tu.report()["adapted"]
     assert first["reason"] == "closed loop"
     # it still probes its start count now and then, backing off, and keeps 1
+    probes = tu.history[1:]
     assert probes and all(p["reason"] == "probe up" and not p["kept"] for p in probes)
+    assert tu.report()["trials_not_kept"] == len(probes)
     assert used[tu.closed_loop["units"]:].count(2) <= len(probes) * (tn.SETTLE + tn.WINDOW)
 
 
@@ -147,7 +149,8 @@ def test_a_step_down_is_a_trial_against_the_window_just_measured():
     tu = ThreadTuner(2, cap=2, explore=False)
     tu.measured[1] = 0.5e-6
     used = drive(tu, lambda t, k: {1: 2e-6, 2: 1e-6}[t], 200)
-    (d,) = tu.decisions
+    (d,) = tu.history
+    assert tu.decisions == []                    # a trial not kept is no switch
     assert d["reason"] == "contention: slower than one thread" and d["step"] == tn.SETTLE + tn.CONTENTION_WINDOW
     assert (d["from"], d["to"], d["tried"], d["kept"]) == (2, 2, 1, False)
     assert tu.count == 2 and used.count(1) == tn.SETTLE + tn.WINDOW
@@ -160,7 +163,7 @@ def test_a_false_alarm_is_checked_again_only_after_a_backoff():
     tu = ThreadTuner(4, cap=4, explore=False)
     drive(tu, lambda t, k: 1e-6, 6, idle_of=0.1)
     used = drive(tu, lambda t, k: {4: 2e-6, 2: 3e-6}[t] * (1.3 ** (k // 40)), 400, idle_of=0.6)
-    trials = [d for d in tu.decisions if d["reason"] == "contention: workers waiting"]
+    trials = [d for d in tu.history if d["reason"] == "contention: workers waiting"]
     assert trials and not any(d["kept"] for d in trials) and tu.count == 4
     assert used.count(2) <= len(trials) * (tn.SETTLE + tn.WINDOW)     # a far slower unit ends one early
     gaps = [b["step"] - a["step"] for a, b in zip(trials, trials[1:])]
@@ -178,7 +181,7 @@ def test_probes_back_up_with_backoff_and_keeps_only_a_faster_count():
     drive(tu, cost, 8, idle_of=0.6)
     assert tu.count == 1
     drive(tu, cost, 200, idle_of=0.6)
-    probes = [d for d in tu.decisions if d["reason"] == "probe up"]
+    probes = [d for d in tu.history if d["reason"] == "probe up"]
     assert len(probes) >= 3 and not any(p["kept"] for p in probes) and tu.count == 1
     gaps = [b["step"] - a["step"] for a, b in zip(probes, probes[1:])]
     assert gaps == sorted(gaps) and gaps[-1] > gaps[0]           # exponential backoff
@@ -186,9 +189,9 @@ def test_probes_back_up_with_backoff_and_keeps_only_a_faster_count():
     drive(tu, cost, 2 * tn.PROBE_MAX + 20, idle_of=0.1)
     last = tu.decisions[-1]
     assert tu.count == 2 and last["reason"] == "probe up" and last["kept"] and last["to"] == 2
-    n = len(tu.decisions)
+    n = len(tu.history)
     drive(tu, cost, 100, idle_of=0.1)
-    assert len(tu.decisions) == n                                 # back at the best: no more probes
+    assert len(tu.history) == n                                   # back at the best: no more probes
 
 
 def test_larger_teams_are_not_tried_while_other_processes_hold_the_cpus():
@@ -198,7 +201,7 @@ def test_larger_teams_are_not_tried_while_other_processes_hold_the_cpus():
     assert set(used) == {1} and tu.closed_loop["picked"] == 1 and tu.skipped >= 1
     free["n"] = 4                          # the other processes left: the probes climb
     drive(tu, curve({1: 1.0, 2: 1.9, 3: 2.7, 4: 3.5}), 300)
-    probes = [d for d in tu.decisions if d["reason"] == "probe up"]
+    probes = [d for d in tu.history if d["reason"] == "probe up"]
     assert tu.count == 2 and [p["to"] for p in probes] == [2] and probes[0]["kept"]   # STPA's pick
 
 
@@ -222,6 +225,16 @@ def test_free_cpus_reads_the_machine():
     assert f is None or f <= len(os.sched_getaffinity(0))
 
 
+def test_only_real_switches_are_reported():
+    # 1 thread wins; the probes back up to 2 fail: `seer run` prints the
+    # report's switches, and none may read "threads 1 -> 1 (probe up)"
+    tu = ThreadTuner(2, cap=2)
+    drive(tu, curve({1: 1.0, 2: 0.6}), 200)
+    rep = tu.report()
+    assert [(d["from"], d["to"]) for d in rep["adapted"]] == [(2, 1)]
+    assert rep["trials_not_kept"] >= 2
+
+
 def test_report_is_bounded():
     tu = ThreadTuner(2, cap=2, explore=False)
     flip = lambda t, k: 1.8e-6 if t == 2 else 1e-6                 # noqa: E731
@@ -229,7 +242,7 @@ def test_report_is_bounded():
         tu._backoff = 1                    # force many probes
         drive(tu, flip, 20, idle_of=0.6)
     rep = tu.report()
-    assert len(rep["adapted"]) <= tn.MAX_REPORTED
+    assert len(rep["adapted"]) <= tn.MAX_REPORTED and len(tu.history) <= tn.MAX_REPORTED
 
 
 # --- switching is safe ---------------------------------------------------------------
@@ -317,17 +330,17 @@ def _busy_loop_scenario():
     finally:
         _kill(procs)
         eng._set_test_sleep(0, 0)
-    n = len(tu.decisions)
+    n = len(tu.history)
     return eng, tu, stepped, n
 
 
 def test_busy_loop_makes_it_step_down_then_it_probes_back_up():
     eng, tu, stepped, n = _busy_loop_scenario()
-    assert stepped, tu.decisions
-    assert tu.decisions[n - 1]["reason"].startswith("contention") and tu.decisions[n - 1]["kept"]
-    _run_units(eng, tu, lambda: any(d["reason"] == "probe up" for d in tu.decisions[n:]),
+    assert stepped, tu.history
+    assert tu.history[n - 1]["reason"].startswith("contention") and tu.history[n - 1]["kept"]
+    _run_units(eng, tu, lambda: any(d["reason"] == "probe up" for d in tu.history[n:]),
                time.monotonic() + 10)
-    assert any(d["reason"] == "probe up" and d["tried"] == 2 for d in tu.decisions[n:]), tu.decisions
+    assert any(d["reason"] == "probe up" and d["tried"] == 2 for d in tu.history[n:]), tu.history
 
 
 @pytest.mark.slow
