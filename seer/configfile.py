@@ -152,8 +152,7 @@ def _check_point(path, scenario, params, run, where):
                        f"ends at max_cycles; lower steps or raise max_cycles in [params]")
         if run.get("policy") == "fixed":
             _check_action(path, action_space(scenario, cfg), run["action"], run_where)
-    ignored = scenario.spec.headless_ignores if scenario.kind == "headless" else ()
-    for k in ignored:
+    for k in scenario.env_only:
         if k in params:
             raise _err(path, f"{where} {k}", f"{scenario.name} is a headless run (no agents, no steps): "
                        f"{k} has no effect there; remove it")

@@ -95,8 +95,8 @@ class HeadlessScenario(Scenario):
         super().__init__(name or spec.id, "headless", spec.config, spec.description)
         self.spec = spec
         # an env scenario's config also holds fields only its env reads
-        # (PCS's dt, max_cycles): its runner names them
-        self.env_only = tuple(getattr(spec.headless, "env_only", ()))
+        # (PCS's dt, max_cycles): its spec names them
+        self.env_only = tuple(spec.headless_ignores)
 
     def run(self, params, run, progress=None):
         out = []

@@ -14,8 +14,9 @@ from seer_envs.pcs.handlers import PcsModel
 from seer_runtime import Engine
 from seer_runtime.tuner import run_until_tuned, tuner_for
 
-#: PCSConfig fields a headless run (no agents, no steps) never reads: `seer
-#: list` leaves them out of ``pcs_v0:headless`` (read as ``run_headless.env_only``).
+#: PCSConfig fields a headless run (no agents, no steps) never reads: the
+#: spec's ``headless_ignores``, so `seer list` leaves them out of
+#: ``pcs_v0:headless`` and `seer check` refuses them there.
 ENV_ONLY = ("dt", "max_cycles", "handoff_penalty", "team_reward_share")
 
 
@@ -64,5 +65,3 @@ def run_headless(grid_width=256, grid_height=256, end_time=1000.0, num_threads="
                 "thread_choice": choice, "state_digest": engine.state_digest()})
     return out
 
-
-run_headless.env_only = ENV_ONLY

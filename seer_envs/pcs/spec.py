@@ -6,7 +6,7 @@ from seer_envs.pcs.config import PCSConfig
 from seer_envs.pcs.copies import PcsCopies
 from seer_envs.pcs.env import PcsEnv
 from seer_envs.pcs.handlers import PcsModel
-from seer_envs.pcs.headless import run_headless
+from seer_envs.pcs.headless import ENV_ONLY, run_headless
 from seer_envs.pcs.heuristic import heuristic
 from seer_runtime.spec import ScenarioSpec, register
 
@@ -23,5 +23,5 @@ SPEC = register(ScenarioSpec(
     test_params={"grid_width": 4, "grid_height": 3, "max_cycles": 6, "dt": 30.0},
     env_run=env_run,
     workload_codes={"headless": 1, "env": 2},
-    headless_ignores=("dt", "max_cycles", "handoff_penalty", "team_reward_share"),
+    headless_ignores=ENV_ONLY,
 ))

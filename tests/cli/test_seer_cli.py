@@ -60,14 +60,14 @@ def test_console_script_is_installed():
 def test_list_shows_a_headless_form_only_the_parameters_it_accepts(tmp_path, capsys):
     """`seer list` and `seer check` agree: every parameter listed for
     pcs_v0:headless passes check, and the env-only ones are not listed."""
-    from seer.configfile import ENV_ONLY
+    import seer_envs
     from seer_envs._config import describe
     from seer_envs.pcs import PCSConfig
     assert main(["list"]) == 0
     block = capsys.readouterr().out.split("\npcs_v0:headless ")[1].split("\n\n")[0]
     shown = [ln.split()[0] for ln in block.splitlines()[1:] if not ln.strip().startswith("run:")]
     fields = {f: d for f, d, _, _ in describe(PCSConfig)}
-    assert shown and set(shown) == set(fields) - set(ENV_ONLY["pcs_v0:headless"])
+    assert shown and set(shown) == set(fields) - set(seer_envs.get("pcs_v0").headless_ignores)
     for f in shown:
         load(write(tmp_path, f'scenario = "pcs_v0:headless"\n[params]\n{f} = {fields[f]!r}\n'))
     with pytest.raises(ConfigError, match="dt has no effect"):
