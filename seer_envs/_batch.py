@@ -260,8 +260,13 @@ class Batch:
             if active is not None:          # copies outside the call keep their flags
                 inside = stepping if waiting is None else stepping | waiting
                 done = np.where(inside[:, None], done, self.done)
-        np.add(self.ep_return, rew, out=self.ep_return, where=live)
-        self.ep_length += live
+        if active is None:
+            np.add(self.ep_return, rew, out=self.ep_return, where=live)
+            self.ep_length += live
+        else:                               # rows outside the call are undefined: leave them out
+            idx = np.flatnonzero(stepping)
+            self.ep_return[idx] += np.where(live[idx], rew[idx], np.float32(0.0))
+            self.ep_length[idx] += live[idx]
         self.done = done
         self.broken = None
         return obs, rew, term, trunc, (ended if ended.any() else None)

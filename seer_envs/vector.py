@@ -310,8 +310,8 @@ class SeerVectorEnv(VectorEnv):
 
     def step(self, actions):
         """One step of every copy (see the class and module docstrings)."""
-        self._check_steppable()
         self._check_nothing_in_flight("step()")
+        self._check_steppable()
         a = self._check_actions(actions)
         self._check_not_ended(None)
         return self._step(a, None)

@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Asynchronous stepping of the vector env (``send`` / ``recv``): every
+copy's trajectory equals the synchronous vector env's, at any batch size and
+thread count; misuse gets a clear error or a clean wait, never a hang."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import seer_envs
+
+pytestmark = pytest.mark.filterwarnings("ignore:num_threads=.*exceeds:RuntimeWarning")
+
+SPECS = seer_envs.envs()
+E, MCS, STEPS = 4, [2, 3, 4, 5], 9
+
+
+def _plan(v, seed):
+    """Per step, every copy's actions (the same for both envs)."""
+    rng = np.random.default_rng(seed)
+    space, A = v.single_action_space, v.num_agents
+    if hasattr(space, "n"):
+        return [rng.integers(0, space.n, (E, A)) for _ in range(STEPS)]
+    return [rng.uniform(-1, 1, (E, A) + space.shape).astype(np.float32) for _ in range(STEPS)]
+
+
+def _make(sid, threads, mode, batch_size=None):
+    p = {k: v for k, v in SPECS[sid].test_params.items() if k != "max_cycles"}
+    return seer_envs.vector_env(sid, E, num_threads=threads, autoreset_mode=mode, max_cycles=MCS,
+                                batch_size=batch_size, **p)
+
+
+@pytest.mark.parametrize("sid", sorted(SPECS))
+@pytest.mark.parametrize("mode", ["next_step", "same_step"])
+@pytest.mark.parametrize("threads, batch_size", [(1, 1), (2, 2), (1, 4), (2, 3)])
+def test_async_trajectories_equal_the_synchronous_env(sid, mode, threads, batch_size):
+    sync = _make(sid, 1, mode)
+    obs, _ = sync.reset(seed=6)
+    plan = _plan(sync, 6)
+    want = {}
+    for k, a in enumerate(plan):
+        o, r, t, tr, infos = sync.step(a)
+        for c in range(E):
+            want[k, c] = (o[c], r[c], t[c], tr[c], bool(infos and infos["_seer_episode"][c]))
+    v = _make(sid, threads, mode, batch_size)
+    v.async_reset(seed=6)
+    steps = np.zeros(E, int)          # steps sent per copy
+    got = {}
+    first = {}
+    while True:
+        if not v._jobs:
+            break
+        o, r, t, tr, infos = v.recv()
+        ids = infos["env_id"]
+        for j, c in enumerate(ids):
+            k = steps[c] - 1
+            if k < 0:
+                first[c] = o[j]
+            else:
+                ended = bool("_seer_episode" in infos and infos["_seer_episode"][j])
+                got[k, c] = (o[j], r[j], t[j], tr[j], ended)
+        todo = ids[steps[ids] < STEPS]
+        if len(todo):
+            v.send(np.stack([plan[steps[c]][c] for c in todo]), todo)
+            steps[todo] += 1
+    for c in range(E):
+        np.testing.assert_array_equal(first[c], obs[c])
+    assert set(got) == set(want)
+    for key in want:
+        for x, y in zip(got[key], want[key]):
+            np.testing.assert_array_equal(x, y, err_msg=f"step, copy {key}")
+    v.close()
+
+
+def test_misuse_is_refused_clearly_and_close_waits():
+    kw = dict(grid_width=8, grid_height=8, power_control_iters=2000, max_cycles=10**6)
+    v = seer_envs.vector_env("pcs_v0", 4, num_threads=1, batch_size=2, **kw)
+    with pytest.raises(RuntimeError, match="reset"):
+        v.send(np.zeros((4, 64), np.int64))
+    v.reset(seed=0)
+    with pytest.raises(RuntimeError, match="nothing in flight"):
+        v.recv()
+    a = np.zeros((2, 64), np.int64)
+    v.send(a, [0, 1])
+    with pytest.raises(RuntimeError, match="copy 1 is still in flight"):
+        v.send(a, [1, 2])
+    for call in (lambda: v.step(np.zeros((4, 64), np.int64)), lambda: v.reset(seed=1)):
+        with pytest.raises(RuntimeError, match="in flight: recv"):
+            call()
+    with pytest.raises(ValueError, match="increasing"):
+        v.send(a, [3, 2])
+    with pytest.raises(ValueError, match=r"in \[0, 3\]"):
+        v.send(a, [3, 4])
+    with pytest.raises(ValueError, match=r"shape \(2, 64\)"):
+        v.send(np.zeros((3, 64), np.int64), [2, 3])
+    with pytest.raises(ValueError, match="copy 3, agent 'cell_1_0'"):
+        bad = a.copy()
+        bad[1, 1] = 99
+        v.send(bad, [2, 3])
+    v.send(a, [2, 3])
+    obs, rew, term, trunc, infos = v.recv()
+    assert infos["env_id"].tolist() == [0, 1] and obs.shape == (2, 64, 11)
+    v.close()                                   # waits for copies 2, 3, then stops the thread
+    assert v.closed and not any(t.name.startswith("seer-vector") for t in threading.enumerate())
+    with pytest.raises(RuntimeError, match="closed"):
+        v.recv()
+
+
+def test_step_is_send_and_recv_of_all_copies():
+    kw = dict(grid_width=4, grid_height=3, max_cycles=5)
+    a, b = (seer_envs.vector_env("pcs_v0", 3, num_threads=1, **kw) for _ in range(2))
+    a.reset(seed=2)
+    b.reset(seed=2)
+    rng = np.random.default_rng(0)
+    for _ in range(7):
+        acts = rng.integers(0, 6, (3, 12))
+        b.send(acts)
+        want, got = a.step(acts), b.recv()
+        assert got[4].pop("env_id").tolist() == [0, 1, 2]
+        for x, y in zip(want[:4], got[:4]):
+            np.testing.assert_array_equal(x, y)
+        assert want[4].keys() == got[4].keys()
