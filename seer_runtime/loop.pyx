@@ -85,6 +85,11 @@ OUTBOX_CAPACITY = SEER_OUTBOX_CAPACITY
 
 DEF_MAX_PENDING_PER_LP = 1 << 22
 DEF_MAX_MESSAGES_PER_ROUND = 1 << 24
+# For seer_runtime.memory's up-front estimate: bytes of one queued event, and
+# of the engine's own arrays per LP (queue header, inbox pointer, next time,
+# RNG key and counter, emission counter).
+EVENT_BYTES = sizeof(Event)
+ENGINE_LP_BYTES = sizeof(LocalHeap) + sizeof(void*) + sizeof(sim_time_t) + 3 * sizeof(uint64_t)
 # Heap capacity the delivery of messages may use: the cap on pending events is
 # checked once an LP's messages of the round are all in (so which message is
 # "over" does not depend on the order threads delivered them).

@@ -209,6 +209,27 @@ class AircraftConfig:
                    + senses * (1 + 2 * self.max_messages))
         return self.num_uavs * per_uav + self.num_targets * (self.dt / self.control_period + 1)
 
+    def memory_estimate(self, num_copies=1):
+        """Bytes the model and its engine need at least, for ``num_copies``
+        copies (:mod:`seer_runtime.memory`): one LP per entity with a few
+        queued events (a UAV's SENSE and DYNAMICS, a target's move), and the
+        model's arrays written at construction (per UAV 14 float64 state
+        arrays, a belief id and two flags; per target 6 float64; per entity
+        the 4 float64 of the snapshot)."""
+        from seer_runtime.memory import engine_bytes
+        nu, nt = self.num_uavs * num_copies, self.num_targets * num_copies
+        return engine_bytes(nu + nt, 2) + nu * (15 * 8 + 2) + nt * 6 * 8 + (nu + nt) * 4 * 8
+
+    def check_memory(self, num_copies=1):
+        """``MemoryError`` naming the need and the available memory when
+        :meth:`memory_estimate` exceeds what this machine has free."""
+        from seer_runtime.memory import check_memory
+        copies = f" x {num_copies} copies" if num_copies != 1 else ""
+        return check_memory(
+            self.memory_estimate(num_copies),
+            f"Aircraft with num_uavs={self.num_uavs}, num_targets={self.num_targets}{copies}",
+            "lower num_uavs or num_targets" + (" or the copies" if copies else ""))
+
     # --- derived quantities, shared by the compiled model and the reference ---
 
     @property
