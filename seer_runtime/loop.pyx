@@ -56,6 +56,7 @@ from seer_runtime.queue cimport (LocalHeap, InboxNode, event_before, heap_push, 
                                  arena_alloc, arena_reset, arena_free)
 
 from seer_runtime._errors import ContractViolation, EngineBusyError, OutOfMemory
+import numbers
 
 cdef extern from "src/alloc.h" nogil:
     int64_t seer_test_heap_slot_limit
@@ -173,17 +174,24 @@ def check_num_threads(num_threads):
 
 # Typed checks of the Engine's public arguments: a clear ValueError naming
 # the argument and its range, not Cython's bare OverflowError or TypeError.
+cdef inline bint _is_int(v):
+    # Python and NumPy integers (NumPy's bool is not Integral), not bools.
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
 cdef int32_t _check_kind(kind) except -1:
     """An event kind: the scenario's, stored as int32 (-1 is the hooks')."""
-    if isinstance(kind, bool) or not isinstance(kind, int) or not 0 <= kind < 2**31:
+    if not _is_int(kind) or not 0 <= kind < 2**31:
         raise ValueError(f"kind must be an int in [0, 2**31), got {kind!r}")
-    return <int32_t>kind
+    return <int32_t>int(kind)
 
 
 def _int_blocks(starts, name):
     """``starts`` as a 1-D int64 array of integers (no silent float
     truncation or wrap-around)."""
     import numpy as np
+    if type(starts) is np.ndarray and starts.dtype == np.int64:     # every caller's, each step
+        return np.ascontiguousarray(starts.reshape(-1))
     try:
         a = np.asarray(starts)
     except Exception:
@@ -1843,8 +1851,9 @@ cdef class Engine:
 
     def _check_range(self, lo, hi):
         for name, v in (("lo", lo), ("hi", hi)):
-            if isinstance(v, bool) or not isinstance(v, int):
+            if not _is_int(v):
                 raise ValueError(f"{name} must be an int, got {v!r}")
+        lo, hi = int(lo), int(hi)
         if not 0 <= lo <= hi <= self.core.n:
             raise ValueError(f"bad LP range [{lo}, {hi}) for {self.core.n} LPs")
         return lo, hi
