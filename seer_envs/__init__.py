@@ -46,14 +46,44 @@ def make(env_id, aec=False, **kwargs):
     return env
 
 
+def _lifted_max_cycles(spec, params, top=10**9):
+    """The largest ``max_cycles`` in [the user's, ``top``] that the config's
+    validation accepts.  Bounds derived from the horizon ``max_cycles * dt``
+    tighten as it grows, so lifting blindly to ``top`` refused valid
+    configurations (issue 28); every value tried is re-validated and the
+    user's own is the floor, so the lifted copy opens wherever the original
+    does.  The invariant ``ok(lo)`` holds even if a bound is not monotone."""
+    lo = int(params["max_cycles"])
+
+    def ok(m):
+        try:
+            spec.build_config(dict(params, max_cycles=m))
+            return True
+        except (ValueError, TypeError, OverflowError):
+            return False
+    if lo >= top or ok(top):
+        return max(lo, top)
+    hi = top                           # refused
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 def env_run(spec, params, num_threads, seed):
     """A :class:`seer_runtime.Run` of an env: each unit is one
     ``step_arrays`` with zero actions (the no-op of the scenarios here);
     a finished episode is reset with the next seed.  ``max_cycles`` is
-    lifted so a preflight or a benchmark does not stop at truncation."""
+    lifted, as far as the configuration's validation allows, so a preflight
+    or a benchmark rarely stops at truncation; it never fails where the
+    user's configuration opens, and an error names the user's parameters."""
     params = dict(params)
     if "max_cycles" in params:
-        params["max_cycles"] = 10**9
+        spec.build_config(params)          # the user's own configuration's error, if any
+        params["max_cycles"] = _lifted_max_cycles(spec, params)
     env = spec.make_env(num_threads=num_threads, **params)
     env.reset_arrays(seed=seed)
     space = env.action_space(env.possible_agents[0])

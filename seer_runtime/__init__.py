@@ -7,8 +7,10 @@ Python facade
 -------------
 Engine, Scenario
     The loop and the base class of models (see ``seer_runtime.loop``).
-ContractViolation
-    Raised when a model breaks the event-locality contract.
+ContractViolation, OutOfMemory
+    Raised when a model breaks the event-locality contract (or memory runs out).
+EngineBusyError
+    Raised when a second Python thread calls into an Engine in use.
 openmp_enabled()
     Whether this build has OpenMP.
 resolve_threads(num_threads, choose=None, cap=None)
@@ -21,14 +23,14 @@ get_include()
 
 import os
 
-from seer_runtime._errors import ContractViolation, OutOfMemory
+from seer_runtime._errors import ContractViolation, EngineBusyError, OutOfMemory
 from seer_runtime.loop import (Engine, Scenario, check_num_threads,
                                omp_max_threads, openmp_enabled, phase_policy)
 from seer_runtime._threads import available_cpus, resolve_threads, thread_caps
 from seer_runtime.spec import Run, ScenarioSpec, register, registry
 from seer_runtime._include import get_include
 
-__all__ = ["Engine", "Scenario", "ContractViolation", "OutOfMemory", "get_include", "openmp_enabled", "omp_max_threads",
+__all__ = ["Engine", "Scenario", "ContractViolation", "OutOfMemory", "EngineBusyError", "get_include", "openmp_enabled", "omp_max_threads",
            "resolve_threads", "thread_caps", "available_cpus", "check_num_threads",
            "ScenarioSpec", "Run", "register", "registry", "phase_policy"]
 

@@ -44,3 +44,13 @@ class OutOfMemory(ContractViolation, MemoryError):
     """The C allocator refused to grow an event queue or message arena
     (reason ``"out_of_memory"``).  Also a :class:`MemoryError`, so code that
     already handles running out of memory catches it."""
+
+
+class EngineBusyError(RuntimeError):
+    """Another Python thread is using this Engine: a run, an inject, an init,
+    a restart (``reset_lps``) or a team change is in progress there.  Raised
+    before the refused call changes anything, so the other thread's work
+    goes on exactly as without it.  A ``RuntimeError``, so existing handlers
+    still catch it; env layers recognise it and pass it through without
+    marking their episode as interrupted.  Give each thread its own engine
+    (or env)."""

@@ -46,7 +46,11 @@ def _check(cls_name, f, value):
                     raise TypeError
             except TypeError:
                 raise ValueError(f"{where} must be a number, got {value!r}") from None
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:         # an int beyond float64 (10**400)
+            raise ValueError(f"{where} must be a finite number, got an int of "
+                             f"{value.bit_length()} bits") from None
         if math.isnan(value) or (math.isinf(value) and not m.get("allow_inf")):
             raise ValueError(f"{where} must be a finite number, got {value!r}")
     lo, hi = m.get("lo"), m.get("hi")
@@ -55,6 +59,30 @@ def _check(cls_name, f, value):
     if hi is not None and value > hi:
         raise ValueError(f"{where} must be <= {hi}, got {value!r}")
     return value
+
+
+def check_number(name, value, lo=0.0):
+    """A run's numeric argument (``end_time``, ...) as a float: a real
+    number (an int or float, NumPy's too; not a bool or a string), finite and
+    >= ``lo``.  Otherwise a ValueError naming the argument, the range and
+    the value (never a bare ``float()`` error)."""
+    real = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if not real:
+        try:
+            import numpy as np
+            real = isinstance(value, (np.integer, np.floating))
+        except ImportError:       # pragma: no cover - numpy is a dependency
+            pass
+    if not real:
+        raise ValueError(f"{name} must be a finite number >= {lo:g}, got {value!r} "
+                         f"({type(value).__name__})")
+    try:
+        v = float(value)
+    except OverflowError:
+        v = math.inf
+    if math.isnan(v) or math.isinf(v) or v < lo:
+        raise ValueError(f"{name} must be a finite number >= {lo:g}, got {value!r}")
+    return v
 
 
 def validate(cfg):

@@ -55,7 +55,8 @@ from seer_runtime.queue cimport (LocalHeap, InboxNode, event_before, heap_push, 
                                  heap_top_time, heap_free, inbox_push, inbox_take_all_lifo,
                                  arena_alloc, arena_reset, arena_free)
 
-from seer_runtime._errors import ContractViolation, OutOfMemory
+from seer_runtime._errors import ContractViolation, EngineBusyError, OutOfMemory
+import numbers
 
 cdef extern from "src/alloc.h" nogil:
     int64_t seer_test_heap_slot_limit
@@ -85,6 +86,11 @@ OUTBOX_CAPACITY = SEER_OUTBOX_CAPACITY
 
 DEF_MAX_PENDING_PER_LP = 1 << 22
 DEF_MAX_MESSAGES_PER_ROUND = 1 << 24
+# For seer_runtime.memory's up-front estimate: bytes of one queued event, and
+# of the engine's own arrays per LP (queue header, inbox pointer, next time,
+# RNG key and counter, emission counter).
+EVENT_BYTES = sizeof(Event)
+ENGINE_LP_BYTES = sizeof(LocalHeap) + sizeof(void*) + sizeof(sim_time_t) + 3 * sizeof(uint64_t)
 # Heap capacity the delivery of messages may use: the cap on pending events is
 # checked once an LP's messages of the round are all in (so which message is
 # "over" does not depend on the order threads delivered them).
@@ -164,6 +170,43 @@ def check_num_threads(num_threads):
     if num_threads > MAX_THREADS:
         raise ValueError(f"num_threads must be <= {MAX_THREADS}, got {num_threads}")
     return num_threads
+
+
+# Typed checks of the Engine's public arguments: a clear ValueError naming
+# the argument and its range, not Cython's bare OverflowError or TypeError.
+cdef inline bint _is_int(v):
+    # Python and NumPy integers (NumPy's bool is not Integral), not bools.
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+cdef int32_t _check_kind(kind) except -1:
+    """An event kind: the scenario's, stored as int32 (-1 is the hooks')."""
+    if not _is_int(kind) or not 0 <= kind < 2**31:
+        raise ValueError(f"kind must be an int in [0, 2**31), got {kind!r}")
+    return <int32_t>int(kind)
+
+
+def _int_blocks(starts, name):
+    """``starts`` as a 1-D int64 array of integers (no silent float
+    truncation or wrap-around)."""
+    import numpy as np
+    if type(starts) is np.ndarray and starts.dtype == np.int64:     # every caller's, each step
+        return np.ascontiguousarray(starts.reshape(-1))
+    try:
+        a = np.asarray(starts)
+    except Exception:
+        raise ValueError(f"{name} must be a sequence of ints, got {starts!r}") from None
+    if a.size == 0:
+        return np.zeros(0, np.int64)
+    if a.dtype.kind == "O":
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in a.reshape(-1).tolist()):
+            raise ValueError(f"{name} must be a sequence of ints, got {starts!r}")
+    elif a.dtype.kind not in "iu":
+        raise ValueError(f"{name} must be a sequence of ints, got an array of dtype {a.dtype}")
+    lo, hi = int(a.min()), int(a.max())
+    if lo < -2**63 or hi >= 2**63:
+        raise ValueError(f"{name} must be ints in [0, 2**63), got {lo if lo < 0 else hi}")
+    return np.ascontiguousarray(a.astype(np.int64).reshape(-1))
 
 
 _REASONS = {
@@ -739,8 +782,12 @@ cdef void _phase_main(void* arg, void* team, int tid, int nt) noexcept nogil:
                 _init_part(c, me, k, P, tid, ph.t)
     elif ph.kind == PH_RESET:
         _reset_units(c, me, ph, tid)
+        if c.sh.test_sleep_ns > 0:
+            _test_sleep(c, tid)
     else:
         _inject_units(c, me, ph, tid)
+        if c.sh.test_sleep_ns > 0:
+            _test_sleep(c, tid)
     me.drained += items
     me.phases += 1
     me.phase_ns = seer_clock_ns() - t0
@@ -1136,6 +1183,11 @@ cdef int _team_call(Engine eng, int op, _Phase* ph) except -1:
     cdef void* team = NULL
     cdef int64_t t0, joined, rounds0
     cdef bint wake
+    # Every caller holds the one-caller guard (Engine._enter): the GIL is
+    # released below, and a second Python thread must be refused before it
+    # changes anything, not race this call.
+    if not eng._busy:
+        raise RuntimeError("internal error: a team call without the engine's one-caller guard")
     for k in range(P):
         c.ts[k].team = P         # init and inject: P partitions
     if P > 1:
@@ -1346,17 +1398,20 @@ cdef class Engine:
         check_num_threads(value)
         if value == self._num_threads:
             return
-        self._check_idle()
-        # Statistics are per thread: keep the old team's totals.
-        old = self._thread_stats()
-        self._retired_events += sum(t["events"] for t in old)
-        self._retired_pushes += sum(t["inbox_pushes"] for t in old)
-        self._retired_retries += sum(t["cas_retries"] for t in old)
-        self._free_threads()
-        self._alloc_threads(value)
-        # the new team's counters start at zero
-        self.core.sh.last_events = 0
-        self.core.sh.last_lps = 0
+        self._enter()
+        try:
+            # Statistics are per thread: keep the old team's totals.
+            old = self._thread_stats()
+            self._retired_events += sum(t["events"] for t in old)
+            self._retired_pushes += sum(t["inbox_pushes"] for t in old)
+            self._retired_retries += sum(t["cas_retries"] for t in old)
+            self._free_threads()
+            self._alloc_threads(value)
+            # the new team's counters start at zero
+            self.core.sh.last_events = 0
+            self.core.sh.last_lps = 0
+        finally:
+            self._busy = False
 
     @property
     def now(self):
@@ -1394,9 +1449,11 @@ cdef class Engine:
 
     cdef int _enter(self) except -1:
         # Checked and set with the GIL held, so two Python threads cannot
-        # both pass; released in a finally by the caller.
+        # both pass; released in a finally by the caller.  Every method that
+        # runs the team (and so releases the GIL) takes it first, before it
+        # changes any state; _team_call checks that it is held.
         if self._busy:
-            raise RuntimeError(
+            raise EngineBusyError(
                 "this Engine is in use by another thread (a run, inject, init or "
                 "num_threads change is in progress); an Engine, and the env that owns it, "
                 "can be used by one thread at a time: give each thread its own env or engine")
@@ -1411,7 +1468,9 @@ cdef class Engine:
     def _set_test_sleep(self, tid, sleep_s, open_all=True):
         """Test hook: worker ``tid`` sleeps ``sleep_s`` seconds in every
         exec phase it joins, holding its units (as a preempted member
-        does); 0 turns it off.  ``open_all``: every phase is also opened
+        does), and in every inject and reset_lps phase (worker 0, the
+        caller, is in each: a call made long, to test a second thread
+        against it); 0 turns it off.  ``open_all``: every phase is also opened
         and wakes the team, and the straggler rule is off (else the phase
         policy and the straggler rule apply).  Costs one branch per phase
         when off."""
@@ -1549,7 +1608,7 @@ cdef class Engine:
         raise exc(reason, f"injecting kind {kind} at t={time!r} into LP {lp}: {what}",
                   time=time, now=self._now, source=None, target=lp, kind=kind, code=code)
 
-    def inject(self, time, int kind, lo=0, hi=None, execute=False):
+    def inject(self, time, kind, lo=0, hi=None, execute=False):
         """Inject one event of ``kind`` at ``time`` into each LP in ``[lo, hi)``.
 
         Injected events come from the environment (source ``SEER_ENV_SOURCE``),
@@ -1567,11 +1626,11 @@ cdef class Engine:
         frozen (:meth:`freeze_all_but`) every event is queued.
         """
         cdef double t = self._check_time(time, "time")
+        cdef int32_t k = _check_kind(kind)
         if hi is None:
             hi = self.core.n
-        if not (0 <= lo <= hi <= self.core.n):
-            raise ValueError(f"bad LP range [{lo}, {hi}) for {self.core.n} LPs")
-        self.inject_range(t, kind, lo, hi, bool(execute))
+        lo, hi = self._check_range(lo, hi)
+        self.inject_range(t, k, lo, hi, bool(execute))
 
     # --- copies of one model in one engine (seer_envs.vector) ------------------
     # A vector env lays copy c's LP j at c * n + j.  These methods let each
@@ -1610,7 +1669,13 @@ cdef class Engine:
         never interact): anything else raises :class:`ContractViolation`.
         The engine's time becomes ``min(now, start_time)``; other LPs' events
         are untouched.  Call between runs only."""
-        self._check_idle()
+        self._enter()
+        try:
+            return self._reset_lps_locked(lo, hi, start_time)
+        finally:
+            self._busy = False
+
+    def _reset_lps_locked(self, lo, hi, start_time):
         cdef double t0 = self._check_time(start_time, "start_time")
         cdef EngineCore* c = &self.core
         cdef int64_t a, b
@@ -1664,31 +1729,38 @@ cdef class Engine:
         self._now = tt
         return None
 
-    def inject_blocks(self, time, int kind, starts, count, execute=False):
+    def inject_blocks(self, time, kind, starts, count, execute=False):
         """Inject one event of ``kind`` at ``time`` into each LP of every block
         ``[s, s + count)`` for ``s`` in ``starts``, with payload word
         ``i[0] = lp - s`` and one injection sequence number for the call (the
         per-copy form of :meth:`inject`: within a copy, injected events keep
         their relative order; ``execute`` as there).  Blocks must not overlap
         (ValueError)."""
-        self._check_idle()
+        self._enter()
+        try:
+            return self._inject_blocks_locked(time, kind, starts, count, execute)
+        finally:
+            self._busy = False
+
+    def _inject_blocks_locked(self, time, kind_, starts, count, execute):
         cdef double t = self._check_time(time, "time")
+        cdef int32_t kind = _check_kind(kind_)
         cdef EngineCore* c = &self.core
         cdef int64_t nb, cnt, k, idx, total
         cdef int64_t[::1] st
         import numpy as np
-        st = np.ascontiguousarray(starts, dtype=np.int64).reshape(-1)
+        st = _int_blocks(starts, "starts")
         nb = st.shape[0]
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ValueError(f"count must be an int >= 0, got {count!r}")
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count < 2**63:
+            raise ValueError(f"count must be an int in [0, 2**63), got {count!r}")
         cnt = count
         self._check_usable()
         if not self._initialized:
-            self.init(self._now)
+            self._init_locked(self._now)
         if not (t >= self._now):
             raise ValueError(f"cannot inject at time {t!r}: the engine is at {self._now!r}")
         for k in range(nb):
-            if st[k] < 0 or st[k] + cnt > c.n:
+            if st[k] < 0 or st[k] > c.n - cnt:
                 raise ValueError(f"bad LP block [{st[k]}, {st[k] + cnt}) for {c.n} LPs")
         # Overlapping blocks would give an LP two events with one key (time,
         # source, sequence number), whose order nothing defines, and let two
@@ -1734,12 +1806,18 @@ cdef class Engine:
         are at different step counts one group at a time with this (each
         group at its own times, after :meth:`rewind`).  The blocks must not
         exchange events with frozen LPs.  Between runs only."""
-        self._check_idle()
+        self._enter()
+        try:
+            return self._freeze_locked(starts, count)
+        finally:
+            self._busy = False
+
+    def _freeze_locked(self, starts, count):
         cdef EngineCore* c = &self.core
         cdef int64_t lp, k
         cdef unsigned char[::1] keep
         import numpy as np
-        st = np.ascontiguousarray(starts, dtype=np.int64).reshape(-1)
+        st = np.asarray(_int_blocks(starts, "starts"))
         if isinstance(count, int) and not isinstance(count, bool):
             counts = np.full(st.shape[0], count, np.int64)
         else:
@@ -1773,8 +1851,9 @@ cdef class Engine:
 
     def _check_range(self, lo, hi):
         for name, v in (("lo", lo), ("hi", hi)):
-            if isinstance(v, bool) or not isinstance(v, int):
+            if not _is_int(v):
                 raise ValueError(f"{name} must be an int, got {v!r}")
+        lo, hi = int(lo), int(hi)
         if not 0 <= lo <= hi <= self.core.n:
             raise ValueError(f"bad LP range [{lo}, {hi}) for {self.core.n} LPs")
         return lo, hi
@@ -1822,6 +1901,8 @@ cdef class Engine:
     def lp_counters(self, lp):
         """(rng draws, events emitted, pending) of one LP."""
         self._check_idle()
+        if isinstance(lp, bool) or not isinstance(lp, int):
+            raise ValueError(f"lp must be an int, got {lp!r}")
         if not 0 <= lp < self.core.n:
             raise IndexError(lp)
         return (self.core.rng_ctr[lp], self.core.emit_seq[lp], self.core.heaps[lp].size)

@@ -66,7 +66,10 @@ class AircraftConfig:
                              lo=0.0)
     drag: float = param(0.02, "1/m", "quadratic drag: dv/dt gets -drag * |v| * v", lo=0.0)
     wind_sigma: float = param(1.0, "m/s^2", "stationary std of each UAV's OU wind gust "
-                              "(per axis)", lo=0.0)
+                              "(per axis); at most max_speed / (8.6 x the RK4 substep) (111 at "
+                              "the defaults): a gust of the largest normal draw may change a "
+                              "UAV's speed by at most max_speed within one substep, so energy "
+                              "use stays near its physical bound", lo=0.0)
     continuous_actions: bool = param(True, "", "Box(-1, 1, (2,)) commanded acceleration; "
                                      "False: Discrete(9) (stay + 8 directions)",
                                      choices=(True, False))
@@ -141,18 +144,43 @@ class AircraftConfig:
             raise bound_error(name, "drag", self.drag, "<=", RK4_STIFFNESS_MAX / (2 * self.max_speed * h),
                               f"1 / (2 * max_speed * substep), substep = {h:g}: explicit RK4 on "
                               "the linearised drag at the speed limit needs 2 drag max_speed h <= 1")
+        # The gust against the energy model.  The stationary gust is N(0,
+        # wind_sigma^2) per axis; a gust of GAUSS_MAX standard deviations held
+        # over the largest substep used must change a speed by at most
+        # max_speed.  Then RK4's stage speeds stay within about twice
+        # max_speed and the energy drawn (idle + thrust (|u| + drag |v|^2)) near
+        # its physical bound: 2.9 per step against idle_power + thrust_power
+        # (max_accel + drag max_speed^2) = 2.8 at the defaults with
+        # wind_sigma at the bound (111), where wind_sigma = 2**63 spent all
+        # 600 of every UAV's energy in step 1.
+        h_max = h if n >= 2 else (self.dt - (n - 1) * self.control_period) / self.dynamics_substeps
+        smax = self.max_speed / (GAUSS_MAX * h_max)
+        if self.wind_sigma > smax:
+            raise bound_error(name, "wind_sigma", self.wind_sigma, "<=", smax,
+                              f"max_speed / (8.6 x the RK4 substep {h_max:g}): a gust of the "
+                              "largest normal draw may change a speed by at most max_speed in "
+                              "one substep, so RK4 stays within about twice max_speed and energy "
+                              "use near its physical bound")
         # Worst gust: forcing GAUSS_MAX * wind_sigma * sqrt(2 / (wind_tau h_min))
         # held over a substep, and |w| <= wind_tau * that; one substep's stages may
-        # add h * (max_accel + |w| + drag * V^2) to a speed <= max_speed.
-        wmax_per_sigma = GAUSS_MAX * math.sqrt(2.0 * self.wind_tau / h_min)
-        dv = h * (self.max_accel + self.wind_sigma * wmax_per_sigma
-                  + self.drag * self.max_speed * self.max_speed)
-        if dv > SQUARE_SAFE:
-            smax = max(0.0, SQUARE_SAFE / h - self.max_accel
-                       - self.drag * self.max_speed * self.max_speed) / wmax_per_sigma
-            raise bound_error(name, "wind_sigma", self.wind_sigma, "<=", smax,
-                              "its worst gust over one RK4 substep must keep speeds below 2**499, "
-                              "so observations stay finite")
+        # add h * (max_accel + |w| + drag * V^2) to a speed <= max_speed.  With
+        # wind_sigma in its bound above, only a huge wind_tau (or max_accel with
+        # a long substep) can break this: name that one.
+        wmax_per_sigma = GAUSS_MAX * math.sqrt(2.0) * math.sqrt(self.wind_tau) / math.sqrt(h_min)
+        base = self.max_accel + self.drag * self.max_speed * self.max_speed
+        gust = self.wind_sigma * wmax_per_sigma if self.wind_sigma > 0 else 0.0
+        if h * base > SQUARE_SAFE / 2:
+            raise bound_error(name, "max_accel", self.max_accel, "<=",
+                              max(0.0, SQUARE_SAFE / (2 * h) - self.drag * self.max_speed ** 2),
+                              f"2**498 / the RK4 substep {h:g}: a substep's change of speed "
+                              "must stay below 2**499, so observations stay finite")
+        if h * (base + gust) > SQUARE_SAFE:
+            room = (SQUARE_SAFE / h - base) / (GAUSS_MAX * self.wind_sigma)
+            tmax = 0.5 * h_min * room * room
+            raise bound_error(name, "wind_tau", self.wind_tau, "<=", tmax,
+                              f"with wind_sigma = {self.wind_sigma:g}, the gust's worst bound "
+                              "8.6 wind_sigma sqrt(2 wind_tau / substep) over one RK4 substep "
+                              "must keep speeds below 2**499, so observations stay finite")
         work = self.expected_work()
         if work > STEP_WORK_BUDGET:
             terms = {"sense_period": self.num_uavs * (self.dt / self.sense_period)
@@ -180,6 +208,27 @@ class AircraftConfig:
         per_uav = (1 + self.control_intervals * (1 + self.dynamics_substeps)
                    + senses * (1 + 2 * self.max_messages))
         return self.num_uavs * per_uav + self.num_targets * (self.dt / self.control_period + 1)
+
+    def memory_estimate(self, num_copies=1):
+        """Bytes the model and its engine need at least, for ``num_copies``
+        copies (:mod:`seer_runtime.memory`): one LP per entity with a few
+        queued events (a UAV's SENSE and DYNAMICS, a target's move), and the
+        model's arrays written at construction (per UAV 14 float64 state
+        arrays, a belief id and two flags; per target 6 float64; per entity
+        the 4 float64 of the snapshot)."""
+        from seer_runtime.memory import engine_bytes
+        nu, nt = self.num_uavs * num_copies, self.num_targets * num_copies
+        return engine_bytes(nu + nt, 2) + nu * (15 * 8 + 2) + nt * 6 * 8 + (nu + nt) * 4 * 8
+
+    def check_memory(self, num_copies=1):
+        """``MemoryError`` naming the need and the available memory when
+        :meth:`memory_estimate` exceeds what this machine has free."""
+        from seer_runtime.memory import check_memory
+        copies = f" x {num_copies} copies" if num_copies != 1 else ""
+        return check_memory(
+            self.memory_estimate(num_copies),
+            f"Aircraft with num_uavs={self.num_uavs}, num_targets={self.num_targets}{copies}",
+            "lower num_uavs or num_targets" + (" or the copies" if copies else ""))
 
     # --- derived quantities, shared by the compiled model and the reference ---
 

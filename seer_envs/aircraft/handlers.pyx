@@ -563,6 +563,9 @@ cdef class AircraftModel(Scenario):
         if cfg.max_messages + 1 > SEER_OUTBOX_CAPACITY:
             raise ValueError(f"max_messages must be < {SEER_OUTBOX_CAPACITY} (the runtime's events "
                              f"per hook call), got {cfg.max_messages}")
+        # Before anything is allocated: a swarm larger than the machine's free
+        # memory is a clear MemoryError now, not one deep inside a run.
+        cfg.check_memory(num_copies)
         Scenario.__init__(self, ne, cfg.comm_latency)
         self.cfg = cfg
         s.n_uav = nu

@@ -53,8 +53,20 @@ def image(env):
     ax = fig.subplots()
     ax.add_patch(Rectangle((0, 0), a, a, fill=False, edgecolor="black", linewidth=1.5, label="arena border"))
     if nu <= 512:                       # sensor discs stay readable
-        for x, y in zip(ux[alive], uy[alive]):
-            ax.add_patch(Circle((x, y), cfg.sensor_range, color="tab:blue", alpha=0.07, linewidth=0))
+        # Agg's cost grows with a disc's size, not the frame's (sensor_range
+        # = 1e9 in a 1 m arena took minutes per frame): a disc that covers
+        # the whole frame (the limits set below) is drawn as its alpha over
+        # the frame, all of them as one patch; every other disc is smaller
+        # than the frame's diagonal.
+        r, alpha = cfg.sensor_range, 0.07
+        cx, cy = (-0.02 * a, 1.02 * a), (-0.14 * a, 1.02 * a)
+        far = np.hypot(np.maximum(ux - cx[0], cx[1] - ux), np.maximum(uy - cy[0], cy[1] - uy))
+        covers = alive & (r >= far)
+        if covers.any():
+            ax.add_patch(Rectangle((-a, -a), 3 * a, 3 * a, color="tab:blue", linewidth=0,
+                                   alpha=1.0 - (1.0 - alpha) ** int(covers.sum())))
+        for x, y in zip(ux[alive & ~covers], uy[alive & ~covers]):
+            ax.add_patch(Circle((x, y), r, color="tab:blue", alpha=alpha, linewidth=0))
     ax.scatter(m.sx[nu:], m.sy[nu:], marker="*", s=90, color="tab:red", label="target", zorder=3)
     ax.scatter(ux[alive], uy[alive], s=14, color="tab:blue", label="UAV (line: heading)", zorder=4)
     if (~alive).any():

@@ -108,6 +108,25 @@ class PCSConfig:
                 f"expected work of one {'step' if span_text == 'dt' else 'run'} is {work:.3g} "
                 f"events > the budget 2**{budget.bit_length() - 1}")
 
+    def memory_estimate(self, num_copies=1):
+        """Bytes the model and its engine need at least, for ``num_copies``
+        copies of the grid (:mod:`seer_runtime.memory`): one LP per cell
+        queuing one event per phone from the start, and the channel array."""
+        from seer_runtime.memory import engine_bytes
+        cells = self.num_cells * num_copies
+        return engine_bytes(cells, self.portables_per_cell) + cells * 4
+
+    def check_memory(self, num_copies=1):
+        """``MemoryError`` naming the need and the available memory when
+        :meth:`memory_estimate` exceeds what this machine has free."""
+        from seer_runtime.memory import check_memory
+        copies = f" x {num_copies} copies" if num_copies != 1 else ""
+        return check_memory(
+            self.memory_estimate(num_copies),
+            f"PCS with grid_width={self.grid_width}, grid_height={self.grid_height}{copies} "
+            f"({self.num_cells * num_copies} cells x portables_per_cell={self.portables_per_cell})",
+            "lower grid_width, grid_height or portables_per_cell" + (" or the copies" if copies else ""))
+
     @property
     def num_cells(self):
         return self.grid_width * self.grid_height

@@ -283,6 +283,9 @@ cdef class PcsModel(Scenario):
             # on_init emits one event per phone in one hook call
             raise ValueError(f"portables_per_cell must be <= {SEER_OUTBOX_CAPACITY} (the runtime's "
                              f"events per hook call), got {cfg.portables_per_cell}")
+        # Before anything is allocated: a grid larger than the machine's free
+        # memory is a clear MemoryError now, not one after a minute of on_init.
+        cfg.check_memory(num_copies)
         Scenario.__init__(self, n, cfg.handoff_latency)
         self.s.width = cfg.grid_width
         self.s.height = cfg.grid_height

@@ -2,11 +2,10 @@
 """The headless PDES run of PCS: no agents, guard 0, to an end time.  This is
 how SEER's PCS is compared with PDES engines such as ROSS."""
 
-import math
 import time
 
 from seer_envs._config import RUN_WORK_BUDGET
-from seer_runtime.config import build
+from seer_runtime.config import build, check_number
 from seer_runtime._threads import resolve_threads
 from seer_envs.pcs.config import PCSConfig
 from seer_envs.pcs.env import summarize
@@ -35,9 +34,7 @@ def run_headless(grid_width=256, grid_height=256, end_time=1000.0, num_threads="
     ``end_time`` (``ValueError`` otherwise).
     """
     cfg = build(PCSConfig, dict(params, grid_width=grid_width, grid_height=grid_height))
-    end_time = float(end_time)
-    if math.isnan(end_time) or math.isinf(end_time) or end_time < 0:
-        raise ValueError(f"end_time must be a finite number >= 0, got {end_time!r}")
+    end_time = check_number("end_time", end_time)
     # The whole run must fit the work budget, and every time constant must
     # advance time at end_time (docs/pcs.md, "Bounds").
     try:

@@ -176,7 +176,16 @@ ISSUE16 = [
           dynamics_substeps=1), "wind_tau.*gust forcing"),
     ("aircraft_v0", NONSENSE, "dt = 5e-324 (no control interval; found by the fuzzer)", dict(dt=5e-324),
      "dt.*control_period"),
-    ("aircraft_v0", NONSENSE, "wind_sigma = 1e200 (NaN observations)", dict(wind_sigma=1e200), "wind_sigma.*finite"),
+    ("aircraft_v0", NONSENSE, "wind_sigma = 1e200 (NaN observations)", dict(wind_sigma=1e200), "wind_sigma.*<="),
+    # issue 28: every UAV spent all 600 of its energy in step 1 (the physical bound is 2.8)
+    ("aircraft_v0", NONSENSE, "wind_sigma = 2**63 (all energy spent in step 1)", dict(wind_sigma=2**63),
+     "wind_sigma must be <= .*max_speed.*energy"),
+    ("aircraft_v0", NONSENSE, "wind_sigma = 10**100", dict(wind_sigma=10**100), "wind_sigma must be <="),
+    ("aircraft_v0", NONSENSE, "wind_sigma = 10**400 (beyond float64)", dict(wind_sigma=10**400),
+     "wind_sigma must be a finite number"),
+    # issue 28: the message named wind_sigma ("must be <= 0 ... got 1.0")
+    ("aircraft_v0", NONSENSE, "wind_tau = 1e308 (message named wind_sigma)", dict(wind_tau=1e308),
+     "^AircraftConfig.wind_tau must be <= .*wind_sigma = 1"),
     ("aircraft_v0", NONSENSE, "battery_capacity = 1e308 (infinite mean_energy)", dict(battery_capacity=1e308), "battery_capacity.*<="),
     ("aircraft_v0", NONSENSE, "arena_size = 1e200", dict(num_uavs=1, arena_size=1e200), "arena_size.*squared"),
     ("aircraft_v0", NONSENSE, "max_speed = 1e300", dict(max_speed=1e300), "max_speed.*squared"),
@@ -201,3 +210,90 @@ def make_issue16(env, kwargs, num_threads=1, full=False):
 for _e, _cat, _what, _kw, _match in ISSUE16:
     CASES.append((_e if _e != "pcs_headless" else "pcs_v0", _cat, _what,
                   lambda _e=_e, _kw=_kw: make_issue16(_e, _kw), ValueError, _match))
+
+
+# --- issue 28, item 4: run arguments, the engine's arguments, memory.
+def _headless(end_time, runner="pcs"):
+    def run():
+        if runner == "pcs":
+            from seer_envs import pcs_v0
+            pcs_v0.run_headless(grid_width=2, grid_height=2, end_time=end_time, num_threads=1)
+        else:
+            from seer_runtime.models import phold
+            phold.run(num_lps=4, end_time=end_time, num_threads=1)
+    return run
+
+
+for _runner, _env_name in (("pcs", "pcs_v0"), ("phold", "pcs_v0")):
+    for _label, _v in (("'x'", "x"), ("None", None), ("'5'", "5"), ("True", True), ("[1.0]", [1.0]),
+                       ("2**2000 (beyond float64)", 2**2000)):
+        CASES.append((_env_name, "run arguments", f"{_runner} end_time = {_label}", _headless(_v, _runner),
+                      ValueError, r"^end_time must be a finite number >= 0, got "))
+
+
+def _engine_call(call):
+    def run():
+        from seer_runtime.models import phold
+        _, eng = phold.make(num_lps=8, num_threads=1, seed=0)
+        call(eng)
+    return run
+
+
+for _what, _call, _match in [
+        ("inject kind = 2**40", lambda e: e.inject(1.0, 2**40), r"kind must be an int in \[0, 2\*\*31\), got 1099511627776"),
+        ("inject kind = -1", lambda e: e.inject(1.0, -1), r"kind must be an int in \[0, 2\*\*31\)"),
+        ("inject kind = 'x'", lambda e: e.inject(1.0, "x"), r"kind must be an int"),
+        ("inject kind = 1.5", lambda e: e.inject(1.0, 1.5), r"kind must be an int"),
+        ("inject lo = 'a'", lambda e: e.inject(1.0, 0, "a"), r"lo must be an int"),
+        ("inject hi = 2**70", lambda e: e.inject(1.0, 0, 0, 2**70), r"bad LP range"),
+        ("inject time = None", lambda e: e.inject(None, 0), r"time must be a number"),
+        ("inject_blocks kind = 2**40", lambda e: e.inject_blocks(1.0, 2**40, [0], 1), r"kind must be an int"),
+        ("inject_blocks starts = [0.5]", lambda e: e.inject_blocks(1.0, 0, [0.5], 1), r"starts must be .*ints"),
+        ("inject_blocks starts = [2**70]", lambda e: e.inject_blocks(1.0, 0, [2**70], 1), r"starts must be ints"),
+        ("inject_blocks starts = 'ab'", lambda e: e.inject_blocks(1.0, 0, "ab", 1), r"starts must be .*ints"),
+        ("inject_blocks count = 2**64", lambda e: e.inject_blocks(1.0, 0, [0], 2**64), r"count must be an int"),
+        ("freeze_all_but starts = [1.5]", lambda e: e.freeze_all_but([1.5], 1), r"starts must be .*ints"),
+        ("reset_lps hi = 1.5", lambda e: (e.init(), e.reset_lps(0, 1.5)), r"hi must be an int"),
+        ("lp_counters lp = 'a'", lambda e: e.lp_counters("a"), r"lp must be an int"),
+        ("run_until t_end = 'x'", lambda e: e.run_until("x"), r"t_end must be a number")]:
+    CASES.append(("pcs_v0", "engine arguments", _what, _engine_call(_call), ValueError, _match))
+
+
+def _short_of_memory(make, free=8 * 2**30):
+    """Run ``make`` as if at most ``free`` bytes were available (the check
+    compares against min(the machine's, this), so the case is the same on
+    any machine and never allocates what it refuses)."""
+    def run():
+        from seer_runtime import memory
+        real = memory.available_bytes
+        memory.available_bytes = lambda: min(real(), free)
+        try:
+            make()
+        finally:
+            memory.available_bytes = real
+    return run
+
+
+def _vector(name, copies, **kw):
+    return lambda: seer_envs.vector_env(name, copies, num_threads=1, **kw).reset(seed=0)
+
+
+CASES += [
+    ("pcs_v0", "memory", "run_headless grid 4096 x 4096 (ran 64 s, then OutOfMemory)",
+     _short_of_memory(lambda: __import__("seer_envs.pcs_v0").pcs_v0.run_headless(
+         grid_width=4096, grid_height=4096, end_time=1.0, num_threads=1)),
+     MemoryError, r"grid_width=4096, grid_height=4096 .* needs about .* GiB .* more than the .* GiB available"),
+    ("pcs_v0", "memory", "env grid 256 x 256 with 16 MiB free",
+     _short_of_memory(lambda: _env("pcs_v0", grid_width=256, grid_height=256).reset(seed=0), 2**24),
+     MemoryError, r"grid_width=256.* needs about .* available"),
+    ("pcs_v0", "memory", "vector env of 64 copies of a 64 x 64 grid with 64 MiB free",
+     _short_of_memory(_vector("pcs_v0", 64, grid_width=64, grid_height=64), 2**26),
+     MemoryError, r"x 64 copies .* needs about .* available.*copies"),
+    ("aircraft_v0", "memory", "model of 2**21 UAVs with 64 MiB free",
+     _short_of_memory(lambda: seer_envs.get("aircraft_v0").make_model(
+         dict(num_uavs=2**21, dynamics_substeps=1, sense_period=4.0, max_messages=0)), 2**26),
+     MemoryError, r"num_uavs=2097152, num_targets=262144 needs about .* available"),
+    ("aircraft_v0", "memory", "vector env of 64 copies of 64 UAVs with 1 MiB free",
+     _short_of_memory(_vector("aircraft_v0", 64, num_uavs=64), 2**20),
+     MemoryError, r"num_uavs=64, num_targets=8 x 64 copies needs about .* available"),
+]

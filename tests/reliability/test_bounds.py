@@ -131,3 +131,28 @@ def test_reset_walk_is_bounded():
     seer_envs.make("pcs_v0", num_threads=1, call_interarrival_mean=200.0, **kw)
     with pytest.raises(ValueError, match="call_interarrival_mean.*reset walks"):
         seer_envs.make("pcs_v0", num_threads=1, call_interarrival_mean=2000.0, **kw)
+
+
+@pytest.mark.parametrize("kw", [{}, {"dt": 0.3}, {"max_accel": 50.0}, {"wind_tau": 50.0}])
+def test_largest_wind_sigma_keeps_energy_near_its_physical_bound(kw):
+    """Issue 28: wind_sigma = 2**63 was accepted and every UAV spent all 600
+    of its energy in step 1 (the physical bound is 2.8).  At the largest
+    wind_sigma now accepted (max_speed / (8.6 x substep)) the energy a UAV
+    draws in a step stays within 1.5x idle + thrust (max_accel + drag
+    max_speed^2) per second (measured up to 1.30x)."""
+    from seer_envs.aircraft.config import AircraftConfig
+    with pytest.raises(ValueError, match="wind_sigma must be <=") as info:
+        AircraftConfig(wind_sigma=2**63, **kw)
+    smax = float(str(info.value).split("<= ")[1].split(" ")[0]) * 0.999
+    env = seer_envs.make("aircraft_v0", num_threads=1, num_uavs=64, max_cycles=20, wind_sigma=smax, **kw)
+    cfg = env.config
+    bound = cfg.dt * (cfg.idle_power + cfg.thrust_power * (cfg.max_accel + cfg.drag * cfg.max_speed ** 2))
+    env.reset_arrays(seed=1)
+    m = env._model
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        before = m.energy.copy()
+        o, r, te, tr = env.step_arrays(rng.uniform(-1, 1, (64, 2)).astype(np.float32))
+        assert (before - m.energy).max() <= 1.5 * bound, ((before - m.energy).max(), bound)
+        assert np.isfinite(o).all() and np.isfinite(r).all()
+    assert m.alive.all()

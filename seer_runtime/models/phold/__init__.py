@@ -20,7 +20,7 @@ import time
 
 from seer_runtime import Engine
 from seer_runtime._threads import resolve_threads
-from seer_runtime.config import build
+from seer_runtime.config import build, check_number
 from seer_runtime.models.phold._model import MAX_WORK_ITERS, PholdModel
 from seer_runtime.models.phold.config import PholdConfig
 from seer_runtime.tuner import run_until_tuned, tuner_for
@@ -130,10 +130,4 @@ def run(num_lps=PholdConfig.num_lps, end_time=100.0, num_threads="auto", seed=0,
 
 
 def _float_arg(name, value):
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number >= 0, got {value!r}") from None
-    if isinstance(value, bool) or math.isnan(v) or math.isinf(v) or v < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    return v
+    return check_number(name, value)
