@@ -32,7 +32,7 @@ class Batch:
     """``num_copies`` copies (``copies_cls``, the scenario's
     :class:`~seer_envs._copies.Copies`) under ``config``.
 
-    ``max_cycles``: one int per copy.  ``num_threads``: the user's setting
+    ``max_cycles``: one int per copy (or one for all).  ``num_threads``: the user's setting
     (validated by the caller); ``chooser()`` returns STPA's ``choose`` for
     "auto" (called once, at the first start).
     """
@@ -46,7 +46,7 @@ class Batch:
         self.copies = cp = copies_cls(config, num_copies)
         self.num_copies = E = int(num_copies)
         self.num_agents = A = cp.num_agents
-        self.max_cycles = np.asarray(max_cycles, np.int64)
+        self.max_cycles = np.broadcast_to(np.asarray(max_cycles, np.int64), (E,)).copy()
         self.num_threads_setting = num_threads
         self._chooser = chooser
         self.num_threads = None
@@ -84,7 +84,8 @@ class Batch:
 
     @staticmethod
     def _busy():
-        raise RuntimeError(
+        from seer_runtime import EngineBusyError
+        raise EngineBusyError(
             "this env is in use by another thread (a reset or step is in progress); an env "
             "can be used by one thread at a time: give each thread its own env")
 

@@ -138,6 +138,7 @@ class SeerVectorEnv(VectorEnv):
     def __init__(self, env_id, num_envs, num_threads="auto", autoreset_mode="next_step",
                  render_mode=None, batch_size=None, **params):
         from seer_envs import get
+        self.closed = True              # until built: nothing for __del__ to close
         mode = _autoreset_mode(autoreset_mode)
         spec = get(env_id)
         if spec.copies is None:
@@ -168,8 +169,10 @@ class SeerVectorEnv(VectorEnv):
                 spec.build_config(dict(params, max_cycles=v))
             params = dict(params, max_cycles=max(mcs))
         self.config = spec.build_config(params)
+        if hasattr(self.config, "check_memory"):        # before any per-copy array
+            self.config.check_memory(num_envs)
         self._params = dataclasses.asdict(self.config)
-        mcs = mcs if per_copy_mc else [self.config.max_cycles] * num_envs
+        mcs = mcs if per_copy_mc else self.config.max_cycles     # the batch checks sizes first
         self._batch = b = Batch(spec.copies, self.config, num_envs, mcs, num_threads, self._stpa_chooser)
         cp = b.copies
         self.num_envs = num_envs
@@ -624,6 +627,7 @@ class SeerAgentVectorEnv(VectorEnv):
     """
 
     def __init__(self, vec):
+        self.closed = True              # until built: nothing for __del__ to close
         self.vec = vec
         self.copies, self.agents_per_copy = vec.num_envs, vec.num_agents
         self.num_envs = vec.num_envs * vec.num_agents

@@ -107,6 +107,7 @@ def test_what_fits_is_not_refused(monkeypatch):
     _free(monkeypatch, cfg.memory_estimate())                 # exactly enough
     env = seer_envs.make("pcs_v0", num_threads=1, grid_width=32, grid_height=32)
     env.reset(seed=0)
+    env.reset(seed=1)                                         # the model is built once, with the env
     _free(monkeypatch, cfg.memory_estimate() - 1)             # one byte short
     with pytest.raises(MemoryError, match="needs about"):
-        env.reset(seed=1)
+        seer_envs.make("pcs_v0", num_threads=1, grid_width=32, grid_height=32)
