@@ -37,7 +37,7 @@ import seer_envs  # noqa: E402
 class Policy:
     """An MLP over observations; ``reps`` repeats its hidden layer."""
 
-    def __init__(self, obs_dim, out, reps, hidden=64, seed=0):
+    def __init__(self, obs_dim, out, reps, hidden=32, seed=0):
         rng = np.random.default_rng(seed)
         self.w1 = rng.normal(0, 0.3, (obs_dim, hidden)).astype(np.float32)
         self.w2 = rng.normal(0, 0.3, (hidden, hidden)).astype(np.float32)
@@ -115,9 +115,10 @@ def main():
         p.error("--copies must be >= 2 (two halves)")
     sync_env, async_env = make(a), make(a, a.copies // 2)
     obs, _ = sync_env.reset(seed=0)
-    probe = Policy(obs.shape[-1], 9, 1)
-    p1, e = alone(sync_env, probe, 10)
-    reps = max(1, round(a.policy_scale * e / p1))
+    # the policy's cost: its fixed part, then per hidden layer
+    p0, e = alone(sync_env, Policy(obs.shape[-1], 9, 0), 10)
+    p8, _ = alone(sync_env, Policy(obs.shape[-1], 9, 8), 10)
+    reps = max(0, round((a.policy_scale * e - p0) / max((p8 - p0) / 8, 1e-9)))
     policy = Policy(obs.shape[-1], 9, reps)
     sync_loop(sync_env, policy, 3)           # warm up both
     async_loop(async_env, policy, 3)

@@ -3,9 +3,11 @@
 ``concat_vec_envs_v1(..., num_cpus=0)`` (a Python loop over single envs),
 side by side in one run.
 
-Four runners over the same configuration, interleaved in rounds (each
+Runners over the same configuration, interleaved in rounds (each
 round times a block of steps of each, so load on the machine hits all
-alike): the vector env at 1 thread, at 2 threads, a plain Python loop of
+alike): the vector env at 1 thread, at 2 threads (every copy in one
+engine, the team; and ``copy_parallel=True``: groups of copies, an engine
+each on one thread, stepped concurrently), a plain Python loop of
 ``step_arrays`` over single envs, and SuperSuit over single envs (1 thread
 each).  Actions are random (fixed generator), each
 runner gets the same action arrays.  Reported: env steps/s (copies x steps
@@ -76,6 +78,9 @@ def main():
         v.reset(seed=0)
         engine_s[f"vector {t} thr"] = []
         runners[f"vector {t} thr"] = (lambda v=v, t=t: _steps_timed(v, acts, engine_s[f"vector {t} thr"]))
+    groups = vector_env("pcs_v0", E, num_threads=2, copy_parallel=True, **kw)
+    groups.reset(seed=0)
+    runners["vector 2 thr groups"] = (lambda: [groups.step(a) for a in acts])
     singles = [pcs_v0.parallel_env(num_threads=1, **kw) for _ in range(E)]
     for i, e in enumerate(singles):
         e.reset_arrays(seed=i)
@@ -119,6 +124,8 @@ def main():
         print(f"two processes, half the copies each, over vector 1 thr (this machine's 2-core "
               f"ceiling): {paired(times, '2 procs x half', 'vector 1 thr')}")
         print(f"vector 2 thr / two processes: {paired(times, 'vector 2 thr', '2 procs x half')}")
+        print(f"vector 2 thr groups ({groups.thread_choice['groups']} groups of copies, an engine each, "
+              f"copy_parallel=True) / two processes: {paired(times, 'vector 2 thr groups', '2 procs x half')}")
     if not args.no_supersuit:
         print(f"vector 1 thr / SuperSuit: {paired(times, 'vector 1 thr', 'supersuit 1 thr')}")
         print(f"vector 2 thr / SuperSuit: {paired(times, 'vector 2 thr', 'supersuit 1 thr')}")

@@ -19,6 +19,7 @@ with the other copies frozen (``Engine.freeze_all_but``, ``Engine.rewind``),
 so a copy restarted mid-run still starts at simulated time 0.
 """
 
+import concurrent.futures
 import contextlib
 import threading
 
@@ -95,7 +96,8 @@ class Batch:
         """Resolve the thread setting at each start (STPA for "auto": its
         preflight runs once per configuration and hardware, later starts
         read its cache), so every episode begins from STPA's choice."""
-        self.num_threads, self.thread_choice = resolve_threads(self.num_threads_setting, self._chooser())
+        choose = self._chooser() if self._chooser is not None else None
+        self.num_threads, self.thread_choice = resolve_threads(self.num_threads_setting, choose)
         return self.num_threads
 
     def after_step(self, started=False):
@@ -126,7 +128,26 @@ class Batch:
         self.rngs()
         return [int(self.seed_rngs[c].integers(0, 2**63)) for c in idx]
 
-    def start(self, episode_seeds=None):
+    def seed_copies(self, seeds):
+        """New seed generators for the copies whose entry of ``seeds`` (one
+        per copy) is an int; None keeps a copy's generator."""
+        rngs = self.rngs()
+        for c, s in enumerate(seeds):
+            if s is not None:
+                rngs[c] = np.random.default_rng(int(s))
+
+    def rng_states(self):
+        return [g.bit_generator.state for g in self.rngs()]
+
+    def set_rng_states(self, states):
+        self.seed([0] * len(states))
+        for g, st in zip(self.seed_rngs, states):
+            g.bit_generator.state = st
+
+    def set_max_cycles(self, values):
+        self.max_cycles[:] = values
+
+    def start(self, episode_seeds=None, fresh=True):
         """A fresh engine and a first episode in every copy (``episode_seeds``:
         each copy's episode seed, else the next of its generator).  Returns
         the first observations ``(copies, agents, ...)``."""
@@ -138,7 +159,8 @@ class Batch:
         threads = self.choose_threads()
         cp = self.copies
         cp.restart(0, E)
-        cp.fresh_outputs()
+        if fresh:
+            cp.fresh_outputs()
         self.engine = None
         eng = Engine(cp.model, num_threads=threads, seed=0)
         for c, s in enumerate(episode_seeds):
@@ -175,7 +197,17 @@ class Batch:
             self.ep_length[lo:hi] = 0
             cp.boundary(lo, hi, np.zeros(self.num_copies), self.num_threads)
 
-    def advance(self, a, waiting=None, active=None, label="a step"):
+    def restart_obs(self, idx):
+        """Restart copies ``idx`` (sorted) and return their first
+        observations ``(len(idx), agents, ...)``, in arrays of their own."""
+        self.copies.fresh_outputs()
+        self.restart(idx)
+        return self.view(self.copies.obs)[np.asarray(idx)]
+
+    def frame(self, c, step, max_cycles):
+        return self.copies.frame(c, step, max_cycles)
+
+    def advance(self, a, waiting=None, active=None, label="a step", fresh=True):
         """One step of the copies ``active`` (sorted copy ids; None: every
         copy) with the validated actions ``a`` ``(len(active), agents,
         ...)``; the other copies stay frozen where they are.  Copies marked
@@ -199,7 +231,8 @@ class Batch:
         cp.write_actions(a.reshape((E * A,) + a.shape[2:]), self.done.reshape(-1))
         # Every stepping copy's rows are written below, by its restart or
         # the step's boundary, into fresh arrays that the caller then owns.
-        cp.fresh_outputs()
+        if fresh:
+            cp.fresh_outputs()
         if waiting is not None and not waiting.any():
             waiting = None
         if waiting is not None:
@@ -317,3 +350,205 @@ def runs(idx):
         return []
     cut = np.flatnonzero(np.diff(idx) != 1) + 1
     return list(zip(idx[np.r_[0, cut]].tolist(), (idx[np.r_[cut - 1, len(idx) - 1]] + 1).tolist()))
+
+
+class Groups:
+    """Copies split into groups of whole copies, each a :class:`Batch` with
+    its own engine (``threads`` threads each).  A step of some copies steps
+    only the groups that hold them (a group that is all in steps whole, with
+    no copy frozen), and runs the groups concurrently on ``workers`` threads
+    (the caller and ``workers - 1`` helpers), each taking the next group
+    from a shared queue, with one join per step.
+
+    Copies never meet, so nothing is synchronised across groups within a
+    step.  Each copy's events run in its own serial order, so every output
+    is the one a batch of that copy alone gives.  The interface is
+    :class:`Batch`'s.
+    """
+
+    def __init__(self, copies_cls, config, bounds, max_cycles, workers, threads=1):
+        self.bounds = list(bounds)
+        self.num_copies = E = self.bounds[-1][1]
+        max_cycles = np.broadcast_to(np.asarray(max_cycles, np.int64), (E,))
+        self.groups = [Batch(copies_cls, config, hi - lo, max_cycles[lo:hi], threads, None)
+                       for lo, hi in self.bounds]
+        self.copies = self.groups[0].copies
+        self.num_agents = self.groups[0].num_agents
+        self.config = config
+        self.workers = int(workers)
+        self.num_threads = self.workers * int(threads)
+        self.thread_choice = None
+        self.tuner = None
+        self._pool = None
+        self._lock = threading.Lock()
+        self._starts = np.array([lo for lo, _ in self.bounds])
+
+    using = Batch.using
+    check_free = Batch.check_free
+    _busy = Batch._busy
+
+    # --- state, gathered from the groups --------------------------------------------
+
+    @property
+    def broken(self):
+        return next((g.broken for g in self.groups if g.broken is not None), None)
+
+    @property
+    def engine(self):
+        """None: every group has its own (:attr:`engines`)."""
+        return None
+
+    @property
+    def engines(self):
+        return [g.engine for g in self.groups]
+
+    @property
+    def models(self):
+        return [g.copies.model for g in self.groups]
+
+    def _cat(self, name):
+        return np.concatenate([getattr(g, name) for g in self.groups])
+
+    cycle = property(lambda self: self._cat("cycle"))
+    seeds_used = property(lambda self: self._cat("seeds_used"))
+    ep_return = property(lambda self: self._cat("ep_return"))
+    ep_length = property(lambda self: self._cat("ep_length"))
+    max_cycles = property(lambda self: self._cat("max_cycles"))
+
+    def set_max_cycles(self, values):
+        values = np.broadcast_to(np.asarray(values, np.int64), (self.num_copies,))
+        for g, (lo, hi) in zip(self.groups, self.bounds):
+            g.set_max_cycles(values[lo:hi])
+
+    def after_step(self, started=False):
+        """No tuner: the groups' thread counts stay as laid out."""
+
+    # --- seeds --------------------------------------------------------------------------
+
+    def seed_copies(self, seeds):
+        for g, (lo, hi) in zip(self.groups, self.bounds):
+            g.seed_copies(seeds[lo:hi])
+
+    def rng_states(self):
+        return [st for g in self.groups for st in g.rng_states()]
+
+    def set_rng_states(self, states):
+        for g, (lo, hi) in zip(self.groups, self.bounds):
+            g.set_rng_states(states[lo:hi])
+
+    # --- running the groups -------------------------------------------------------------
+
+    def _run(self, jobs):
+        """Run ``jobs`` (callables) on the workers; the first error is raised
+        after every job has finished."""
+        if self.workers == 1 or len(jobs) == 1:
+            for job in jobs:
+                job()
+            return
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(self.workers - 1,
+                                                               thread_name_prefix="seer-groups")
+        queue = iter(jobs)            # builtin iterators hand out each item once across threads
+        errors = []
+
+        def work():
+            for job in queue:
+                try:
+                    job()
+                except BaseException as e:          # noqa: B036 - re-raised below
+                    errors.append(e)
+        helpers = [self._pool.submit(work) for _ in range(min(self.workers, len(jobs)) - 1)]
+        work()
+        concurrent.futures.wait(helpers)
+        if errors:
+            raise errors[0]
+
+    def _outputs(self):
+        """Fresh full-size output arrays; each group's copies write into its rows."""
+        cp = self.copies
+        E, A = self.num_copies, self.num_agents
+        obs = np.empty((E * A,) + cp.obs.shape[1:], np.float32)
+        rew = np.empty(E * A, np.float32)
+        term = np.empty(E * A, np.uint8)
+        for g, (lo, hi) in zip(self.groups, self.bounds):
+            g.copies.use_outputs(obs[lo * A:hi * A], rew[lo * A:hi * A], term[lo * A:hi * A])
+        return obs, rew, term
+
+    def view(self, arr):
+        return arr.reshape((self.num_copies, self.num_agents) + arr.shape[1:])
+
+    def start(self, episode_seeds=None):
+        obs, _, _ = self._outputs()
+        jobs = []
+        for g, (lo, hi) in zip(self.groups, self.bounds):
+            seeds = None if episode_seeds is None else episode_seeds[lo:hi]
+            jobs.append(lambda g=g, seeds=seeds: g.start(seeds, fresh=False))
+        self._run(jobs)
+        return self.view(obs)
+
+    def restart_obs(self, idx):
+        out = np.empty((len(idx), self.num_agents) + self.copies.obs.shape[1:], np.float32)
+        idx = np.asarray(idx)
+        for g, (lo, hi) in zip(self.groups, self.bounds):
+            sel = (idx >= lo) & (idx < hi)
+            if sel.any():
+                out[sel] = g.restart_obs(idx[sel] - lo)
+        return out
+
+    def advance(self, a, waiting=None, active=None, label="a step"):
+        E, A = self.num_copies, self.num_agents
+        obs, rew, term = self._outputs()
+        trunc = np.zeros((E, A), bool)
+        ended = np.zeros(E, bool)
+        pos = None if active is None else np.asarray(active)
+        jobs, results = [], {}
+        for k, (g, (lo, hi)) in enumerate(zip(self.groups, self.bounds)):
+            if pos is None:
+                rows, local = slice(lo, hi), None
+            else:
+                inside = np.flatnonzero((pos >= lo) & (pos < hi))
+                if not len(inside):
+                    continue
+                rows = inside
+                local = None if len(inside) == hi - lo else pos[inside] - lo
+            w = None if waiting is None else waiting[lo:hi]
+
+            def job(k=k, g=g, ga=a[rows], w=w, local=local):
+                results[k] = g.advance(ga, w, active=local, label=label, fresh=False)
+            jobs.append(job)
+        self._run(jobs)
+        for k, (_, _, _, t, e) in results.items():
+            lo, hi = self.bounds[k]
+            if e is not None:
+                ended[lo:hi] = e
+                trunc[lo:hi] = t
+            elif t.any():
+                trunc[lo:hi] = t
+        return (self.view(obs), self.view(rew), self.view(term.view(bool)), trunc,
+                ended if ended.any() else None)
+
+    def frame(self, c, step, max_cycles):
+        k = int(np.searchsorted(self._starts, c, side="right")) - 1
+        return self.groups[k].frame(c - self.bounds[k][0], step, max_cycles)
+
+    def close(self):
+        for g in self.groups:
+            g.close()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+
+def group_bounds(num_copies, batch_size, workers):
+    """Contiguous groups of copies: within each batch of ``batch_size``
+    (so a batch sent alone steps whole groups), enough groups for
+    ``workers`` threads to balance (about four per worker)."""
+    batches = [(lo, min(lo + batch_size, num_copies)) for lo in range(0, num_copies, batch_size)]
+    target = min(num_copies, 4 * workers) if workers > 1 else len(batches)
+    per = max(1, -(-target // len(batches)))
+    out = []
+    for lo, hi in batches:
+        k = min(per, hi - lo)
+        edges = [lo + (hi - lo) * i // k for i in range(k + 1)]
+        out += list(zip(edges[:-1], edges[1:]))
+    return out

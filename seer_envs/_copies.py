@@ -116,6 +116,11 @@ class Copies:
         which the Cython boundaries write)."""
         return self._term.view(bool)
 
+    def use_outputs(self, obs, rew, term):
+        """Write the next boundaries into these arrays (rows of a larger
+        batch's outputs: ``obs`` float32, ``rew`` float32, ``term`` uint8)."""
+        self.obs, self.rew, self._term = obs, rew, term
+
     def fresh_outputs(self):
         """New output arrays for the next boundaries, which write every row
         of their range: the arrays handed out before stay the caller's."""

@@ -65,9 +65,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from seer_envs._batch import Batch
+from seer_envs._batch import Batch, Groups, group_bounds
 from seer_envs._parallel import check_seed
-from seer_runtime._threads import check_num_threads
+from seer_runtime._threads import check_num_threads, resolve_threads
 
 __all__ = ["vector_env", "agent_vector_env", "rllib_env_creator", "SeerVectorEnv",
            "SeerAgentVectorEnv", "supported"]
@@ -136,7 +136,7 @@ class SeerVectorEnv(VectorEnv):
     """
 
     def __init__(self, env_id, num_envs, num_threads="auto", autoreset_mode="next_step",
-                 render_mode=None, batch_size=None, **params):
+                 render_mode=None, batch_size=None, copy_parallel=None, **params):
         from seer_envs import get
         self.closed = True              # until built: nothing for __del__ to close
         mode = _autoreset_mode(autoreset_mode)
@@ -154,9 +154,13 @@ class SeerVectorEnv(VectorEnv):
                 or not 1 <= batch_size <= num_envs):
             raise ValueError(f"batch_size must be an int in [1, num_envs = {num_envs}], got {batch_size!r}")
         check_num_threads(num_threads)
+        if copy_parallel not in (None, True, False):
+            raise ValueError(f"copy_parallel must be None (automatic), True or False, got {copy_parallel!r}")
         self._init_kwargs = dict(params, num_threads=num_threads, autoreset_mode=mode.value,
-                                 render_mode=render_mode, batch_size=int(batch_size))
+                                 render_mode=render_mode, batch_size=int(batch_size),
+                                 copy_parallel=copy_parallel)
         self.batch_size = int(batch_size)
+        self._copy_parallel = copy_parallel
         self.env_id = env_id
         mc = params.get("max_cycles")
         per_copy_mc = mc is not None and not isinstance(mc, numbers.Integral) and np.ndim(mc) == 1
@@ -173,9 +177,15 @@ class SeerVectorEnv(VectorEnv):
             self.config.check_memory(num_envs)
         self._params = dataclasses.asdict(self.config)
         mcs = mcs if per_copy_mc else self.config.max_cycles     # the batch checks sizes first
-        self._batch = b = Batch(spec.copies, self.config, num_envs, mcs, num_threads, self._stpa_chooser)
-        cp = b.copies
+        self._spec = spec
         self.num_envs = num_envs
+        self._laid_out = num_threads != "auto"
+        if self._laid_out:
+            b = self._lay_out(resolve_threads(num_threads), mcs)
+        else:       # laid out at the first reset, once STPA has chosen the thread count
+            b = Batch(spec.copies, self.config, num_envs, mcs, num_threads, self._stpa_chooser)
+        self._batch = b
+        cp = b.copies
         self.autoreset_mode = mode
         self.metadata = {"autoreset_mode": mode, "render_modes": ["rgb_array"]}
         self.render_mode = render_mode
@@ -193,7 +203,42 @@ class SeerVectorEnv(VectorEnv):
         self._worker = None
         self.closed = False
 
-    # --- threads ---------------------------------------------------------------
+    # --- layout and threads -------------------------------------------------------
+
+    def _lay_out(self, choice, max_cycles, rng_states=None, team=None):
+        """One engine for every copy (the team: its ``threads`` threads work
+        round by round on all copies), or groups of copies with an engine
+        each: one group per batch of ``batch_size`` copies (each engine with
+        ``threads`` threads; a batch sent alone steps whole, nothing frozen),
+        or with ``copy_parallel=True`` about four groups per thread, each
+        engine on one thread, the groups stepped concurrently.  See
+        docs/runtime.md, "Copies in groups"."""
+        threads, info = choice
+        E = self.num_envs
+        if self._copy_parallel:
+            bounds = group_bounds(E, self.batch_size, threads)
+            b = Groups(self._spec.copies, self.config, bounds, max_cycles, threads, 1)
+        elif self.batch_size < E:
+            bounds = group_bounds(E, self.batch_size, 1)
+            b = Groups(self._spec.copies, self.config, bounds, max_cycles, 1, threads)
+        elif team is not None:            # "auto": the team it has, with its tuner
+            return team
+        else:
+            return Batch(self._spec.copies, self.config, E, max_cycles, threads, lambda: None)
+        b.thread_choice = dict(info, groups=len(bounds), workers=b.workers)
+        if rng_states is not None:
+            b.set_rng_states(rng_states)
+        return b
+
+    def _ensure_layout(self):
+        if not self._laid_out:
+            team = self._batch
+            choice = (team.choose_threads(), team.thread_choice)
+            self._batch = self._lay_out(choice, team.max_cycles, team.rng_states(), team)
+            if self._batch is not team:
+                team.close()
+            self._laid_out = True
+
 
     def _stpa_chooser(self):
         def choose():
@@ -210,20 +255,38 @@ class SeerVectorEnv(VectorEnv):
 
     @property
     def thread_choice(self):
-        """How the thread count was chosen (STPA, the tuner), or None."""
-        return self._batch.thread_choice
+        """How the thread count was chosen (STPA, the tuner) and the layout
+        (``"layout"``: ``"team"`` or ``"groups"``), or None before a reset."""
+        c = self._batch.thread_choice
+        return None if c is None else dict(c, layout=self.layout)
+
+    @property
+    def layout(self):
+        """``"team"``: one engine, its threads working round by round on
+        every copy; ``"groups"``: groups of copies, an engine each, stepped
+        concurrently (docs/runtime.md, "Copies in groups")."""
+        return "groups" if isinstance(self._batch, Groups) else "team"
 
     # --- state -------------------------------------------------------------------
 
     @property
     def engine(self):
-        """The engine holding every copy (statistics, pending events)."""
+        """The engine holding every copy (statistics, pending events); None
+        when the copies run in groups (:attr:`engines`)."""
         return self._batch.engine
 
     @property
+    def engines(self):
+        """Every engine: one, or one per group of copies."""
+        b = self._batch
+        return b.engines if isinstance(b, Groups) else [b.engine]
+
+    @property
     def model(self):
-        """The scenario model holding every copy (NumPy views of its state)."""
-        return self._batch.copies.model
+        """The scenario model holding every copy (NumPy views of its state);
+        with groups of copies, the list of the groups' models."""
+        b = self._batch
+        return b.models if isinstance(b, Groups) else b.copies.model
 
     @property
     def max_cycles(self):
@@ -260,22 +323,17 @@ class SeerVectorEnv(VectorEnv):
             if mask is not None and self._started and b.broken is None:
                 idx = np.flatnonzero(mask)
                 if seeds is not None:
-                    for c in idx.tolist():
-                        if seeds[c] is not None:
-                            b.rngs()[c] = np.random.default_rng(seeds[c])
-                b.copies.fresh_outputs()
-                b.restart(idx)
+                    b.seed_copies([s if m else None for s, m in zip(seeds, mask)])
                 self._ended[idx] = False
                 self._waiting[idx] = False
                 obs = self._last_obs.copy()         # the other copies' rows: as last returned
-                obs[idx] = b.view(b.copies.obs)[idx]
+                obs[idx] = b.restart_obs(idx)
                 self._last_obs = obs
                 return obs, {}
+            self._ensure_layout()
+            b = self._batch
             if seeds is not None:
-                rngs = b.rngs()
-                for c, s in enumerate(seeds):
-                    if s is not None:
-                        rngs[c] = np.random.default_rng(s)
+                b.seed_copies(seeds)
             self._started = False
             obs = b.start()
             self._started = True
@@ -341,10 +399,8 @@ class SeerVectorEnv(VectorEnv):
                 if self.autoreset_mode == AutoresetMode.SAME_STEP:
                     infos["final_obs"] = obs[sel].copy()
                     infos["_final_obs"] = ended[sel].copy()
-                    b.copies.fresh_outputs()     # the restarts must not overwrite what this step returns
-                    idx = np.flatnonzero(ended)
-                    b.restart(idx)
-                    obs[idx] = b.view(b.copies.obs)[idx]
+                    idx = np.flatnonzero(ended)  # in arrays of their own: not over what this step returns
+                    obs[idx] = b.restart_obs(idx)
                 elif self.autoreset_mode == AutoresetMode.NEXT_STEP:
                     self._waiting |= ended
                 else:
@@ -444,8 +500,8 @@ class SeerVectorEnv(VectorEnv):
         if self.render_mode is None:
             return None
         self._check_steppable()
-        return tuple(self._batch.copies.frame(c, int(self._batch.cycle[c]), int(self.max_cycles[c]))
-                     for c in range(self.num_envs))
+        cycle, mc = self._batch.cycle, self.max_cycles
+        return tuple(self._batch.frame(c, int(cycle[c]), int(mc[c])) for c in range(self.num_envs))
 
     def close_extras(self, **kwargs):
         """Wait for the copies in flight, stop the engine's thread and release
@@ -477,9 +533,9 @@ class SeerVectorEnv(VectorEnv):
             raise TypeError(f"cannot copy or pickle {type(self).__name__}: {b.broken} was "
                             "interrupted; call reset() first")
         elif not self._started:
-            state = ("new", [g.bit_generator.state for g in b.rngs()])
+            state = ("new", b.rng_states())
         elif not b.cycle.any() and not self._waiting.any() and not self._ended.any():
-            state = ("reset", [g.bit_generator.state for g in b.rngs()], b.seeds_used.copy())
+            state = ("reset", b.rng_states(), b.seeds_used.copy())
         else:
             raise TypeError(f"cannot copy or pickle {type(self).__name__} in the middle of an episode "
                             f"(steps {int(b.cycle.min())}..{int(b.cycle.max())}): the engine state is "
@@ -553,17 +609,17 @@ def _as_index(ids):
 def _restore_vector(cls, env_id, num_envs, kwargs, max_cycles, state):
     """Rebuild a pickled or deep-copied vector env (see :class:`SeerVectorEnv`)."""
     env = cls(env_id, num_envs, **kwargs)
-    env._batch.max_cycles[:] = max_cycles
+    env._batch.set_max_cycles(max_cycles)
     if state[0] == "closed":
         env.close()
         return env
+    if state[0] == "reset":
+        env._ensure_layout()
     b = env._batch
-    b.seed([0] * num_envs)
-    for g, st in zip(b.seed_rngs, state[1]):
-        g.bit_generator.state = st
+    b.set_rng_states(state[1])
     if state[0] == "reset":
         with b.using():
-            b.start([int(s) for s in state[2]])
+            env._last_obs = b.start([int(s) for s in state[2]])
             env._started = True
             b.after_step(started=True)
     return env
@@ -573,7 +629,8 @@ def vector_run(env_id, num_envs, num_threads, seed, params):
     """A :class:`seer_runtime.Run` of a vector env (STPA's preflight and the
     benchmarks): each unit is one step of every copy with zero actions."""
     from seer_runtime import Run
-    venv = SeerVectorEnv(env_id, num_envs, num_threads=num_threads, **params)
+    # the team layout: STPA's preflight reads the one engine's statistics
+    venv = SeerVectorEnv(env_id, num_envs, num_threads=num_threads, copy_parallel=False, **params)
     venv.reset(seed=seed)
     shape = (num_envs, venv.num_agents) + tuple(venv.single_action_space.shape or ())
     acts = np.zeros(shape, venv.single_action_space.dtype)

@@ -190,18 +190,22 @@ def _actions(space, shape, rng):
 
 @pytest.mark.parametrize("sid", ENVS)
 @pytest.mark.parametrize("mode", ["next_step", "same_step", "disabled"])
-@pytest.mark.parametrize("threads, seed", [(1, 0), (2, 5), (3, 9), (4, 12)])
-def test_vector_copies_equal_single_envs(sid, mode, threads, seed):
+@pytest.mark.parametrize("threads, seed, layout", [(1, 0, None), (2, 5, False), (3, 9, None), (4, 12, None),
+                                                   (2, 3, True), (3, 4, True)])
+def test_vector_copies_equal_single_envs(sid, mode, threads, seed, layout):
     """Copy c of the vector env is a single env seeded seed + c and reset
     without a seed at each episode end, in every autoreset mode; copies end
     at different steps (per-copy max_cycles), so the engine runs them in
-    groups of equal step count."""
+    groups of equal step count; in one engine (the team) or in groups of
+    copies, an engine each, stepped concurrently (``layout`` True)."""
     E, mcs = 3, [2, 4, 3]
     p = {k: v for k, v in small(sid).items() if k != "max_cycles"}
-    v = seer_envs.vector_env(sid, E, num_threads=threads, autoreset_mode=mode, max_cycles=mcs, **p)
+    v = seer_envs.vector_env(sid, E, num_threads=threads, autoreset_mode=mode, max_cycles=mcs,
+                             copy_parallel=layout, **p)
     singles = [seer_envs.make(sid, num_threads=1, max_cycles=mcs[c], **p) for c in range(E)]
     obs, infos = v.reset(seed=seed)
-    assert infos == {}
+    assert infos == {} and v.layout == ("groups" if layout else "team")
+    assert v.thread_choice["layout"] == v.layout
     for c, s in enumerate(singles):
         np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=seed + c))
     rng = np.random.default_rng(seed)

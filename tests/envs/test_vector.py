@@ -86,7 +86,8 @@ def test_shipped_phase_policy_gives_the_one_thread_results(threads):
         outs = {}
         for t in (1, threads):
             v = vector_env("pcs_v0", 16, num_threads=t, grid_width=8, grid_height=8,
-                           max_cycles=[6 + c % 5 for c in range(16)], autoreset_mode="same_step")
+                           max_cycles=[6 + c % 5 for c in range(16)], autoreset_mode="same_step",
+                           copy_parallel=False)          # the team: one engine, its phases
             got = [v.reset(seed=4)[0]]
             rng = np.random.default_rng(1)
             for _ in range(14):
