@@ -83,7 +83,7 @@ def async_loop(venv, policy, steps):
     for _ in range(steps * groups):
         obs, _, _, _, infos = venv.recv()
         venv.send(policy(obs, space), infos["env_id"])
-    while venv._jobs:               # the last steps in flight
+    while venv.in_flight:               # the last steps in flight
         venv.recv()
     return time.perf_counter() - t0
 

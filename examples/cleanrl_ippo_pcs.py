@@ -2,7 +2,7 @@
 """CleanRL-style PPO with parameter sharing (IPPO) on the PCS env, single file.
 
     pip install torch==2.13.0 && pip install -e ".[train]"
-    python examples/cleanrl_ippo_pcs.py [--updates 40] [--num-envs 4]
+    python examples/cleanrl_ippo_pcs.py [--updates 150] [--num-envs 4] [--async]
 
 Every cell is an agent and all share one actor and one critic (MLPs, 2 x 64).
 Uses SEER's vector env: all ``--num-envs`` copies of the grid live in one
@@ -13,6 +13,11 @@ as a single env ``reset(seed=seed * 100000 + u * num_envs + i)`` would be.
 (SuperSuit's ``concat_vec_envs_v1`` over single envs also works: docs/training.md.)  The scenario is
 the mobile one (phones move every ~60 min, call every ~200 min), where guard
 channels matter: a handoff block costs 5 blocked calls.
+
+With ``--async`` the rollout overlaps the env and the policy: the copies
+are stepped in two halves (``batch_size = num_envs // 2``), the policy
+sampling one half while the engine steps the other (``send`` / ``recv``,
+docs/training.md).
 
 At the end it evaluates the learned policy (greedy), a uniformly random
 policy and the fixed guard-0 policy on held-out seeds and prints the
@@ -102,6 +107,53 @@ def rollout(venv, agent, seed, T):
     return obs_buf, act_buf, logp_buf, rew_buf, val_buf, env_time
 
 
+def rollout_async(venv, agent, seed, T):
+    """``rollout`` with the env and the policy overlapped: ``recv`` one half
+    of the copies, sample its actions, ``send`` them while the engine steps
+    the other half.  The same buffers; the env time is the time spent
+    waiting in ``recv``."""
+    E, n_cells = venv.num_envs, venv.num_agents
+    N = E * n_cells
+    obs_buf = torch.zeros(T, N, 11)
+    act_buf = torch.zeros(T, N, dtype=torch.long)
+    logp_buf = torch.zeros(T, N)
+    rew_buf = torch.zeros(T, N)
+    val_buf = torch.zeros(T, N)
+    steps = np.zeros(E, int)
+    env_time = 0.0
+    venv.async_reset(seed=seed)
+    while venv.in_flight:
+        te = time.perf_counter()
+        obs, rew, _, _, infos = venv.recv()
+        env_time += time.perf_counter() - te
+        ids = infos["env_id"]                     # a contiguous half of the copies
+        rows = slice(int(ids[0]) * n_cells, (int(ids[-1]) + 1) * n_cells)
+        t = int(steps[ids[0]])
+        if t > 0:
+            rew_buf[t - 1, rows] = torch.from_numpy(rew.reshape(-1))
+        if t < T:
+            x = torch.from_numpy(obs.reshape(-1, 11))
+            with torch.no_grad():
+                act, logp, _, val = agent.act(x)
+            obs_buf[t, rows], act_buf[t, rows], logp_buf[t, rows], val_buf[t, rows] = x, act, logp, val
+            venv.send(act.numpy().reshape(len(ids), n_cells), ids)
+            steps[ids] += 1
+    return obs_buf, act_buf, logp_buf, rew_buf, val_buf, env_time
+
+
+def _threads(value):
+    """argparse type: "auto" or an int >= 1."""
+    if value == "auto":
+        return value
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f'expected "auto" or an int >= 1, got {value!r}')
+    return n
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--updates", type=int, default=150)
@@ -114,19 +166,24 @@ def main():
     p.add_argument("--clip", type=float, default=0.2)
     p.add_argument("--ent-coef", type=float, default=0.01)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--num-threads", default="auto", help='SEER threads: "auto" or an int')
+    p.add_argument("--num-threads", default="auto", type=_threads, help='SEER threads: "auto" or an int')
+    p.add_argument("--async", dest="overlap", action="store_true",
+                   help="overlap the env and the policy: two halves of the copies in ping-pong")
     p.add_argument("--torch-threads", type=int, default=1)
     p.add_argument("--eval-seeds", type=int, default=8)
     p.add_argument("--team-reward-share", type=float, default=0.0,
                    help="train on (1 - share) * own cell reward + share * team mean (evaluation "
                         "reports the mean per cell, which the share does not change)")
     a = p.parse_args()
-    threads = a.num_threads if a.num_threads == "auto" else int(a.num_threads)
+    if a.overlap and a.num_envs < 2:
+        p.error("--async needs --num-envs >= 2 (two halves)")
+    threads = a.num_threads
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.torch_threads)
 
     venv = seer_envs.vector_env("pcs_v0", a.num_envs, num_threads=threads,
-                                team_reward_share=a.team_reward_share, **ENV_KW)
+                                team_reward_share=a.team_reward_share,
+                                batch_size=a.num_envs // 2 if a.overlap else None, **ENV_KW)
     n_cells = venv.num_agents
     n_actions = venv.single_action_space.n
     T = ENV_KW["max_cycles"]
@@ -138,7 +195,7 @@ def main():
     for update in range(a.updates):
         frac = 1.0 - update / a.updates
         opt.param_groups[0]["lr"] = frac * a.lr
-        obs_buf, act_buf, logp_buf, rew_buf, val_buf, dt_env = rollout(
+        obs_buf, act_buf, logp_buf, rew_buf, val_buf, dt_env = (rollout_async if a.overlap else rollout)(
             venv, agent, a.seed * 100_000 + update * a.num_envs, T)
         env_time += dt_env
         # GAE; episodes end by truncation after T steps: bootstrap with 0

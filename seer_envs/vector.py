@@ -470,6 +470,11 @@ class SeerVectorEnv(VectorEnv):
         infos["env_id"] = ids
         return obs, rew, term, trunc, infos
 
+    @property
+    def in_flight(self):
+        """Groups sent (or queued by :meth:`async_reset`) and not received yet."""
+        return len(self._jobs)
+
     def _env_ids(self, env_ids):
         if env_ids is None:
             return np.arange(self.num_envs)

@@ -28,6 +28,7 @@ CASES = {
                     "--seconds", "0.1"], "2t/1t"),
     "contention": (["--only", "PCS 8x8", "--budget", "0.1", "--repeats", "1", "--busy", "0",
                     "--no-procs"], "PCS 8x8 env"),
+    "async_step": (["--copies", "4", "--size", "2", "--steps", "2", "--rounds", "1"], "async / sync"),
 }
 
 
@@ -45,10 +46,20 @@ def test_benchmark_runs(name):
     assert expect in r.stdout, r.stdout[-3000:]
 
 
-@pytest.mark.skipif(shutil.which("git") is None or not os.path.isdir(os.path.join(ROOT, ".git")),
-                    reason="vector_step_ab.py reads a revision with git: needs a git checkout")
+GIT = pytest.mark.skipif(shutil.which("git") is None or not os.path.exists(os.path.join(ROOT, ".git")),
+                         reason="reads a revision with git: needs a git checkout")
+
+
+@GIT
 def test_vector_step_ab_runs():
     r = _run("vector_step_ab", ["--rev", "HEAD", "--copies", "4", "--grid", "2", "--steps", "2",
                                 "--rounds", "1", "--no-supersuit"])
     assert r.returncode == 0, r.stderr[-3000:]
     assert "tree / @HEAD" in r.stdout
+
+
+@GIT
+def test_single_step_ab_runs():
+    r = _run("single_step_ab", ["--rev", "HEAD", "--rounds", "1", "--blocks", "1"])
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "tree speed / @HEAD" in r.stdout

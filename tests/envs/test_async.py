@@ -49,7 +49,7 @@ def test_async_trajectories_equal_the_synchronous_env(sid, mode, threads, batch_
     got = {}
     first = {}
     while True:
-        if not v._jobs:
+        if not v.in_flight:
             break
         o, r, t, tr, infos = v.recv()
         ids = infos["env_id"]

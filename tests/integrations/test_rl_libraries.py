@@ -74,6 +74,7 @@ def test_rllib_ppo_example_one_iteration():
 
 @pytest.mark.parametrize("script, args", [
     ("cleanrl_ippo_pcs.py", ["--updates", "2", "--num-envs", "1", "--eval-seeds", "1"]),
+    ("cleanrl_ippo_pcs.py", ["--updates", "2", "--num-envs", "2", "--eval-seeds", "1", "--async"]),
     ("cleanrl_ppo_aircraft.py", ["--updates", "2", "--num-envs", "2", "--num-uavs", "8", "--episode", "20",
                                  "--eval-seeds", "1"]),
 ])
@@ -186,6 +187,29 @@ def test_cleanrl_pcs_rollout_equals_a_loop_of_single_envs(threads):
         for k, (name, want) in enumerate(zip(names, row)):
             np.testing.assert_array_equal(got[k][t].numpy(), want, err_msg=f"{name} at step {t}")
     assert any(r[3].any() for r in ref)          # rewards happened: the comparison has teeth
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_cleanrl_pcs_async_rollout_records_what_the_env_did(threads):
+    """``--async``: the overlapped rollout's buffers (two halves in
+    ping-pong) hold the observations and rewards that the synchronous env
+    gives for the actions it recorded, bit for bit."""
+    torch = pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
+    ex = _load_example("cleanrl_ippo_pcs.py")
+    E, seed = 4, 5
+    kw = dict(ex.ENV_KW, grid_width=4, grid_height=3, max_cycles=12)
+    T = kw["max_cycles"]
+    venv = seer_envs.vector_env("pcs_v0", E, num_threads=threads, batch_size=2, **kw)
+    torch.manual_seed(0)
+    agent = ex.Agent(11, venv.single_action_space.n)
+    obs_buf, act_buf, _, rew_buf, _, _ = ex.rollout_async(venv, agent, seed, T)
+    sync = seer_envs.vector_env("pcs_v0", E, num_threads=1, **kw)
+    obs = sync.reset(seed=seed)[0]
+    for t in range(T):
+        np.testing.assert_array_equal(obs_buf[t].numpy(), obs.reshape(-1, 11), err_msg=f"obs at {t}")
+        obs, rew, _, _, _ = sync.step(act_buf[t].numpy().reshape(E, -1))
+        np.testing.assert_array_equal(rew_buf[t].numpy(), rew.reshape(-1), err_msg=f"rewards at {t}")
+    assert rew_buf.abs().sum() > 0
 
 
 @pytest.mark.parametrize("threads", [1, 2])
