@@ -3,11 +3,13 @@
 its own process, alternated round by round on the same machine.
 
     python benchmarks/single_step_ab.py [--rev ff92699] [--rounds 7] [--blocks 5] [--threads 1]
+        [--rev-tree DIR]
 
 The revision is unpacked into a temporary folder (``git archive``) and built
 there (``setup.py build_ext --inplace``, about a minute on 2 cores) unless
 its compiled sources equal this tree's, in which case this tree's
-extensions are copied.  Each round runs one worker process per tree, in
+extensions are copied; ``--rev-tree DIR`` uses a tree already unpacked and
+built there instead (kept afterwards).  Each round runs one worker process per tree, in
 alternating order: ``step_arrays`` with random actions on PCS 16x16 and
 Aircraft 64 UAVs (``--threads`` threads, episodes that never end), the
 median over ``--blocks`` blocks of 100 steps of the time per step.  Prints
@@ -106,8 +108,9 @@ def main():
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--blocks", type=int, default=5)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--rev-tree", help="the revision already unpacked and built in this folder")
     a = p.parse_args()
-    old = prepare(a.rev)
+    old = a.rev_tree or prepare(a.rev)
     try:
         trees = {"tree": ROOT, a.rev: old}
         times = {k: [] for k in trees}
@@ -125,7 +128,8 @@ def main():
                   f"{1e6 * statistics.median(o):8.1f} us/step   tree speed / @{a.rev}: "
                   f"{statistics.median(ratios):.3f} (rounds {min(ratios):.3f}-{max(ratios):.3f})")
     finally:
-        shutil.rmtree(old, ignore_errors=True)
+        if not a.rev_tree:
+            shutil.rmtree(old, ignore_errors=True)
     return 0
 
 

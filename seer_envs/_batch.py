@@ -20,7 +20,6 @@ so a copy restarted mid-run still starts at simulated time 0.
 """
 
 import concurrent.futures
-import contextlib
 import threading
 
 import numpy as np
@@ -65,17 +64,19 @@ class Batch:
         self.ep_length = np.zeros((E, A), np.int64)
         self.broken = None          # what was interrupted, or None
         self._lock = threading.Lock()
+        self._guard = _Guard(self._lock)
+        # Cheap facts for the common step: the smallest max_cycles, whether
+        # an agent has stopped, whether every copy is at one step count.
+        self._mc_min = int(self.max_cycles.min())
+        self._any_done = False
+        self._aligned = True
+        self._shapes = ((E, A) + tuple(cp.obs.shape[1:]), (E, A))
 
-    @contextlib.contextmanager
     def using(self):
-        """One caller at a time: a second Python thread is refused before it
-        changes anything, so the first one's episode goes on untouched."""
-        if not self._lock.acquire(blocking=False):
-            self._busy()
-        try:
-            yield
-        finally:
-            self._lock.release()
+        """One caller at a time (``with batch.using():``): a second Python
+        thread is refused before it changes anything, so the first one's
+        episode goes on untouched."""
+        return self._guard
 
     def check_free(self):
         """Refuse now when another thread is inside a call (checked before
@@ -146,6 +147,7 @@ class Batch:
 
     def set_max_cycles(self, values):
         self.max_cycles[:] = values
+        self._mc_min = int(self.max_cycles.min())
 
     def start(self, episode_seeds=None, fresh=True):
         """A fresh engine and a first episode in every copy (``episode_seeds``:
@@ -175,6 +177,8 @@ class Batch:
         self.done[:] = False
         self.ep_return[:] = 0.0
         self.ep_length[:] = 0
+        self._any_done = False
+        self._aligned = True
         cp.boundary(0, E, np.zeros(E), self.num_threads)
         self.broken = None
         return self.view(cp.obs)
@@ -196,6 +200,8 @@ class Batch:
             self.ep_return[lo:hi] = 0.0
             self.ep_length[lo:hi] = 0
             cp.boundary(lo, hi, np.zeros(self.num_copies), self.num_threads)
+        self._any_done = bool(self.done.any())
+        self._aligned = False
 
     def restart_obs(self, idx):
         """Restart copies ``idx`` (sorted) and return their first
@@ -238,7 +244,9 @@ class Batch:
         if waiting is not None:
             self.restart(np.flatnonzero(waiting))
         cycles = self.cycle
-        if active is None and waiting is None and (E == 1 or cycles.min() == cycles.max()):
+        if active is None and waiting is None and not self._aligned:
+            self._aligned = E == 1 or cycles.min() == cycles.max()
+        if active is None and waiting is None and self._aligned:
             # The common case: every copy at the same step, one run.
             k = int(cycles[0])
             if k * dt < eng.now:
@@ -263,22 +271,25 @@ class Batch:
             live_idx = np.flatnonzero(stepping)
             self._run_groups(live_idx)
             cycles[live_idx] += 1
+            self._aligned = False            # checked again at the next step
         times = cycles * dt
         if live_idx is None:
             cp.boundary(0, E, times, self.num_threads)
         else:
             for lo, hi in runs(live_idx):
                 cp.boundary(lo, hi, times, self.num_threads)
-        obs, rew, term = self.view(cp.obs), self.view(cp.rew), self.view(cp.term)
+        obs_shape, agents_shape = self._shapes
+        obs, rew = cp.obs.reshape(obs_shape), cp.rew.reshape(agents_shape)
+        term = cp._term.view(bool).reshape(agents_shape)
         if live_idx is None:
-            over = cycles >= self.max_cycles
-            if not (over.any() or term.any() or self.done.any()):
+            if k + 1 < self._mc_min and not self._any_done and not term.any():
                 # The common step: no agent stopped before or now, no copy
                 # truncated (the general path gives the same, in more passes).
                 np.add(self.ep_return, rew, out=self.ep_return)
                 self.ep_length += 1
                 self.broken = None
-                return obs, rew, term, np.zeros_like(term), None
+                return obs, rew, term, np.zeros(agents_shape, bool), None
+            over = cycles >= self.max_cycles
             live = ~self.done
             trunc = over[:, None] & ~term
             done = term | trunc
@@ -302,6 +313,7 @@ class Batch:
             self.ep_return[idx] += np.where(live[idx], rew[idx], np.float32(0.0))
             self.ep_length[idx] += live[idx]
         self.done = done
+        self._any_done = bool(done.any())
         self.broken = None
         return obs, rew, term, trunc, (ended if ended.any() else None)
 
@@ -343,6 +355,22 @@ class Batch:
         self.tuner = None
 
 
+class _Guard:
+    """``with``: take a lock without waiting, or refuse (EngineBusyError)."""
+
+    __slots__ = ("_lock",)
+
+    def __init__(self, lock):
+        self._lock = lock
+
+    def __enter__(self):
+        if not self._lock.acquire(blocking=False):
+            Batch._busy()
+
+    def __exit__(self, *exc):
+        self._lock.release()
+
+
 def runs(idx):
     """Sorted indices -> ``[(lo, hi))`` runs of consecutive values."""
     idx = np.asarray(idx)
@@ -381,6 +409,7 @@ class Groups:
         self.tuner = None
         self._pool = None
         self._lock = threading.Lock()
+        self._guard = _Guard(self._lock)
         self._starts = np.array([lo for lo, _ in self.bounds])
 
     using = Batch.using

@@ -134,7 +134,7 @@ class SeerParallelEnv(ParallelEnv):
     def max_cycles(self, value):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
             raise ValueError(f"max_cycles must be an int >= 1, got {value!r}")
-        self._batch.max_cycles[0] = value
+        self._batch.set_max_cycles([value])
 
     @property
     def num_threads(self):
@@ -169,7 +169,8 @@ class SeerParallelEnv(ParallelEnv):
 
     @property
     def _interrupted(self):
-        return self._batch.broken
+        what = self._batch.broken
+        return f"step {self._cycle + 1}" if what == "a step" else what
 
     @property
     def _cycle(self):
@@ -309,16 +310,18 @@ class SeerParallelEnv(ParallelEnv):
         the env does not write again."""
         b = self._batch
         with b.using():
-            obs, rew, term, trunc, ended = b.advance(a[None], label=f"step {self._cycle + 1}")
+            obs, rew, term, trunc, ended = b.advance(a[None])
             if ended is not None:
                 self._set_agents([])
-            elif b.done.shape[1] and len(self.agents) != self._n - int(b.done[0].sum()):
+            elif b._any_done and len(self.agents) != self._n - int(b.done[0].sum()):
                 self._set_agents([self.possible_agents[i]
                                   for i in np.flatnonzero(~b.done[0]).tolist()])
-            b.after_step()
+            if b.tuner is not None:
+                b.after_step()
         if self.render_mode == "human":      # PettingZoo's convention: human mode draws each step
             self.render()
-        return obs[0], rew[0], term[0], trunc[0]
+        cp = b.copies                        # one copy: the batch's arrays are the env's rows
+        return cp.obs, cp.rew, cp._term.view(bool), trunc.reshape(-1)
 
     # --- checks ---------------------------------------------------------------
 

@@ -701,6 +701,7 @@ class SeerAgentVectorEnv(VectorEnv):
         self.metadata = {"autoreset_mode": vec.autoreset_mode, "render_modes": ["rgb_array"]}
         self.render_mode = vec.render_mode
         self.closed = False
+        self.seed_stride = None         # reset(seed=s): copy c takes s * stride + c (RLlib's runners)
         # (copies, agents): agents that stopped in their copy's running episode
         self._stopped = np.zeros((vec.num_envs, vec.num_agents), bool)
 
@@ -711,6 +712,9 @@ class SeerAgentVectorEnv(VectorEnv):
         C, A = self.copies, self.agents_per_copy
         if isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == self.num_envs and A > 1:
             seed = list(seed)[::A]
+        elif self.seed_stride and seed is not None and not isinstance(seed, (list, tuple, np.ndarray)):
+            check_seed(seed)
+            seed = [int(seed) * self.seed_stride + c for c in range(C)]
         if options is not None and isinstance(options, dict) and options.get("reset_mask") is not None:
             m = np.asarray(options["reset_mask"])
             if m.dtype != bool or m.shape != (self.num_envs,):
@@ -800,6 +804,11 @@ def rllib_env_creator(env_id, autoreset_mode="next_step"):
     the env's parameters and optionally ``num_threads`` and ``seed`` (read by
     nothing here: RLlib seeds through ``reset(seed=...)``).
 
+    Seeds: RLlib resets runner ``w`` with ``seed + w``; copy ``c`` of a runner
+    reset with ``s`` takes ``s * copies + c`` (``seed_stride``), so no two
+    copies of any runners share a stream (with ``seed + c`` runner 1's copies
+    1.. would replay runner 2's 0..).
+
     Autoreset: ``NEXT_STEP``, the only mode RLlib 2.60 consumes: its
     ``SingleAgentEnvRunner`` takes the step after a sub-env's done flag as
     that sub-env's reset (``add_env_reset``), and its own vector envs
@@ -818,6 +827,8 @@ def rllib_env_creator(env_id, autoreset_mode="next_step"):
         if num % agents:
             raise ValueError(f"num_envs_per_env_runner must be a multiple of the {agents} agents "
                              f"per copy of {env_id}, got {num}")
-        return agent_vector_env(env_id, num // agents, num_threads=threads,
-                                autoreset_mode=autoreset_mode, **cfg)
+        env = agent_vector_env(env_id, num // agents, num_threads=threads,
+                               autoreset_mode=autoreset_mode, **cfg)
+        env.seed_stride = env.copies
+        return env
     return creator

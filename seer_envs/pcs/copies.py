@@ -50,7 +50,8 @@ class PcsCopies(Copies):
         lo, hi = c0 * n, c1 * n
         boundary(self.model, self.obs, self.rew, self._prev, self._delta,
                  self.config.handoff_penalty, num_threads, lo, hi)
-        mix_team_reward(self.rew[lo:hi].reshape(c1 - c0, n), self.config.team_reward_share)
+        if self.config.team_reward_share:
+            mix_team_reward(self.rew[lo:hi].reshape(c1 - c0, n), self.config.team_reward_share)
         self._term[lo:hi] = 0
 
     def agent_infos(self, c, rows, now):

@@ -320,6 +320,27 @@ def test_rllib_single_agent_runner_on_the_agent_vector_env():
         rllib_env_creator("pcs_v0")(dict(KW, num_envs=13))
 
 
+def test_rllib_runners_and_copies_get_distinct_seed_streams():
+    """RLlib resets runner w's vector env with seed + w: 2 runners x 4
+    copies draw 8 distinct streams (with seed + c per copy, runner 1's
+    copies 1-3 replayed runner 2's 0-2), and RLlib's seed fixes them."""
+    from seer_envs.vector import rllib_env_creator
+    creator = rllib_env_creator("pcs_v0")
+
+    def streams(base):
+        out = []
+        for w in (1, 2):
+            env = creator(dict(KW, num_envs=4 * 12, num_threads=1))
+            env.reset(seed=None if base is None else base + w)
+            out += [int(s) for s in env.vec.seeds_used]
+            env.close()
+        return out
+    for base in (0, 7):
+        got = streams(base)
+        assert len(set(got)) == 8 and got == streams(base)
+    assert len(set(streams(None))) == 8
+
+
 # Small batteries: UAVs stop after 6-12 s depending on their commands, so
 # copies (all UAVs stopped) end at different steps.
 AKW = dict(num_uavs=5, num_targets=2, dynamics_substeps=2, battery_capacity=6.0, max_cycles=30)
