@@ -86,7 +86,7 @@ def test_snippet_runs(s, tmp_path):
     body = _prepared(s)
     missing = _needs(body)
     if missing:
-        pytest.skip(f"needs {', '.join(missing)}: pip install torch==2.13.0 && pip install -e \".[dev,rllib,train]\"")
+        pytest.skip(f"needs {', '.join(missing)}: pip install torch==2.13.0 && pip install -e \".[dev,rllib,train,torchrl]\"")
     for d in ("scenarios", "examples", "benchmarks"):
         os.symlink(os.path.join(ROOT, d), tmp_path / d)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT] + [p for p in sys.path if p]),
