@@ -48,6 +48,17 @@ without a seed does.
 with the mask ``"_seer_episode"`` (SEER's own key: Gymnasium's
 ``RecordEpisodeStatistics`` writes ``"episode"``).
 
+**Asynchronous stepping** (EnvPool's semantics): ``send(actions, env_ids)``
+starts stepping those copies on the engine's own thread and returns at once;
+``recv()`` returns the earliest sent group's outputs with
+``infos["env_id"]``; ``async_reset()`` queues the copies in groups of
+``batch_size``.  Each copy's trajectory is the synchronous env's.
+
+**Layout** (``layout``): one engine for every copy (the team, the default),
+or groups of copies with an engine each: one group per batch when
+``batch_size < num_envs``, or about four per thread, stepped concurrently,
+with ``copy_parallel=True`` (docs/runtime.md, "Copies in groups").
+
 **Threads.**  ``num_threads="auto"`` asks STPA once for the whole batch
 (its preflight runs the vector env itself, cached per configuration and
 hardware; the thread tuner then adjusts the team between steps, as in the
