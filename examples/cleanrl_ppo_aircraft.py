@@ -2,7 +2,7 @@
 """CleanRL-style PPO with parameter sharing on the Aircraft env, single file.
 
     pip install torch==2.13.0 && pip install -e ".[train]"
-    python examples/cleanrl_ppo_aircraft.py [--updates 50] [--num-uavs 64] [--num-envs 2]
+    python examples/cleanrl_ppo_aircraft.py [--updates 50] [--num-uavs 64] [--num-envs 2] [--async]
 
 One Gaussian actor and one critic (MLPs, 2 x 64) shared by every UAV.  Uses
 SEER's vector env: all ``--num-envs`` copies of the arena live in one engine
@@ -15,7 +15,9 @@ out, or its copy ended and auto-reset) are masked out of the loss, so the
 training equals a loop over single envs with those seeds
 (tests/integrations/test_rl_libraries.py checks the rollouts).  SuperSuit's
 ``concat_vec_envs_v1`` over single envs is the other option:
-docs/training.md.  At the end it evaluates the learned policy (its mean
+docs/training.md.  With ``--async`` the rollout overlaps the env and the
+policy: the engine steps one half of the copies while the policy samples
+the other's actions (``send`` / ``recv``).  At the end it evaluates the learned policy (its mean
 action), a random policy, zero acceleration and the steer-to-target
 heuristic on held-out seeds.
 """
@@ -92,6 +94,42 @@ def rollout(venv, agent, seed, T):
     return tuple(b[:T_used] for b in (obs_b, act_b, logp_b, rew_b, val_b, alive_b, done_b))
 
 
+def rollout_async(venv, agent, seed, T):
+    """``rollout`` with the env and the policy overlapped: ``recv`` one half
+    of the copies, sample its actions, ``send`` them while the engine steps
+    the other half.  A half stops when all its UAVs' episodes have ended;
+    the same buffers and masks, up to the longest half."""
+    E, n, obs_dim = venv.num_envs, venv.num_agents, venv.single_observation_space.shape[0]
+    N = E * n
+    obs_b, act_b = torch.zeros(T, N, obs_dim), torch.zeros(T, N, 2)
+    logp_b, rew_b, val_b = torch.zeros(T, N), torch.zeros(T, N), torch.zeros(T, N)
+    alive_b, done_b = torch.zeros(T, N), torch.zeros(T, N)
+    alive = np.ones(N, bool)
+    steps = np.zeros(E, int)
+    T_used = 0
+    venv.async_reset(seed=seed)
+    while venv.in_flight:
+        obs, rew, term, trunc, infos = venv.recv()
+        ids = infos["env_id"]                      # a contiguous half of the copies
+        rows = slice(int(ids[0]) * n, (int(ids[-1]) + 1) * n)
+        t = int(steps[ids[0]])
+        if t > 0:
+            rew_b[t - 1, rows] = torch.from_numpy(rew.reshape(-1)) * alive_b[t - 1, rows]
+            ended = (term | trunc).reshape(-1)
+            done_b[t - 1, rows] = torch.from_numpy((ended & alive[rows]).astype(np.float32))
+            alive[rows] &= ~ended
+        if t < T and alive[rows].any():
+            x = torch.from_numpy(obs.reshape(-1, obs_dim))
+            with torch.no_grad():
+                act, logp, _, val = agent.act(x)
+            obs_b[t, rows], act_b[t, rows], logp_b[t, rows], val_b[t, rows] = x, act, logp, val
+            alive_b[t, rows] = torch.from_numpy(alive[rows].astype(np.float32))
+            venv.send(act.clamp(-1, 1).numpy().reshape(len(ids), n, 2), ids)
+            steps[ids] += 1
+            T_used = max(T_used, t + 1)
+    return tuple(b[:T_used] for b in (obs_b, act_b, logp_b, rew_b, val_b, alive_b, done_b))
+
+
 def heuristic(env, obs):
     """Steer to the known target, keep apart, damp the velocity (see seer_envs.aircraft.heuristic)."""
     from seer_envs.aircraft.heuristic import heuristic_command
@@ -112,6 +150,19 @@ def evaluate(policy, env_kw, seeds, threads):
     return float(np.mean(rets)), float(np.std(rets))
 
 
+def _threads(value):
+    """argparse type: "auto" or an int >= 1."""
+    if value == "auto":
+        return value
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f'expected "auto" or an int >= 1, got {value!r}')
+    return n
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--updates", type=int, default=50)
@@ -126,23 +177,28 @@ def main():
     p.add_argument("--clip", type=float, default=0.2)
     p.add_argument("--ent-coef", type=float, default=0.0)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--num-threads", default="auto")
+    p.add_argument("--num-threads", default="auto", type=_threads, help='SEER threads: "auto" or an int')
     p.add_argument("--torch-threads", type=int, default=1)
     p.add_argument("--eval-seeds", type=int, default=4)
+    p.add_argument("--async", dest="overlap", action="store_true",
+                   help="overlap the env and the policy: two halves of the copies in ping-pong")
     a = p.parse_args()
-    threads = a.num_threads if a.num_threads == "auto" else int(a.num_threads)
+    if a.overlap and a.num_envs < 2:
+        p.error("--async needs --num-envs >= 2 (two halves)")
+    threads = a.num_threads
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.torch_threads)
     env_kw = dict(num_uavs=a.num_uavs, max_cycles=a.episode, continuous_actions=True)
     venv = seer_envs.vector_env("aircraft_v0", a.num_envs, num_threads=threads,
-                                autoreset_mode="same_step", **env_kw)
+                                autoreset_mode="same_step",
+                                batch_size=a.num_envs // 2 if a.overlap else None, **env_kw)
     obs_dim = venv.single_observation_space.shape[0]
     agent = Agent(obs_dim, 2)
     opt = torch.optim.Adam(agent.parameters(), lr=a.lr, eps=1e-5)
     t0 = time.perf_counter()
     for update in range(a.updates):
         opt.param_groups[0]["lr"] = (1.0 - update / a.updates) * a.lr
-        obs_b, act_b, logp_b, rew_b, val_b, alive_b, done_b = rollout(
+        obs_b, act_b, logp_b, rew_b, val_b, alive_b, done_b = (rollout_async if a.overlap else rollout)(
             venv, agent, a.seed * 100_000 + update * a.num_envs, a.episode)
         T_used, N = rew_b.shape
         adv = torch.zeros(T_used, N)

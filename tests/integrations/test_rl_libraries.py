@@ -77,6 +77,8 @@ def test_rllib_ppo_example_one_iteration():
     ("cleanrl_ippo_pcs.py", ["--updates", "2", "--num-envs", "2", "--eval-seeds", "1", "--async"]),
     ("cleanrl_ppo_aircraft.py", ["--updates", "2", "--num-envs", "2", "--num-uavs", "8", "--episode", "20",
                                  "--eval-seeds", "1"]),
+    ("cleanrl_ppo_aircraft.py", ["--updates", "2", "--num-envs", "2", "--num-uavs", "8", "--episode", "20",
+                                 "--eval-seeds", "1", "--async"]),
 ])
 def test_cleanrl_examples_run(script, args):
     pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
@@ -210,6 +212,39 @@ def test_cleanrl_pcs_async_rollout_records_what_the_env_did(threads):
         obs, rew, _, _, _ = sync.step(act_buf[t].numpy().reshape(E, -1))
         np.testing.assert_array_equal(rew_buf[t].numpy(), rew.reshape(-1), err_msg=f"rewards at {t}")
     assert rew_buf.abs().sum() > 0
+
+
+def test_cleanrl_aircraft_async_rollout_records_what_the_env_did():
+    """``--async`` (Aircraft): where a UAV is alive in the overlapped
+    rollout's buffers, they hold the observations and rewards the
+    synchronous env gives for the recorded actions; the masks follow the
+    UAVs' ends."""
+    torch = pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
+    ex = _load_example("cleanrl_ppo_aircraft.py")
+    E, T, seed = 4, 30, 40
+    mcs = [4, T, 7, T]
+    kw = dict(num_uavs=5, num_targets=2, dynamics_substeps=2, battery_capacity=10.0, continuous_actions=True)
+    venv = seer_envs.vector_env("aircraft_v0", E, num_threads=2, max_cycles=mcs, autoreset_mode="same_step",
+                                batch_size=2, **kw)
+    torch.manual_seed(0)
+    agent = ex.Agent(venv.single_observation_space.shape[0], 2)
+    obs_b, act_b, _, rew_b, _, alive_b, done_b = ex.rollout_async(venv, agent, seed, T)
+    sync = seer_envs.vector_env("aircraft_v0", E, num_threads=1, max_cycles=mcs, autoreset_mode="same_step",
+                                **kw)
+    obs = sync.reset(seed=seed)[0].reshape(E * 5, -1)
+    alive = np.ones(E * 5, bool)
+    for t in range(len(rew_b)):
+        m = alive_b[t].numpy() > 0
+        np.testing.assert_array_equal(m, alive)
+        np.testing.assert_array_equal(obs_b[t].numpy()[m], obs[m], err_msg=f"obs at {t}")
+        a = act_b[t].clamp(-1, 1).numpy().reshape(E, 5, 2)
+        obs, rew, term, trunc, _ = sync.step(a)
+        obs = obs.reshape(E * 5, -1)
+        np.testing.assert_array_equal(rew_b[t].numpy(), rew.reshape(-1) * alive, err_msg=f"rewards at {t}")
+        ended = (term | trunc).reshape(-1)
+        np.testing.assert_array_equal(done_b[t].numpy() > 0, ended & alive)
+        alive &= ~ended
+    assert not alive.any() and done_b.sum() == E * 5
 
 
 @pytest.mark.parametrize("threads", [1, 2])
