@@ -96,10 +96,8 @@ class GossipCopies(Copies):
 
     @staticmethod
     def image(view):
-        share = view.model.n_known / view.config.num_rumours
-        row = (255 * (1.0 - share)).astype(np.uint8)          # dark = knows more
-        img = np.stack([row, row, np.full_like(row, 255)], axis=-1)[None]
-        return np.repeat(np.repeat(img, 16, axis=0), 16, axis=1)
+        from seer_envs.gossip.render import image
+        return image(view)
 
     def copy_model(self, c):
         return types.SimpleNamespace(n_known=self.model.n_known[self.agent_rows(c)])

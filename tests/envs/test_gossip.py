@@ -229,3 +229,17 @@ def test_out_of_tree_scenario_passes_the_generic_tests(out_of_tree):
                        cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
     assert g.returncode == 0, g.stdout[-3000:]
     assert int(re.search(r"(\d+) passed", g.stdout).group(1)) >= 15
+
+
+def test_rgb_frame_has_the_ring_a_scale_and_the_time():
+    """The frame is a picture a person can read (not a 16-pixel strip): the
+    same size at every step, and it changes as rumours spread."""
+    env = parallel_env(num_threads=1, render_mode="rgb_array", num_agents=12, news_interval=2.0)
+    env.reset(seed=0)
+    first = env.render()
+    for _ in range(6):
+        env.step_arrays(np.ones(12, np.int64))
+    later = env.render()
+    assert first.shape == later.shape and first.shape[0] >= 300 and first.shape[1] >= 300
+    assert first.dtype == np.uint8 and len(np.unique(first.reshape(-1, 3), axis=0)) > 50
+    assert not np.array_equal(first, later)
