@@ -71,6 +71,7 @@ class Batch:
         self._any_done = False
         self._aligned = True
         self._shapes = ((E, A) + tuple(cp.obs.shape[1:]), (E, A))
+        self._times = np.zeros(E)
 
     def using(self):
         """One caller at a time (``with batch.using():``): a second Python
@@ -316,6 +317,41 @@ class Batch:
         self._any_done = bool(done.any())
         self.broken = None
         return obs, rew, term, trunc, (ended if ended.any() else None)
+
+    def advance_one(self, a):
+        """:meth:`advance` of a batch of one copy with actions ``a``
+        ``(agents, ...)``, in the fewest operations (the single env's step):
+        returns ``(obs, rewards, terminations, truncations, ended)``, the
+        first four over the copy's agents, ``ended`` a bool."""
+        cp, eng, dt = self.copies, self.engine, self.config.dt
+        self.broken = "a step"
+        cp.write_actions(a, self.done[0])
+        cp.fresh_outputs()
+        k = int(self.cycle[0])
+        if k * dt < eng.now:
+            eng.rewind(k * dt)
+        eng.inject(k * dt, cp.action_kind, 0, self.num_agents, execute=self.execute_actions)
+        eng.run_until((k + 1) * dt)            # from the step count: no drift
+        self.cycle[0] = k + 1
+        self._times[0] = (k + 1) * dt
+        cp.boundary(0, 1, self._times, self.num_threads)
+        obs, rew, term = cp.obs, cp.rew, cp._term.view(bool)
+        ret, length = self.ep_return[0], self.ep_length[0]
+        if k + 1 < self._mc_min and not self._any_done and not term.any():
+            np.add(ret, rew, out=ret)        # the common step: every agent live, no truncation
+            length += 1
+            self.broken = None
+            return obs, rew, term, np.zeros(len(rew), bool), False
+        done = self.done[0]
+        live = ~done
+        np.add(ret, rew, out=ret, where=live)
+        length += live
+        trunc = (np.full(len(rew), k + 1 >= self._mc_min) & ~term)
+        now_done = term | trunc
+        self.done[0] = now_done
+        self._any_done = bool(now_done.any())
+        self.broken = None
+        return obs, rew, term, trunc, bool(trunc.any() or now_done.all())
 
     def _actions_buffer(self, a):
         """Every copy's last actions, for steps of some copies (zeros, a

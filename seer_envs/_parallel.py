@@ -310,8 +310,8 @@ class SeerParallelEnv(ParallelEnv):
         the env does not write again."""
         b = self._batch
         with b.using():
-            obs, rew, term, trunc, ended = b.advance(a[None])
-            if ended is not None:
+            obs, rew, term, trunc, ended = b.advance_one(a)
+            if ended:
                 self._set_agents([])
             elif b._any_done and len(self.agents) != self._n - int(b.done[0].sum()):
                 self._set_agents([self.possible_agents[i]
@@ -320,8 +320,7 @@ class SeerParallelEnv(ParallelEnv):
                 b.after_step()
         if self.render_mode == "human":      # PettingZoo's convention: human mode draws each step
             self.render()
-        cp = b.copies                        # one copy: the batch's arrays are the env's rows
-        return cp.obs, cp.rew, cp._term.view(bool), trunc.reshape(-1)
+        return obs, rew, term, trunc
 
     # --- checks ---------------------------------------------------------------
 
