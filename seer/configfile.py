@@ -31,11 +31,11 @@ import tomllib
 
 from seer.scenarios import registry
 from seer_envs._config import build
+from seer_runtime.loop import MAX_THREADS_PY as MAX_THREADS     # check_num_threads's bound
 
 TOP_KEYS = ("scenario", "description", "params", "run", "sweep")
 RUN_KEYS = ("steps", "end_time", "seeds", "policy", "action", "num_threads")
 POLICIES = ("random", "fixed", "heuristic")
-MAX_THREADS = 1024               # seer_runtime.loop.check_num_threads's bound
 
 
 class ConfigError(ValueError):

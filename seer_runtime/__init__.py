@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """SEER's event runtime: per-entity queues with CAS inboxes, an executive
 list claimed with atomics, conservative windows, counter-based RNG, and
-OpenMP worker threads whose results are bit-identical at every thread count.
+its own worker team (pthreads; spin, yield, then futex) whose results are
+bit-identical at every thread count.
 
 Python facade
 -------------

@@ -3,7 +3,7 @@
 
 
 class ContractViolation(RuntimeError):
-    """A model broke the event-locality contract (DESIGN.md section 2), or a
+    """A model broke the event-locality contract (docs/runtime.md, "The contract a model keeps"), or a
     bounded buffer overflowed.
 
     Attributes

@@ -7,8 +7,3 @@
 cdef extern from "src/omp_compat.h" nogil:
     int seer_openmp_enabled()
     int seer_omp_get_max_threads()
-    # Size of the current team (1 outside a parallel region).
-    int seer_omp_get_num_threads()
-    int seer_omp_get_thread_num()
-    # Orphaned barrier for the innermost enclosing parallel region.
-    void seer_omp_barrier()

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# THE contract between the runtime and a scenario (DESIGN.md section 2).
+# THE contract between the runtime and a scenario (docs/runtime.md, "The contract a model keeps").
 #
 # A scenario cimports this file, writes `noexcept nogil` hooks with the
 # signatures below, and fills an LPType in its Scenario subclass.  Hooks run

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# The timestamped event loop and its worker threads (DESIGN.md section 4).
+# The timestamped event loop and its worker threads (docs/runtime.md, "How a run proceeds").
 
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from seer_runtime.contract cimport (Event, LPType, Ctx, lp_id_t, sim_time_t)

@@ -80,6 +80,12 @@ cdef extern from "src/rng.h" nogil:
 
 cdef enum:
     MAX_THREADS = 1024
+    # int64 slots per 64-byte cache line: per-member counters sit this far
+    # apart so that members never write the same line
+    LINE_I64 = 8
+
+#: The most threads an engine takes (``check_num_threads``'s bound), for Python.
+MAX_THREADS_PY = MAX_THREADS
 
 # Events one hook call may emit (contract.pxd), for Python-side bounds.
 OUTBOX_CAPACITY = SEER_OUTBOX_CAPACITY
@@ -437,7 +443,7 @@ cdef inline bint _claim(int64_t* cursor, int64_t chunk, int64_t total, int64_t* 
 
 
 # Claim the next chunk of [0, total) split into P segments (segment k:
-# [_part_lo(total, P, k), _part_lo(total, P, k + 1)), through cursors[8 * k]):
+# [_part_lo(total, P, k), _part_lo(total, P, k + 1)), through cursors[LINE_I64 * k]):
 # the claimer's own segment first, then the others in ring order.  Entries
 # in LP order then mostly go to the member whose partition holds their LPs
 # (whose cache holds their state), as the exec phase's do, rather than
@@ -450,7 +456,7 @@ cdef inline bint _claim_own_first(int64_t* cursors, int P, int tid, int64_t tota
     while seg[0] < P:
         k = (tid + seg[0]) % P
         lo = _part_lo(total, P, k)
-        if _claim(&cursors[8 * k], chunk, _part_lo(total, P, k + 1) - lo, start, end):
+        if _claim(&cursors[LINE_I64 * k], chunk, _part_lo(total, P, k + 1) - lo, start, end):
             start[0] += lo
             end[0] += lo
             return True
@@ -464,7 +470,7 @@ cdef void _exec_segment(EngineCore* c, ThreadState* me, int seg, int64_t chunk, 
                         int tid, int64_t* nevents) noexcept nogil:
     cdef ThreadState* owner = &c.ts[seg]
     cdef int64_t total = owner.nready, start, end, idx
-    cdef int64_t* cursor = &c.sh.cursor[8 * seg]
+    cdef int64_t* cursor = &c.sh.cursor[LINE_I64 * seg]
     cdef lp_id_t lp
     while _claim(cursor, chunk, total, &start, &end):
         for idx in range(start, end):
@@ -679,7 +685,7 @@ ctypedef struct _Phase:
 
 # Claim whole partitions (own first) through the partition claim counters.
 cdef inline bint _claim_part(EngineCore* c, int k) noexcept nogil:
-    return seer_fetch_add_i64_relaxed(&c.sh.pclaim[8 * k], 1) == 0
+    return seer_fetch_add_i64_relaxed(&c.sh.pclaim[LINE_I64 * k], 1) == 0
 
 
 # An injected event that is its LP's next (before every pending event, and
@@ -942,7 +948,7 @@ cdef void _partition_phase(EngineCore* c, void* team, _Phase* ph, int kind, int 
                            int plan, double est_ns) noexcept nogil:
     cdef int k
     for k in range(ph.P):
-        c.sh.pclaim[8 * k] = 0
+        c.sh.pclaim[LINE_I64 * k] = 0
     ph.kind = kind
     ph.refresh = refresh
     ph.plan = plan
@@ -1041,7 +1047,7 @@ cdef void _run_rounds(EngineCore* c, void* team, int P, bint narrow) noexcept no
             for k in range(P):
                 total += c.ts[k].nready
         for k in range(ph.P):
-            c.sh.cursor[8 * k] = 0
+            c.sh.cursor[LINE_I64 * k] = 0
         # Chunks small enough to balance, large enough that a claim counter
         # is not touched per LP.
         chunk = total // (8 * ph.P)
@@ -1105,7 +1111,7 @@ cdef void _range_phase(EngineCore* c, void* team, _Phase* ph, int P, int kind,
     if ph.chunk < 1:
         ph.chunk = 1
     for k in range(P):
-        c.sh.cursor[8 * k] = 0
+        c.sh.cursor[LINE_I64 * k] = 0
     _run_phase(c, team, ph, ph.total * est_ns)
 
 
@@ -1128,7 +1134,7 @@ ctypedef struct _ForJob:
     int64_t n
     int64_t chunk
     int segs
-    int64_t cursors[8 * _FOR_SEGS]      # one per segment, 64 bytes apart
+    int64_t cursors[LINE_I64 * _FOR_SEGS]      # one per segment, 64 bytes apart
 
 
 cdef void _for_main(void* arg, void* team, int tid, int nt) noexcept nogil:
@@ -1168,7 +1174,7 @@ cdef void seer_parallel_for(int num_threads, int64_t n, seer_range_fn body,
     j.n = n
     j.segs = num_threads if num_threads < _FOR_SEGS else _FOR_SEGS
     for k in range(j.segs):
-        j.cursors[8 * k] = 0
+        j.cursors[LINE_I64 * k] = 0
     j.chunk = n // (4 * num_threads)
     if j.chunk < 1:
         j.chunk = 1
@@ -1320,10 +1326,10 @@ cdef class Engine:
             c.sh.max_events = -1
             c.sh.err_bound = 0x7ff0000000000000     # the bits of +inf
             # One cursor per segment, 64 bytes apart (no false sharing).
-            c.sh.cursor = <int64_t*>calloc(16 * MAX_THREADS, sizeof(int64_t))
+            c.sh.cursor = <int64_t*>calloc(2 * LINE_I64 * MAX_THREADS, sizeof(int64_t))
             if c.sh.cursor == NULL:
                 raise MemoryError()
-            c.sh.pclaim = c.sh.cursor + 8 * MAX_THREADS
+            c.sh.pclaim = c.sh.cursor + LINE_I64 * MAX_THREADS
         if (c.heaps == NULL or c.inbox == NULL or c.next_time == NULL or c.rng_key == NULL
                 or c.rng_ctr == NULL or c.emit_seq == NULL or c.sh == NULL):
             raise MemoryError()

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Event queues of the runtime (DESIGN.md section 4, layer 1).
+# Event queues of the runtime (docs/runtime.md, "How a run proceeds").
 #
 # Contract of each structure:
 #
@@ -45,7 +45,7 @@ ctypedef struct LocalHeap:
 
 
 cdef inline bint event_before(const Event* a, const Event* b) noexcept nogil:
-    # The total order of DESIGN.md section 2: time, then the key (src, seq).
+    # The total order of docs/runtime.md ("The contract a model keeps"): time, then the key (src, seq).
     if a.time != b.time:
         return a.time < b.time
     if a.src != b.src:

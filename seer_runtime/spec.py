@@ -10,7 +10,8 @@ Discovery: :func:`registry` imports the ``spec`` module of every package
 under ``seer_runtime.models`` (PHOLD), of every package ``seer_envs`` adds
 with :func:`add_search_package`, and every module named by an entry point
 in the ``seer.scenarios`` group (out-of-tree scenarios).  A scenario whose
-spec fails to import with ImportError (an extension not built) is skipped.
+spec fails to import with ImportError (an extension not built, a typo) is
+left out with a ``RuntimeWarning`` naming the module and the error.
 
 A :class:`Run` is one opened configuration advanced one *unit* at a time
 (an env step, or a slice of simulated time for a headless run); STPA's
@@ -22,6 +23,7 @@ import dataclasses
 import importlib
 import os
 import pkgutil
+import warnings
 from typing import Any, Callable, Mapping, Optional
 
 from seer_runtime.config import build
@@ -243,8 +245,11 @@ def _discover():
 def _import_spec(module):
     try:
         importlib.import_module(module)
-    except ImportError:
-        pass        # its extension is not built: the scenario is not available
+    except ImportError as e:
+        # Left out of the registry (an extension not built, a typo in an
+        # import), but said: a scenario must not vanish from `seer list` silently.
+        warnings.warn(f"scenario module {module!r} failed to import and is left out of the "
+                      f"registry: {type(e).__name__}: {e}", RuntimeWarning, stacklevel=2)
 
 
 def registry():

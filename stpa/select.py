@@ -6,14 +6,14 @@ this process and across processes (:mod:`stpa.cache`)."""
 import json
 import os
 
+# Prefer fewer threads unless more are predicted MARGIN faster (the tuner's rule too).
+from seer_runtime.tuner import MARGIN
 from stpa import cache as _disk
 from stpa import features
 from stpa import model as _model
 from stpa.preflight import preflight
 from stpa.probe import cpu_model, omp_num_threads_cap, probe, thread_caps
 
-# Prefer fewer threads unless more are predicted this much faster.
-MARGIN = 1.03
 # Bump when the preflight measures something different: old entries are ignored.
 # 3: env steps execute their actions at injection (fewer LPs per round on PCS).
 PREFLIGHT_VERSION = 3

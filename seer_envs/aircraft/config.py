@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Parameters of the Aircraft scenario (SCENARIOS.md, Aircraft section). SI units."""
+"""Parameters of the Aircraft scenario (docs/aircraft.md). SI units."""
 
 import dataclasses
 import math
@@ -35,7 +35,8 @@ class AircraftConfig:
     keyword and from config files.  ``num_targets`` and ``arena_size`` left
     as ``None`` become ``max(1, num_uavs // 8)`` and ``250 * sqrt(num_uavs)``.
 
-    The last five fields are not in SCENARIOS.md's table: the spec names a
+    The last five fields are not in the scenario spec's table (docs/aircraft.md,
+    "Model notes"): the spec names a
     wind gust as an Ornstein-Uhlenbeck process, an energy budget and
     moving targets but not their time constant, capacity, power draw or
     speed, so they are parameters here with documented defaults.
@@ -74,7 +75,7 @@ class AircraftConfig:
                                      "False: Discrete(9) (stay + 8 directions)",
                                      choices=(True, False))
     max_cycles: int = param(500, "steps", "truncation", lo=1, hi=2**53, integer=True)
-    # --- not in SCENARIOS.md's table (see the class docstring) ---
+    # --- not in the scenario spec's table (see the class docstring) ---
     wind_tau: float = param(2.0, "s", "correlation time of the OU wind gust", lo=0.0, lo_open=True)
     battery_capacity: float = param(600.0, "energy units", "initial energy of every UAV "
                                     "(<= float32 max / 10: a UAV may spend it all in one step, at "

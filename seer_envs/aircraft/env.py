@@ -75,7 +75,7 @@ num_uavs // 8)``), ``arena_size`` (``250 sqrt(num_uavs)`` m), ``dt`` (1.0),
 ``comm_latency`` (0.05, the lookahead), ``collision_radius`` (5),
 ``max_speed`` (30), ``max_accel`` (5), ``drag`` (0.02), ``wind_sigma``
 (1.0), ``continuous_actions`` (True), ``max_cycles`` (500), and beyond
-SCENARIOS.md's table ``wind_tau`` (2.0 s), ``battery_capacity`` (600),
+the scenario spec's table ``wind_tau`` (2.0 s), ``battery_capacity`` (600),
 ``idle_power`` (0.5 /s), ``thrust_power`` (0.1 /s per m/s^2),
 ``target_speed`` (5 m/s); plus ``num_threads`` (``"auto"`` or an int >= 1),
 ``full_infos`` (False) and ``render_mode`` (``None``, ``"rgb_array"``: a top-down H x W x 3 image

@@ -11,8 +11,8 @@ Event kinds (all write only the state of the LP handling them):
 
 ACTION       (UAV, injected at k*dt) copy the commanded acceleration from
              the action array; start this step's DYNAMICS chain at now.
-DYNAMICS     (UAV) interval j of the step, ``[start + j*cp, start +
-             (j+1)*cp]`` (the last one ends at the step end): RK4 over
+DYNAMICS     (UAV) interval j of the step, ``[start + j*control_period,
+             start + (j+1)*control_period]`` (the last one ends at the step end): RK4 over
              ``dynamics_substeps`` substeps of position, velocity, wind gust
              and energy; then clip the speed, reflect at the walls, and stop
              the UAV if its energy is used up.  Schedules interval j+1.
@@ -139,7 +139,7 @@ ctypedef struct AircraftState:
     int64_t T1                  #   [k*U1, (k+1)*U1), its targets [k*T1, (k+1)*T1); a single env is 1 copy
     double arena               # arena side (m)
     double dt                   # env step (s)
-    double cp                   # control_period (s)
+    double control_period       # s
     int64_t n_ctrl              # DYNAMICS intervals per step
     int64_t substeps            # RK4 substeps per DYNAMICS
     double h[2]                 # substep (s): full interval, last interval
@@ -241,9 +241,9 @@ cdef int64_t _near_uavs(const AircraftState* s, int64_t me, double x, double y, 
                         double* kd, int64_t* kid, int64_t* ncoll) noexcept nogil:
     cdef int64_t cx = _axis_cell(s, x), cy = _axis_cell(s, y)
     cdef int64_t gx, gy, c, j, o, size = 0, coll = 0
-    cdef int64_t cp = me // s.U1
-    cdef const int64_t* start = s.ucell_start + cp * (s.grid * s.grid + 1)
-    cdef const int64_t* ids = s.ucell_ids + cp * s.U1
+    cdef int64_t copy_ix = me // s.U1
+    cdef const int64_t* start = s.ucell_start + copy_ix * (s.grid * s.grid + 1)
+    cdef const int64_t* ids = s.ucell_ids + copy_ix * s.U1
     cdef double dx, dy, d2
     for gy in range(cy - 1 if cy > 0 else 0, (cy + 2) if cy + 2 <= s.grid else s.grid):
         for gx in range(cx - 1 if cx > 0 else 0, (cx + 2) if cx + 2 <= s.grid else s.grid):
@@ -265,12 +265,12 @@ cdef int64_t _near_uavs(const AircraftState* s, int64_t me, double x, double y, 
 
 # Targets within sensor_range of (x, y) in the snapshot: their count, and
 # the nearest (by (d2, index)) in best[0] (-1 when none).
-cdef int64_t _near_targets(const AircraftState* s, int64_t cp, double x, double y,
+cdef int64_t _near_targets(const AircraftState* s, int64_t copy_ix, double x, double y,
                            int64_t* best) noexcept nogil:
     cdef int64_t cx = _axis_cell(s, x), cy = _axis_cell(s, y)
     cdef int64_t gx, gy, c, j, t, e, count = 0, b = -1
-    cdef const int64_t* start = s.tcell_start + cp * (s.grid * s.grid + 1)
-    cdef const int64_t* ids = s.tcell_ids + cp * s.T1
+    cdef const int64_t* start = s.tcell_start + copy_ix * (s.grid * s.grid + 1)
+    cdef const int64_t* ids = s.tcell_ids + copy_ix * s.T1
     cdef double dx, dy, d2, bd = 0.0
     for gy in range(cy - 1 if cy > 0 else 0, (cy + 2) if cy + 2 <= s.grid else s.grid):
         for gx in range(cx - 1 if cx > 0 else 0, (cx + 2) if cx + 2 <= s.grid else s.grid):
@@ -382,7 +382,7 @@ cdef int _on_dynamics(AircraftState* s, Ctx* ctx, int64_t i, int64_t j) noexcept
     s.wy[i] = wy
     s.energy[i] = en
     if s.alive[i] and j + 1 < s.n_ctrl:
-        ev = seer_emit(ctx, s.step_start[i] + <double>(j + 1) * s.cp, ctx.lp, DYNAMICS)
+        ev = seer_emit(ctx, s.step_start[i] + <double>(j + 1) * s.control_period, ctx.lp, DYNAMICS)
         if ev == NULL:
             return SEER_E_OUTBOX_FULL
         ev.data.i[0] = j + 1
@@ -397,16 +397,16 @@ cdef int _on_sense(AircraftState* s, Ctx* ctx, int64_t i, int64_t j) noexcept no
     cdef int64_t kid[TOPK_CAP]
     cdef int64_t* cnt = &s.counters[i * N_COUNTERS]
     cdef int64_t best, ncoll, nn, m
-    cdef int64_t cp = i // s.U1
+    cdef int64_t copy_ix = i // s.U1
     cdef Event* ev
-    _near_targets(s, cp, x, y, &best)
+    _near_targets(s, copy_ix, x, y, &best)
     if best >= 0:
         cnt[C_DETECTIONS] += 1
-        if s.snap_times[cp] >= s.bel_t[i]:
+        if s.snap_times[copy_ix] >= s.bel_t[i]:
             s.bel_x[i] = s.sx[s.n_uav + best]
             s.bel_y[i] = s.sy[s.n_uav + best]
-            s.bel_t[i] = s.snap_times[cp]
-            s.bel_id[i] = best - cp * s.T1
+            s.bel_t[i] = s.snap_times[copy_ix]
+            s.bel_id[i] = best - copy_ix * s.T1
     nn = _near_uavs(s, i, x, y, s.max_msgs if s.bel_id[i] >= 0 else 0, kd, kid, &ncoll)
     cnt[C_COLLISIONS] += ncoll
     for m in range(nn):
@@ -453,11 +453,11 @@ cdef int _on_target_move(AircraftState* s, Ctx* ctx, int64_t t, int64_t j) noexc
         f = s.tgt_step / dist
         nx = x + dx * f
         ny = y + dy * f
-    s.tvx[t] = (nx - x) / s.cp
-    s.tvy[t] = (ny - y) / s.cp
+    s.tvx[t] = (nx - x) / s.control_period
+    s.tvy[t] = (ny - y) / s.control_period
     s.tx[t] = nx
     s.ty[t] = ny
-    ev = seer_emit(ctx, <double>(j + 1) * s.cp, ctx.lp, TARGET_MOVE)
+    ev = seer_emit(ctx, <double>(j + 1) * s.control_period, ctx.lp, TARGET_MOVE)
     if ev == NULL:
         return SEER_E_OUTBOX_FULL
     ev.data.i[0] = j + 1
@@ -575,7 +575,7 @@ cdef class AircraftModel(Scenario):
         self.num_copies = num_copies
         s.arena = cfg.arena_size
         s.dt = cfg.dt
-        s.cp = cfg.control_period
+        s.control_period = cfg.control_period
         s.n_ctrl = cfg.control_intervals
         s.substeps = cfg.dynamics_substeps
         for last in range(2):
@@ -737,10 +737,10 @@ cdef void _bucket(AircraftState* s, int64_t lo, int64_t hi, int64_t* start,
 cdef void _bucket_range(void* arg, int64_t lo, int64_t hi) noexcept nogil:
     cdef _SnapArgs* a = <_SnapArgs*>arg
     cdef AircraftState* s = a.s
-    cdef int64_t cp, U = s.U1, T = s.T1, nu = s.n_uav, g1 = s.grid * s.grid + 1
-    for cp in range(a.base + lo, a.base + hi):
-        _bucket(s, cp * U, (cp + 1) * U, s.ucell_start + cp * g1, s.ucell_ids + cp * U, 0)
-        _bucket(s, nu + cp * T, nu + (cp + 1) * T, s.tcell_start + cp * g1, s.tcell_ids + cp * T, nu)
+    cdef int64_t copy_ix, U = s.U1, T = s.T1, nu = s.n_uav, g1 = s.grid * s.grid + 1
+    for copy_ix in range(a.base + lo, a.base + hi):
+        _bucket(s, copy_ix * U, (copy_ix + 1) * U, s.ucell_start + copy_ix * g1, s.ucell_ids + copy_ix * U, 0)
+        _bucket(s, nu + copy_ix * T, nu + (copy_ix + 1) * T, s.tcell_start + copy_ix * g1, s.tcell_ids + copy_ix * T, nu)
 
 
 # Observation row, reward and bookkeeping of UAV i at the boundary.  Writes
@@ -801,7 +801,7 @@ def boundary(AircraftModel m, double now, float[:, ::1] obs, float[::1] rewards,
     (default all) and ``times`` (one per copy) gives each copy's own
     boundary time in place of ``now``; arrays stay indexed by global UAV."""
     cdef AircraftState* s = &m.s
-    cdef int64_t e, i, cp, nu = s.n_uav, U = s.U1, T = s.T1
+    cdef int64_t e, i, copy_ix, nu = s.n_uav, U = s.U1, T = s.T1
     cdef int64_t ncop = m.num_copies
     cdef int64_t[:, ::1] prev_cnt = m.prev_counters
     cdef double[::1] prev_en = m.prev_energy
@@ -840,8 +840,8 @@ def boundary(AircraftModel m, double now, float[:, ::1] obs, float[::1] rewards,
     # On the engine's worker team (no OpenMP pool: fork-safe, and its waits
     # block rather than spin).
     with nogil:
-        for cp in range(c0, c1):
-            s.snap_times[cp] = tms[cp]
+        for copy_ix in range(c0, c1):
+            s.snap_times[copy_ix] = tms[copy_ix]
         seer_parallel_for(num_threads, (c1 - c0) * U, _snap_range, &su)
         seer_parallel_for(num_threads, (c1 - c0) * T, _snap_range, &st)
         seer_parallel_for(num_threads, c1 - c0, _bucket_range, &sb)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Parameters of the PCS scenario (SCENARIOS.md, PCS section). Time unit: minutes."""
+"""Parameters of the PCS scenario (docs/pcs.md). Time unit: minutes."""
 
 import dataclasses
 import math

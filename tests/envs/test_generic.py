@@ -241,3 +241,17 @@ def test_vector_copies_equal_single_envs(sid, mode, threads, seed, layout):
                 restarted += 1
         np.testing.assert_array_equal(v.cycles, [s._cycle for s in singles])
     assert ended >= 4 and (mode == "same_step" or restarted >= 3)
+
+
+def test_a_scenario_that_fails_to_import_is_named_not_dropped_silently(tmp_path, monkeypatch):
+    from seer_runtime import spec as spec_mod
+    pkg = tmp_path / "brokenpkg"
+    (pkg / "typo").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "typo" / "__init__.py").write_text("")
+    (pkg / "typo" / "spec.py").write_text("import no_such_module_here\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(spec_mod, "_SEARCH", spec_mod._SEARCH + ["brokenpkg"])
+    with pytest.warns(RuntimeWarning, match=r"'brokenpkg\.typo\.spec' failed to import .*no_such_module_here"):
+        reg = spec_mod.registry()
+    assert "pcs_v0" in reg
