@@ -18,7 +18,9 @@ from seer_runtime import spec as _spec
 
 _spec.add_search_package("seer_envs")
 
-__all__ = ["registry", "envs", "get", "make", "env_run", "stpa_chooser", "vector_env"]
+from seer_envs._snapshot import Snapshot  # noqa: E402
+
+__all__ = ["registry", "envs", "get", "make", "env_run", "stpa_chooser", "vector_env", "Snapshot"]
 
 
 def registry():

@@ -5,6 +5,8 @@ paths, action validation, the live agent list, per-agent infos, rendering,
 copies and pickling."""
 
 import copy
+import dataclasses
+import json
 import numbers
 import operator
 
@@ -68,13 +70,12 @@ class SeerParallelEnv(ParallelEnv):
     starts a fresh episode.  A call from a second Python thread while one
     runs is refused with "in use by another thread" and changes nothing.
 
-    **Copies.**  ``copy.copy(env)`` is refused (it would share the engine).
-    ``copy.deepcopy(env)`` and ``pickle`` work for an env that was never
-    reset, for one right after ``reset()`` (the copy re-runs the reset with
-    the same episode seed: identical state, same later seeds) and for a
-    closed env; for an env in the middle of an episode they raise
-    ``TypeError`` (the engine state is not serialisable, and a copy that
-    silently lost the episode would diverge).
+    **Copies and snapshots.**  ``copy.copy(env)`` is refused (it would share
+    the engine).  ``copy.deepcopy(env)`` and ``pickle`` work at any point: an
+    env never reset or right after ``reset()`` is rebuilt from its
+    constructor arguments (the copy re-runs the reset with the same episode
+    seed), one in the middle of an episode through a snapshot
+    (:meth:`snapshot`, :meth:`restore`): the copy continues bit for bit.
     """
 
     metadata = {"render_modes": ["human", "rgb_array"], "is_parallelizable": True}
@@ -502,15 +503,51 @@ class SeerParallelEnv(ParallelEnv):
             state = ("new", _rng_states(self._batch))
         elif self._cycle == 0:
             state = ("reset", _rng_states(self._batch), self.seed_used)
-        else:
-            raise TypeError(f"cannot copy or pickle {type(self).__name__} in the middle of an episode "
-                            f"(step {self._cycle}): the engine state is not serialisable; copy it "
-                            "before reset() or right after reset(), or build a new env")
+        else:                           # mid-episode: through a snapshot
+            state = ("snapshot", self.snapshot().to_bytes())
         return (_restore, (type(self), self._init_kwargs, self.max_cycles, state))
 
     def __deepcopy__(self, memo):
         fn, args = self.__reduce__()
         return fn(*copy.deepcopy(args, memo))
+
+    # --- snapshots ------------------------------------------------------------
+
+    def _snapshot_params(self):
+        return json.loads(json.dumps(dataclasses.asdict(self.config)))
+
+    def snapshot(self):
+        """The env's whole state now, as a :class:`~seer_envs.Snapshot`
+        (``to_bytes()`` for a file): :meth:`restore` into an env of the same
+        scenario and parameters, at any thread count, continues bit for bit
+        (docs/training.md, "Snapshots")."""
+        from seer_envs._snapshot import capture
+        self._check_started()
+        if self._interrupted is not None:
+            raise RuntimeError(f"{self._interrupted} was interrupted: there is no consistent state "
+                               "to save; call reset()")
+        with self._batch.using():
+            return capture(self._batch, self._scenario_id, self._snapshot_params(), "env")
+
+    def restore(self, snapshot):
+        """Continue from ``snapshot`` (a :class:`~seer_envs.Snapshot`, or its
+        bytes).  ``ValueError`` naming what differs when it is another
+        scenario, other parameters or not a whole snapshot; the env is then
+        left as it was."""
+        from seer_envs._snapshot import Snapshot, check, restore
+        self._check_open()
+        if isinstance(snapshot, (bytes, bytearray, memoryview)):
+            snapshot = Snapshot.from_bytes(snapshot)
+        b = self._batch
+        with b.using():
+            check(snapshot, b, self._scenario_id, self._snapshot_params(), "env")
+            if not self._started or b.engine is None:
+                b.start()                   # an engine to put the state into
+            restore(snapshot, b)
+            self._started = True
+            done = b.done[0]
+            self._set_agents([a for a, d in zip(self.possible_agents, done.tolist()) if not d])
+        return None
 
     # --- rendering and lifecycle ---------------------------------------------
 
@@ -575,6 +612,9 @@ def _restore(cls, kwargs, max_cycles, state):
     env.max_cycles = max_cycles
     if state[0] == "closed":
         env.close()
+        return env
+    if state[0] == "snapshot":
+        env.restore(state[1])
         return env
     _set_rng_states(env._batch, state[1])
     if state[0] == "reset":

@@ -552,17 +552,67 @@ class SeerVectorEnv(VectorEnv):
             state = ("new", b.rng_states())
         elif not b.cycle.any() and not self._waiting.any() and not self._ended.any():
             state = ("reset", b.rng_states(), b.seeds_used.copy())
-        else:
-            raise TypeError(f"cannot copy or pickle {type(self).__name__} in the middle of an episode "
-                            f"(steps {int(b.cycle.min())}..{int(b.cycle.max())}): the engine state is "
-                            "not serialisable; copy it before reset() or right after reset(), or "
-                            "build a new env")
+        else:                           # mid-episode: through a snapshot
+            state = ("snapshot", self.snapshot().to_bytes())
         return (_restore_vector, (type(self), self.env_id, self.num_envs, self._init_kwargs,
                                   self.max_cycles.tolist(), state))
 
     def __deepcopy__(self, memo):
         fn, args = self.__reduce__()
         return fn(*copy.deepcopy(args, memo))
+
+    # --- snapshots --------------------------------------------------------------
+
+    def _snapshot_params(self):
+        import json
+        return json.loads(json.dumps(self._params))
+
+    def _snapshot_batch(self):
+        b = self._batch
+        if isinstance(b, Groups):
+            raise NotImplementedError("snapshots of copies in groups (batch_size < num_envs or "
+                                      "copy_parallel=True) are not built yet; use one engine")
+        return b
+
+    def snapshot(self):
+        """Every copy's whole state now, as a :class:`~seer_envs.Snapshot`:
+        :meth:`restore` into a vector env of the same scenario, parameters
+        and copies, at any thread count, continues bit for bit."""
+        from seer_envs._snapshot import capture
+        self._check_nothing_in_flight("snapshot()")
+        self._check_steppable()
+        b = self._snapshot_batch()
+        with b.using():
+            return capture(b, self.env_id, self._snapshot_params(), "vector",
+                           {"waiting": self._waiting, "ended": self._ended, "last_obs": self._last_obs})
+
+    def restore(self, snapshot):
+        """Continue every copy from ``snapshot`` (a :class:`~seer_envs.Snapshot`
+        or its bytes); ``ValueError`` naming what differs, the env left as
+        it was."""
+        from seer_envs._snapshot import Snapshot, check, restore
+        self._check_open()
+        self._check_nothing_in_flight("restore()")
+        if isinstance(snapshot, (bytes, bytearray, memoryview)):
+            snapshot = Snapshot.from_bytes(snapshot)
+        self._ensure_layout()
+        b = self._snapshot_batch()
+        with b.using():
+            check(snapshot, b, self.env_id, self._snapshot_params(), "vector")
+            extra = {}
+            for k in ("waiting", "ended", "last_obs"):
+                v = snapshot.arrays.get(f"env/{k}")
+                if v is None:
+                    raise ValueError(f"snapshot array 'env/{k}': missing")
+                extra[k] = v
+            if not self._started or b.engine is None:
+                b.start()
+            restore(snapshot, b)
+            self._waiting = extra["waiting"].astype(bool).copy()
+            self._ended = extra["ended"].astype(bool).copy()
+            self._last_obs = extra["last_obs"].copy()
+            self._started = True
+        return None
 
     # --- checks ------------------------------------------------------------------
 
@@ -628,6 +678,9 @@ def _restore_vector(cls, env_id, num_envs, kwargs, max_cycles, state):
     env._batch.set_max_cycles(max_cycles)
     if state[0] == "closed":
         env.close()
+        return env
+    if state[0] == "snapshot":
+        env.restore(state[1])
         return env
     if state[0] == "reset":
         env._ensure_layout()

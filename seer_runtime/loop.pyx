@@ -52,6 +52,7 @@ from seer_runtime.contract cimport (Ctx, Event, sim_time_t, lp_id_t, seer_rng_ke
                                     SEER_E_ARENA_FULL, SEER_E_NO_MEMORY, SEER_E_EVENT_BUDGET,
                                     SEER_E_STUCK)
 from seer_runtime.queue cimport (LocalHeap, InboxNode, event_before, heap_push, heap_pop,
+                                 seer_heap_realloc,
                                  heap_top_time, heap_free, inbox_push, inbox_take_all_lifo,
                                  arena_alloc, arena_reset, arena_free)
 
@@ -1903,6 +1904,124 @@ cdef class Engine:
             lh = seer_fmix_a(lh ^ c.emit_seq[i])
             h = seer_fmix_b(h ^ lh) + 0x9e3779b97f4a7c15ULL
         return h
+
+    def export_state(self):
+        """Everything a continuation depends on, as NumPy arrays (a dict):
+        every LP's pending events (``events``: the heaps' raw bytes, LP by
+        LP, ``counts`` per LP), RNG stream keys and counters, emission
+        counters and next times, and the clock (``now``; ``tallies``: the
+        injection counter and the events executed).  Between runs only: no message
+        is then in flight, and no LP may be frozen.  :meth:`import_state`
+        puts it into an engine of the same model size, at any thread count."""
+        import numpy as np
+        cdef EngineCore* c = &self.core
+        cdef lp_id_t i
+        cdef int64_t total = 0, off = 0
+        cdef char* out
+        self._check_idle()
+        if not self._initialized:
+            raise RuntimeError("export_state() before init(): there is no state yet")
+        if self._frozen:
+            raise RuntimeError("export_state() while LPs are frozen (between freeze_all_but and thaw)")
+        for i in range(c.n):
+            if c.inbox[i] != NULL:
+                raise RuntimeError(f"export_state(): LP {i} has messages in flight (call it between runs)")
+        counts = np.empty(c.n, np.int64)
+        for i in range(c.n):
+            counts[i] = c.heaps[i].size
+            total += c.heaps[i].size
+        events = np.empty(total * sizeof(Event), np.uint8)
+        if total:
+            out = <char*><size_t>events.ctypes.data
+            for i in range(c.n):
+                if c.heaps[i].size:
+                    memcpy(out + off, c.heaps[i].data, c.heaps[i].size * sizeof(Event))
+                    off += c.heaps[i].size * sizeof(Event)
+        rng_key = np.empty(c.n, np.uint64)
+        rng_ctr = np.empty(c.n, np.uint64)
+        emit_seq = np.empty(c.n, np.uint64)
+        next_time = np.empty(c.n, np.float64)
+        for i in range(c.n):
+            rng_key[i] = c.rng_key[i]
+            rng_ctr[i] = c.rng_ctr[i]
+            emit_seq[i] = c.emit_seq[i]
+            next_time[i] = c.next_time[i]
+        return {"counts": counts, "events": events, "rng_key": rng_key, "rng_ctr": rng_ctr,
+                "emit_seq": emit_seq, "next_time": next_time,
+                "now": np.array([self._now], np.float64),
+                "tallies": np.array([self._inject_seq, self._total_events()], np.uint64),
+                "event_size": np.array([sizeof(Event)], np.int64)}
+
+    def import_state(self, state):
+        """Replace this engine's state with ``state`` from :meth:`export_state`
+        of an engine of the same model size (any thread count).  The engine
+        must be initialised and idle; the arrays are checked before anything
+        changes (``ValueError`` naming what does not fit)."""
+        import numpy as np
+        cdef EngineCore* c = &self.core
+        cdef lp_id_t i
+        cdef int64_t off = 0, k, need, total = 0
+        cdef const char* src
+        cdef Event* grown
+        self._check_idle()
+        if not self._initialized:
+            raise RuntimeError("import_state() before init()")
+        if self._frozen:
+            raise RuntimeError("import_state() while LPs are frozen")
+        try:
+            counts = np.ascontiguousarray(state["counts"], np.int64)
+            events = np.ascontiguousarray(state["events"], np.uint8)
+            arrays = {k2: np.ascontiguousarray(state[k2], dt) for k2, dt in
+                      (("rng_key", np.uint64), ("rng_ctr", np.uint64), ("emit_seq", np.uint64),
+                       ("next_time", np.float64))}
+            now = np.asarray(state["now"], np.float64).reshape(-1)
+            tallies = np.asarray(state["tallies"], np.uint64).reshape(-1)
+            size = int(np.asarray(state["event_size"]).reshape(-1)[0])
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            raise ValueError(f"import_state(): not an engine state ({type(e).__name__}: {e})") from None
+        if size != sizeof(Event):
+            raise ValueError(f"import_state(): events of {size} bytes, this build's are {sizeof(Event)}")
+        if counts.shape != (c.n,) or any(a.shape != (c.n,) for a in arrays.values()):
+            raise ValueError(f"import_state(): a state of {counts.shape[0] if counts.ndim else 0} LPs, "
+                             f"this engine has {c.n}")
+        if (counts < 0).any() or (counts > c.max_pending_per_lp).any():
+            raise ValueError("import_state(): pending-event counts out of range")
+        total = int(counts.sum())
+        if events.shape != (total * sizeof(Event),) or now.shape != (1,) or tallies.shape != (2,):
+            raise ValueError("import_state(): the event bytes or the clock do not match the counts")
+        for i in range(c.n):
+            if c.inbox[i] != NULL:
+                raise RuntimeError(f"import_state(): LP {i} has messages in flight")
+        # Room first (nothing changes if memory runs out), then the copy.
+        for i in range(c.n):
+            need = counts[i]
+            if need > c.heaps[i].cap:
+                grown = <Event*>seer_heap_realloc(c.heaps[i].data, need, sizeof(Event))
+                if grown == NULL:
+                    raise MemoryError(f"import_state(): no memory for LP {i}'s {need} events")
+                c.heaps[i].data = grown
+                c.heaps[i].cap = need
+        src = <const char*><size_t>events.ctypes.data
+        cdef const uint64_t[::1] rk = arrays["rng_key"]
+        cdef const uint64_t[::1] rc = arrays["rng_ctr"]
+        cdef const uint64_t[::1] es = arrays["emit_seq"]
+        cdef const double[::1] nt = arrays["next_time"]
+        for i in range(c.n):
+            k = counts[i]
+            if k:
+                memcpy(c.heaps[i].data, src + off, k * sizeof(Event))
+                off += k * sizeof(Event)
+            c.heaps[i].size = k
+            c.rng_key[i] = rk[i]
+            c.rng_ctr[i] = rc[i]
+            c.emit_seq[i] = es[i]
+            c.next_time[i] = nt[i]
+        self._now = now[0]
+        self._inject_seq = <uint64_t>tallies[0]
+        for k in range(c.max_threads):
+            c.ts[k].events = 0
+        c.ts[0].events = <int64_t>tallies[1]
+        return None
 
     def lp_counters(self, lp):
         """(rng draws, events emitted, pending) of one LP."""
