@@ -92,7 +92,17 @@ def cmd_run(a):
     spec = load(a.file)
     if spec.sweep:
         raise ConfigError(f"{a.file}: has a [sweep] table; run it with `seer sweep {a.file}`")
-    run = spec.run
+    run = dict(spec.run)
+    if a.save_state or a.from_state:
+        if spec.scenario.kind != "env":
+            raise ConfigError(f"{a.file}: --save-state and --from-state are for env scenarios; "
+                              f"{spec.scenario.name} is headless")
+        if len(run["seeds"]) != 1:
+            raise ConfigError(f"{a.file}: --save-state and --from-state need one seed in [run] seeds, "
+                              f"got {len(run['seeds'])}")
+        if a.from_state and not os.path.isfile(a.from_state):
+            raise ConfigError(f"--from-state {a.from_state}: no such file")
+        run.update(save_state=a.save_state, from_state=a.from_state)
     total = run["steps"] * len(run["seeds"]) if spec.scenario.kind == "env" else len(run["seeds"])
     bar = _RunBar(total, f"seer run {spec.scenario.name}")
     try:
@@ -176,6 +186,10 @@ def main(argv=None):
     r = sub.add_parser("run", help="run one configuration and print a summary")
     r.add_argument("file")
     r.add_argument("--json", action="store_true", help="print the full result as JSON")
+    r.add_argument("--save-state", metavar="FILE",
+                   help="save the env's state at the end of the run (a snapshot; one seed)")
+    r.add_argument("--from-state", metavar="FILE",
+                   help="start from a saved state instead of a fresh episode (one seed)")
     s = sub.add_parser("sweep", help="run every point of a sweep into a CSV and PNG plots")
     s.add_argument("file")
     s.add_argument("--out", help="output folder (default sweeps/<file stem>)")

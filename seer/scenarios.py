@@ -39,6 +39,10 @@ class EnvScenario(Scenario):
         for seed in run["seeds"]:
             env = self.spec.make_env(num_threads=run["num_threads"], **params)
             obs = env.reset_arrays(seed=seed)
+            if run.get("from_state"):       # continue a saved episode (seer run --from-state)
+                with open(run["from_state"], "rb") as f:
+                    env.restore(f.read())
+                obs = env._batch.copies.obs
             rng = np.random.default_rng(seed + 1)
             policy = self._policy(env, run, rng)
             t0 = time.perf_counter()
@@ -53,6 +57,9 @@ class EnvScenario(Scenario):
                 if trunc.all() or not env.agents:
                     break
             wall = time.perf_counter() - t0
+            if run.get("save_state"):       # the state at the end (seer run --save-state)
+                with open(run["save_state"], "wb") as f:
+                    f.write(env.snapshot().to_bytes())
             stats = env.engine.stats()
             choice = env.thread_choice
             busy = stats["busy_s"]

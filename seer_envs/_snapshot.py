@@ -13,13 +13,13 @@ a machine of the same architecture, it continues bit for bit.
 
 Bytes: ``SEERSNAP``, the format version, a JSON header (scenario, parameters,
 kind, copies, array names, dtypes and shapes, seed generators), the arrays,
-and a SHA-256 of all that; corrupted, truncated or mismatched bytes raise
-``ValueError`` naming what is wrong.
+and a CRC-32 of all that (it detects corruption, not tampering); corrupted,
+truncated or mismatched bytes raise ``ValueError`` naming what is wrong.
 """
 
-import hashlib
 import json
 import struct
+import zlib
 
 import numpy as np
 
@@ -27,6 +27,7 @@ MAGIC = b"SEERSNAP"
 #: Bumped when the layout changes: other versions are refused, not guessed.
 FORMAT_VERSION = 1
 _HEAD = struct.Struct("<8sIQ")          # magic, version, header length
+_CRC = struct.Struct("<I")              # CRC-32 of everything before it
 
 
 class Snapshot:
@@ -54,8 +55,13 @@ class Snapshot:
                              "num_copies": self.num_copies, "meta": self.meta,
                              "arrays": [[n, a.dtype.str, list(a.shape)] for n, a in zip(names, arrays)]},
                             sort_keys=True).encode()
-        body = _HEAD.pack(MAGIC, FORMAT_VERSION, len(header)) + header + b"".join(a.tobytes() for a in arrays)
-        return body + hashlib.sha256(body).digest()
+        parts = [_HEAD.pack(MAGIC, FORMAT_VERSION, len(header)), header]
+        parts += [memoryview(a).cast("B") for a in arrays if a.size]
+        crc = 0
+        for part in parts:             # one pass over the bytes, no copy of them
+            crc = zlib.crc32(part, crc)
+        parts.append(_CRC.pack(crc))
+        return b"".join(parts)
 
     @classmethod
     def from_bytes(cls, data):
@@ -63,17 +69,17 @@ class Snapshot:
         whole, unmodified snapshot of this format version."""
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"a snapshot is bytes, got {type(data).__name__}")
-        data = bytes(data)
-        if len(data) < _HEAD.size + 32 or not data.startswith(MAGIC):
+        data = memoryview(data).cast("B")
+        if len(data) < _HEAD.size + _CRC.size or bytes(data[:len(MAGIC)]) != MAGIC:
             raise ValueError("not a SEER snapshot (no SEERSNAP header, or truncated)")
         magic, version, hlen = _HEAD.unpack_from(data)
         if version != FORMAT_VERSION:
             raise ValueError(f"snapshot format version {version}; this SEER reads version {FORMAT_VERSION}")
-        body, digest = data[:-32], data[-32:]
-        if hashlib.sha256(body).digest() != digest:
+        body = data[:-_CRC.size]
+        if zlib.crc32(body) != _CRC.unpack_from(data, len(data) - _CRC.size)[0]:
             raise ValueError("snapshot checksum mismatch: the bytes are corrupted or truncated")
         try:
-            head = json.loads(body[_HEAD.size:_HEAD.size + hlen])
+            head = json.loads(bytes(body[_HEAD.size:_HEAD.size + hlen]))
             off = _HEAD.size + hlen
             arrays = {}
             for name, dtype, shape in head["arrays"]:
@@ -81,7 +87,8 @@ class Snapshot:
                 n = dt.itemsize * int(np.prod(shape, dtype=np.int64))
                 if off + n > len(body):
                     raise ValueError(f"array {name!r} runs past the end")
-                arrays[name] = np.frombuffer(body, dt, int(np.prod(shape, dtype=np.int64)), off).reshape(shape).copy()
+                # read-only views of the bytes: restoring copies them where they go
+                arrays[name] = np.frombuffer(body, dt, int(np.prod(shape, dtype=np.int64)), off).reshape(shape)
                 off += n
             if off != len(body):
                 raise ValueError("bytes left over after the arrays")

@@ -1927,8 +1927,9 @@ cdef class Engine:
             if c.inbox[i] != NULL:
                 raise RuntimeError(f"export_state(): LP {i} has messages in flight (call it between runs)")
         counts = np.empty(c.n, np.int64)
+        cdef int64_t[::1] cnt = counts
         for i in range(c.n):
-            counts[i] = c.heaps[i].size
+            cnt[i] = c.heaps[i].size
             total += c.heaps[i].size
         events = np.empty(total * sizeof(Event), np.uint8)
         if total:
@@ -1941,11 +1942,11 @@ cdef class Engine:
         rng_ctr = np.empty(c.n, np.uint64)
         emit_seq = np.empty(c.n, np.uint64)
         next_time = np.empty(c.n, np.float64)
-        for i in range(c.n):
-            rng_key[i] = c.rng_key[i]
-            rng_ctr[i] = c.rng_ctr[i]
-            emit_seq[i] = c.emit_seq[i]
-            next_time[i] = c.next_time[i]
+        if c.n:
+            memcpy(<char*><size_t>rng_key.ctypes.data, c.rng_key, c.n * sizeof(uint64_t))
+            memcpy(<char*><size_t>rng_ctr.ctypes.data, c.rng_ctr, c.n * sizeof(uint64_t))
+            memcpy(<char*><size_t>emit_seq.ctypes.data, c.emit_seq, c.n * sizeof(uint64_t))
+            memcpy(<char*><size_t>next_time.ctypes.data, c.next_time, c.n * sizeof(double))
         return {"counts": counts, "events": events, "rng_key": rng_key, "rng_ctr": rng_ctr,
                 "emit_seq": emit_seq, "next_time": next_time,
                 "now": np.array([self._now], np.float64),
@@ -1993,8 +1994,9 @@ cdef class Engine:
             if c.inbox[i] != NULL:
                 raise RuntimeError(f"import_state(): LP {i} has messages in flight")
         # Room first (nothing changes if memory runs out), then the copy.
+        cdef const int64_t[::1] cnt = counts
         for i in range(c.n):
-            need = counts[i]
+            need = cnt[i]
             if need > c.heaps[i].cap:
                 grown = <Event*>seer_heap_realloc(c.heaps[i].data, need, sizeof(Event))
                 if grown == NULL:
@@ -2002,20 +2004,17 @@ cdef class Engine:
                 c.heaps[i].data = grown
                 c.heaps[i].cap = need
         src = <const char*><size_t>events.ctypes.data
-        cdef const uint64_t[::1] rk = arrays["rng_key"]
-        cdef const uint64_t[::1] rc = arrays["rng_ctr"]
-        cdef const uint64_t[::1] es = arrays["emit_seq"]
-        cdef const double[::1] nt = arrays["next_time"]
         for i in range(c.n):
-            k = counts[i]
+            k = cnt[i]
             if k:
                 memcpy(c.heaps[i].data, src + off, k * sizeof(Event))
                 off += k * sizeof(Event)
             c.heaps[i].size = k
-            c.rng_key[i] = rk[i]
-            c.rng_ctr[i] = rc[i]
-            c.emit_seq[i] = es[i]
-            c.next_time[i] = nt[i]
+        if c.n:
+            memcpy(c.rng_key, <const char*><size_t>arrays["rng_key"].ctypes.data, c.n * sizeof(uint64_t))
+            memcpy(c.rng_ctr, <const char*><size_t>arrays["rng_ctr"].ctypes.data, c.n * sizeof(uint64_t))
+            memcpy(c.emit_seq, <const char*><size_t>arrays["emit_seq"].ctypes.data, c.n * sizeof(uint64_t))
+            memcpy(c.next_time, <const char*><size_t>arrays["next_time"].ctypes.data, c.n * sizeof(double))
         self._now = now[0]
         self._inject_seq = <uint64_t>tallies[0]
         for k in range(c.max_threads):

@@ -204,3 +204,23 @@ def test_ray_sweep_gives_the_same_rows_as_a_local_run(tmp_path):
         assert a["key"] == b["key"] and not a["error"] and not b["error"]
         for col in ("steps", "events", "mean_reward"):
             assert str(a[col]) == str(b[col]), col
+
+
+def test_run_saves_and_continues_a_state(tmp_path, capsys):
+    import seer_envs
+    cfg = write(tmp_path, 'scenario = "pcs_v0"\n[params]\ngrid_width = 4\ngrid_height = 4\nmax_cycles = 40\n'
+                          '[run]\nsteps = 10\nseeds = [3]\npolicy = "random"\nnum_threads = 1\n')
+    state = tmp_path / "state.snap"
+    assert main(["run", str(cfg), "--save-state", str(state)]) == 0
+    env = seer_envs.make("pcs_v0", num_threads=2, grid_width=4, grid_height=4, max_cycles=40)
+    env.restore(state.read_bytes())
+    assert env._cycle == 10 and env.seed_used != 0
+    assert main(["run", str(cfg), "--from-state", str(state)]) == 0
+    assert "reward" in capsys.readouterr().out
+    (tmp_path / "bad.snap").write_bytes(state.read_bytes()[:100])
+    assert main(["run", str(cfg), "--from-state", str(tmp_path / "bad.snap")]) != 0
+    assert "checksum mismatch" in capsys.readouterr().err
+    two = write(tmp_path, 'scenario = "pcs_v0"\n[params]\ngrid_width = 4\ngrid_height = 4\n'
+                          '[run]\nsteps = 2\nseeds = [1, 2]\n')
+    assert main(["run", str(two), "--save-state", str(state)]) != 0
+    assert "one seed" in capsys.readouterr().err
