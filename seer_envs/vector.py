@@ -842,17 +842,19 @@ class SeerAgentVectorEnv(VectorEnv):
                         "original; use copy.deepcopy(env) or pickle, or build a new env")
 
     def __reduce__(self):
-        if not self.closed and self._stopped.any():
-            raise TypeError(f"cannot copy or pickle {type(self).__name__} in the middle of an episode")
-        return (_restore_agent_vector, (type(self), self.vec, self.closed))
+        return (_restore_agent_vector, (type(self), self.vec, self.closed, self._stopped.copy(),
+                                        self.seed_stride))
 
     def __deepcopy__(self, memo):
         fn, args = self.__reduce__()
         return fn(*copy.deepcopy(args, memo))
 
 
-def _restore_agent_vector(cls, vec, closed):
+def _restore_agent_vector(cls, vec, closed, stopped=None, seed_stride=None):
     env = cls(vec)
+    env.seed_stride = seed_stride
+    if stopped is not None:
+        env._stopped = stopped
     if closed:
         env.close()
     return env

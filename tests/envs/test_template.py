@@ -274,13 +274,18 @@ def test_copies_before_and_right_after_reset_are_exact(name, clone):
 
 
 @pytest.mark.parametrize("name", ["pcs", "aircraft"])
-def test_copies_mid_episode_raise_and_closed_envs_copy_closed(name):
+def test_copies_mid_episode_continue_and_closed_envs_copy_closed(name):
     env = ENVS[name](num_threads=1)
     env.reset(seed=0)
     _rollout(env, 1)
-    for clone in (copy.deepcopy, pickle.dumps):
-        with pytest.raises(TypeError, match="middle of an episode"):
-            clone(env)
+    rng = np.random.default_rng(2)
+    acts = [_random_actions(env, rng) for _ in range(3)]
+    for clone in (copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))):
+        twin = clone(env)                 # through a snapshot: the same episode, bit for bit
+        assert twin._cycle == env._cycle and twin.agents == env.agents
+        for x in acts:
+            for u, v in zip(twin.step_arrays(x), env.step_arrays(x)):
+                np.testing.assert_array_equal(u, v)
     env.close()
     c = pickle.loads(pickle.dumps(env))
     with pytest.raises(RuntimeError, match="closed"):
