@@ -2,7 +2,8 @@
 """CleanRL-style PPO with parameter sharing (IPPO) on the PCS env, single file.
 
     pip install torch==2.13.0 && pip install -e ".[train]"
-    python examples/cleanrl_ippo_pcs.py [--updates 150] [--num-envs 4] [--async]
+    python examples/cleanrl_ippo_pcs.py [--updates 150 | --total-timesteps N] [--num-envs 4] [--async]
+        [--track] [--save-model] [--capture-video]
 
 Every cell is an agent and all share one actor and one critic (MLPs, 2 x 64).
 Uses SEER's vector env: all ``--num-envs`` copies of the grid live in one
@@ -19,12 +20,21 @@ are stepped in two halves (``batch_size = num_envs // 2``), the policy
 sampling one half while the engine steps the other (``send`` / ``recv``,
 docs/training.md).
 
+CleanRL's habits: ``--track`` logs the losses, the approximate KL, the
+clip fraction, the learning rate, SPS and the episodic return to TensorBoard
+(``runs/<run name>``; ``tensorboard --logdir runs``); ``--total-timesteps``
+sets the env steps (copies x steps) instead of ``--updates``;
+``--save-model`` writes the agent's weights to ``runs/<run name>/``;
+``--capture-video`` writes the greedy policy's first evaluation episode as
+an animated GIF of ``rgb_array`` frames there.
+
 At the end it evaluates the learned policy (greedy), a uniformly random
 policy and the fixed guard-0 policy on held-out seeds and prints the
 comparison.
 """
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -107,6 +117,42 @@ def rollout(venv, agent, seed, T):
     return obs_buf, act_buf, logp_buf, rew_buf, val_buf, env_time
 
 
+class Logger:
+    """TensorBoard scalars under ``runs/<run name>`` with ``--track``
+    (tensorboardX: ``pip install -e ".[train]"``), else nothing."""
+
+    def __init__(self, run_dir, track, args):
+        self.writer = None
+        if track:
+            from tensorboardX import SummaryWriter
+            self.writer = SummaryWriter(run_dir)
+            self.writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
+                f"|{k}|{v}|" for k, v in sorted(vars(args).items())))
+
+    def scalar(self, tag, value, step):
+        if self.writer is not None:
+            self.writer.add_scalar(tag, value, step)
+
+    def close(self):
+        if self.writer is not None:
+            self.writer.close()
+
+
+def capture_video(policy, path, num_threads, seed):
+    """The greedy policy's episode as an animated GIF of rgb_array frames."""
+    from PIL import Image
+    env = pcs_v0.parallel_env(num_threads=num_threads, render_mode="rgb_array", **ENV_KW)
+    obs = env.reset_arrays(seed=seed)
+    rng = np.random.default_rng(seed)
+    frames = [env.render()]
+    while env.agents:
+        obs = env.step_arrays(policy(obs, rng))[0]
+        frames.append(env.render())
+    images = [Image.fromarray(f) for f in frames]
+    images[0].save(path, save_all=True, append_images=images[1:], duration=250, loop=0)
+    return len(frames)
+
+
 def rollout_async(venv, agent, seed, T):
     """``rollout`` with the env and the policy overlapped: ``recv`` one half
     of the copies, sample its actions, ``send`` them while the engine steps
@@ -157,6 +203,13 @@ def _threads(value):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--updates", type=int, default=150)
+    p.add_argument("--total-timesteps", type=int, default=None,
+                   help="env steps (copies x steps) to train for; overrides --updates")
+    p.add_argument("--exp-name", default="cleanrl_ippo_pcs")
+    p.add_argument("--track", action="store_true", help="log to TensorBoard under runs/<run name>")
+    p.add_argument("--save-model", action="store_true", help="save the agent under runs/<run name>")
+    p.add_argument("--capture-video", action="store_true",
+                   help="save the greedy policy's first evaluation episode as a GIF under runs/<run name>")
     p.add_argument("--num-envs", type=int, default=4)
     p.add_argument("--lr", type=float, default=2.5e-3)
     p.add_argument("--epochs", type=int, default=4)
@@ -178,6 +231,15 @@ def main():
     if a.overlap and a.num_envs < 2:
         p.error("--async needs --num-envs >= 2 (two halves)")
     threads = a.num_threads
+    if a.total_timesteps is not None:
+        if a.total_timesteps < 1:
+            p.error(f"--total-timesteps must be >= 1, got {a.total_timesteps}")
+        a.updates = max(1, a.total_timesteps // (a.num_envs * ENV_KW["max_cycles"]))
+    run_name = f"pcs_v0__{a.exp_name}__{a.seed}__{int(time.time())}"
+    run_dir = os.path.join("runs", run_name)
+    if a.save_model or a.capture_video:
+        os.makedirs(run_dir, exist_ok=True)
+    log = Logger(run_dir, a.track, a)
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.torch_threads)
 
@@ -211,12 +273,17 @@ def main():
         b_adv, b_ret = adv.reshape(-1), ret.reshape(-1)
         idx = np.arange(b_obs.shape[0])
         mb = len(idx) // a.minibatches
+        clipfracs = []
         for _ in range(a.epochs):
             np.random.default_rng(update).shuffle(idx)
             for s in range(0, len(idx), mb):
                 j = torch.from_numpy(idx[s:s + mb])
                 _, logp, ent, val = agent.act(b_obs[j], b_act[j])
-                ratio = (logp - b_logp[j]).exp()
+                log_ratio = logp - b_logp[j]
+                ratio = log_ratio.exp()
+                with torch.no_grad():
+                    approx_kl = ((ratio - 1) - log_ratio).mean().item()
+                    clipfracs.append(((ratio - 1.0).abs() > a.clip).float().mean().item())
                 adv_j = (b_adv[j] - b_adv[j].mean()) / (b_adv[j].std() + 1e-8)
                 pg = torch.max(-adv_j * ratio, -adv_j * ratio.clamp(1 - a.clip, 1 + a.clip)).mean()
                 v_loss = 0.5 * ((val - b_ret[j]) ** 2).mean()
@@ -226,10 +293,24 @@ def main():
                 nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
                 opt.step()
         ep_ret = rew_buf.sum(0).mean().item()
+        env_steps = (update + 1) * a.num_envs * T
+        log.scalar("charts/episodic_return", ep_ret, env_steps)
+        log.scalar("charts/learning_rate", opt.param_groups[0]["lr"], env_steps)
+        log.scalar("charts/SPS", env_steps / (time.perf_counter() - t0), env_steps)
+        log.scalar("losses/policy_loss", pg.item(), env_steps)
+        log.scalar("losses/value_loss", v_loss.item(), env_steps)
+        log.scalar("losses/entropy", ent.mean().item(), env_steps)
+        log.scalar("losses/approx_kl", approx_kl, env_steps)
+        log.scalar("losses/clipfrac", float(np.mean(clipfracs)), env_steps)
         print(f"update {update + 1:3d}/{a.updates}: episode return per cell {ep_ret:8.2f}  "
               f"mean guard {act_buf.float().mean().item():.2f}  "
               f"({time.perf_counter() - t0:5.1f} s, env {env_time:5.1f} s)")
 
+    log.close()
+    if a.save_model:
+        path = os.path.join(run_dir, f"{a.exp_name}.cleanrl_model")
+        torch.save(agent.state_dict(), path)
+        print(f"model saved to {path}")
     seeds = list(range(10_000, 10_000 + a.eval_seeds))          # never used in training
 
     def learned(obs, rng):
@@ -241,6 +322,10 @@ def main():
         "fixed guard 0": evaluate(lambda o, rng: np.zeros(n_cells, np.int64), seeds, threads),
         "fixed guard 3": evaluate(lambda o, rng: np.full(n_cells, 3, np.int64), seeds, threads),
     }
+    if a.capture_video:
+        path = os.path.join(run_dir, "eval_episode.gif")
+        frames = capture_video(learned, path, threads, seeds[0])
+        print(f"video of the greedy policy's episode (seed {seeds[0]}, {frames} frames) saved to {path}")
     print(f"\nheld-out evaluation, {len(seeds)} seeds, episode return per cell (higher is better):")
     for name, (m, s) in results.items():
         print(f"  {name:<18} {m:9.2f} +- {s:.2f}")

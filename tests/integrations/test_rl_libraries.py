@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """SEER envs inside SuperSuit, RLlib and the CleanRL-style examples."""
 
+import glob
 import os
 import subprocess
 import sys
@@ -306,3 +307,38 @@ def test_cleanrl_aircraft_rollout_equals_a_loop_of_single_envs(threads):
     assert len({t for t, d in enumerate(done_steps) if len(d)}) >= 3
     # At the last step some copy had already ended: the vector env had auto-reset it.
     assert not ref[-1][5].reshape(E, n).any(axis=1).all()
+
+
+def test_cleanrl_habits_track_save_video_total_timesteps(tmp_path):
+    """--track writes TensorBoard scalars (losses, SPS, returns), --save-model
+    the weights, --capture-video a GIF of rgb_array frames, and
+    --total-timesteps sets the number of updates (copies x steps each)."""
+    pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
+    pytest.importorskip("tensorboardX", reason="tensorboardX is not installed (pip install -e '.[train]')")
+    path = os.path.join(ROOT, "examples", "cleanrl_ippo_pcs.py")
+    r = subprocess.run([sys.executable, path, "--total-timesteps", "96", "--num-envs", "1", "--eval-seeds", "1",
+                        "--track", "--save-model", "--capture-video", "--exp-name", "t"],
+                       capture_output=True, text=True, timeout=600, cwd=tmp_path,
+                       env=dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")))
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "update   2/2:" in r.stdout                     # 96 env steps = 2 updates of 48
+    [run] = glob.glob(str(tmp_path / "runs" / "pcs_v0__t__1__*"))
+    assert glob.glob(os.path.join(run, "events.out.tfevents.*"))
+    import struct
+
+    from tensorboardX.proto import event_pb2   # the scalars that were written
+    tags = set()
+    for f in glob.glob(os.path.join(run, "events.out.tfevents.*")):
+        data = open(f, "rb").read()
+        i = 0
+        while i < len(data):
+            n = struct.unpack("<Q", data[i:i + 8])[0]
+            ev = event_pb2.Event.FromString(data[i + 12:i + 12 + n])
+            tags |= {v.tag for v in ev.summary.value}
+            i += 12 + n + 4
+    assert {"charts/SPS", "charts/episodic_return", "losses/policy_loss", "losses/value_loss",
+            "losses/approx_kl"} <= tags
+    assert os.path.getsize(os.path.join(run, "t.cleanrl_model")) > 1000
+    from PIL import Image
+    gif = Image.open(os.path.join(run, "eval_episode.gif"))
+    assert gif.n_frames == 49 and min(gif.size) >= 300          # the reset frame and 48 steps
