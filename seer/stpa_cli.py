@@ -60,7 +60,7 @@ def cmd_collect(a):
     have = seer_envs.registry()
     todo = []
     for split in splits:
-        configs = stpa_sweep.configs(split, quick=a.quick, with_aircraft="aircraft_v0" in have)
+        configs = stpa_sweep.configs(split, quick=a.quick, with_aircraft=stpa_sweep.AIRCRAFT in have)
         todo += _round_robin([(split, w, p) for w, p in (configs[:a.limit] if a.limit else configs)])
     t_start, done = time.perf_counter(), 0
     with open(a.out, "w", newline="") as f, tqdm(total=len(todo), desc="stpa collect", unit="config") as bar:

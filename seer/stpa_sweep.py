@@ -36,6 +36,10 @@ def _aircraft(rng, sizes, subs, n):
             for _ in range(n)]
 
 
+#: The Aircraft scenario's id: its configurations are drawn only when it is registered.
+AIRCRAFT = "aircraft_v0"
+
+
 def configs(split, quick=False, with_aircraft=True):
     """[(workload, params)] for ``split`` in ("train", "heldout")."""
     rng = random.Random(2026 if split == "train" else 7)

@@ -81,3 +81,34 @@ def test_no_upward_import_anywhere_in_the_sources(layer):
                 if hit:
                     bad.append((os.path.relpath(os.path.join(d, f), ROOT), sorted(hit)))
     assert not bad
+
+
+# Modules named after a scenario, or holding data about several: PettingZoo's
+# version modules (seer_envs.pcs_v0 is PCS's public entry point) and STPA's
+# training sweep (which configurations `stpa collect` measures).
+_NAMED_BY_DESIGN = {"seer_envs/pcs_v0.py", "seer_envs/aircraft_v0.py", "seer/stpa_sweep.py"}
+
+
+def test_generic_layers_name_no_scenario():
+    """Scenario knowledge lives in the scenario's folder (its copies, spec,
+    env): no string constant in the generic modules of seer_envs or in seer/
+    names a scenario id (docstrings may show one as an example)."""
+    sys.path.insert(0, ROOT)
+    import seer_envs
+    ids = set(seer_envs.envs())
+    found = []
+    for folder in ("seer_envs", "seer"):
+        for name in sorted(os.listdir(os.path.join(ROOT, folder))):
+            rel = f"{folder}/{name}"
+            if not name.endswith(".py") or rel in _NAMED_BY_DESIGN:
+                continue
+            tree = ast.parse(open(os.path.join(ROOT, rel)).read())
+            docs = {id(n.body[0].value) for n in ast.walk(tree)
+                    if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
+                    and n.body and isinstance(n.body[0], ast.Expr)
+                    and isinstance(n.body[0].value, ast.Constant)}
+            for node in ast.walk(tree):
+                if (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
+                        and any(i in node.value for i in ids)):
+                    found.append(f"{rel}:{node.lineno}: {node.value[:60]!r}")
+    assert not found, "\n".join(found)
