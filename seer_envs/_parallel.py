@@ -348,7 +348,10 @@ class SeerParallelEnv(ParallelEnv):
     def _set_agents(self, agents):
         self.agents = agents
         self._live = set(agents)
-        self._live_rows = np.fromiter(map(self._index.__getitem__, agents), np.intp, len(agents))
+        if len(agents) == self._n:          # every agent (a reset, a restore): no lookups
+            self._live_rows = self._all_rows
+        else:
+            self._live_rows = np.fromiter(map(self._index.__getitem__, agents), np.intp, len(agents))
 
     def _actions_from_dict(self, actions):
         """Validate a dict of actions for exactly the live agents into the
@@ -546,7 +549,8 @@ class SeerParallelEnv(ParallelEnv):
             restore(snapshot, b)
             self._started = True
             done = b.done[0]
-            self._set_agents([a for a, d in zip(self.possible_agents, done.tolist()) if not d])
+            self._set_agents(self.possible_agents[:] if not b._any_done else
+                             [a for a, d in zip(self.possible_agents, done.tolist()) if not d])
         return None
 
     # --- rendering and lifecycle ---------------------------------------------
