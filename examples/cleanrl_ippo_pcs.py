@@ -88,17 +88,19 @@ def evaluate(policy, seeds, num_threads):
     return float(np.mean(rets)), float(np.std(rets))
 
 
+def _buffers(T, N):
+    """(obs, actions, logp, rewards, values) buffers, each (T, N, ...)."""
+    return (torch.zeros(T, N, 11), torch.zeros(T, N, dtype=torch.long), torch.zeros(T, N),
+            torch.zeros(T, N), torch.zeros(T, N))
+
+
 def rollout(venv, agent, seed, T):
     """T steps of every copy (copy i reset with seed + i), the policy
     sampling on the whole batch.  Returns (obs, actions, logp, rewards,
     values), each (T, copies * cells), and the seconds spent in the env."""
     E, n_cells = venv.num_envs, venv.num_agents
     N = E * n_cells
-    obs_buf = torch.zeros(T, N, 11)
-    act_buf = torch.zeros(T, N, dtype=torch.long)
-    logp_buf = torch.zeros(T, N)
-    rew_buf = torch.zeros(T, N)
-    val_buf = torch.zeros(T, N)
+    obs_buf, act_buf, logp_buf, rew_buf, val_buf = _buffers(T, N)
     te = time.perf_counter()
     obs = venv.reset(seed=seed)[0].reshape(N, 11)
     env_time = time.perf_counter() - te
@@ -160,11 +162,7 @@ def rollout_async(venv, agent, seed, T):
     waiting in ``recv``."""
     E, n_cells = venv.num_envs, venv.num_agents
     N = E * n_cells
-    obs_buf = torch.zeros(T, N, 11)
-    act_buf = torch.zeros(T, N, dtype=torch.long)
-    logp_buf = torch.zeros(T, N)
-    rew_buf = torch.zeros(T, N)
-    val_buf = torch.zeros(T, N)
+    obs_buf, act_buf, logp_buf, rew_buf, val_buf = _buffers(T, N)
     steps = np.zeros(E, int)
     env_time = 0.0
     venv.async_reset(seed=seed)

@@ -20,6 +20,7 @@ so a copy restarted mid-run still starts at simulated time 0.
 """
 
 import concurrent.futures
+import copy
 import threading
 
 import numpy as np
@@ -389,6 +390,19 @@ class Batch:
     def close(self):
         self.engine = None
         self.tuner = None
+
+
+class CopiesByReduce:
+    """Copying an env: ``copy.copy`` is refused (it would share the running
+    engine); ``copy.deepcopy`` goes through ``__reduce__``, as pickling does."""
+
+    def __copy__(self):
+        raise TypeError(f"copy.copy({type(self).__name__}) would share the running engine with the "
+                        "original; use copy.deepcopy(env) or pickle, or build a new env")
+
+    def __deepcopy__(self, memo):
+        fn, args = self.__reduce__()
+        return fn(*copy.deepcopy(args, memo))
 
 
 class _Guard:

@@ -4,7 +4,6 @@ one copy of the batch (:mod:`seer_envs._batch`): the dict and array step
 paths, action validation, the live agent list, per-agent infos, rendering,
 copies and pickling."""
 
-import copy
 import dataclasses
 import json
 import numbers
@@ -13,6 +12,7 @@ import operator
 import numpy as np
 from pettingzoo import ParallelEnv
 
+from seer_envs._batch import CopiesByReduce
 from seer_runtime._threads import check_num_threads
 
 
@@ -33,7 +33,7 @@ def _int_types_only(types):
     return all(issubclass(t, _INT_TYPES) and t is not bool for t in types)
 
 
-class SeerParallelEnv(ParallelEnv):
+class SeerParallelEnv(CopiesByReduce, ParallelEnv):
     """Template of SEER's PettingZoo ParallelEnvs: one copy of the batch.
 
     The env is a :class:`~seer_envs._batch.Batch` of one copy of the
@@ -492,10 +492,6 @@ class SeerParallelEnv(ParallelEnv):
 
     # --- copies and pickling ---------------------------------------------------
 
-    def __copy__(self):
-        raise TypeError(f"copy.copy({type(self).__name__}) would share the running engine with the "
-                        "original; use copy.deepcopy(env) or pickle, or build a new env")
-
     def __reduce__(self):
         if self._closed:
             state = ("closed",)
@@ -503,16 +499,12 @@ class SeerParallelEnv(ParallelEnv):
             raise TypeError(f"cannot copy or pickle {type(self).__name__}: {self._interrupted} was "
                             "interrupted; call reset() first")
         elif not self._started:
-            state = ("new", _rng_states(self._batch))
+            state = ("new", self._batch.rng_states())
         elif self._cycle == 0:
-            state = ("reset", _rng_states(self._batch), self.seed_used)
+            state = ("reset", self._batch.rng_states(), self.seed_used)
         else:                           # mid-episode: through a snapshot
             state = ("snapshot", self.snapshot().to_bytes())
         return (_restore, (type(self), self._init_kwargs, self.max_cycles, state))
-
-    def __deepcopy__(self, memo):
-        fn, args = self.__reduce__()
-        return fn(*copy.deepcopy(args, memo))
 
     # --- snapshots ------------------------------------------------------------
 
@@ -600,16 +592,6 @@ def check_seed(seed):
         raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
 
 
-def _rng_states(batch):
-    return [g.bit_generator.state for g in batch.rngs()]
-
-
-def _set_rng_states(batch, states):
-    batch.seed([0] * len(states))
-    for g, st in zip(batch.seed_rngs, states):
-        g.bit_generator.state = st
-
-
 def _restore(cls, kwargs, max_cycles, state):
     """Rebuild a pickled or deep-copied env (see ``SeerParallelEnv``)."""
     env = cls(**kwargs)
@@ -620,7 +602,7 @@ def _restore(cls, kwargs, max_cycles, state):
     if state[0] == "snapshot":
         env.restore(state[1])
         return env
-    _set_rng_states(env._batch, state[1])
+    env._batch.set_rng_states(state[1])
     if state[0] == "reset":
         env._start(state[2])
     return env

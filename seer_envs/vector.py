@@ -67,7 +67,6 @@ single env); an int is used as given.
 
 import collections
 import concurrent.futures
-import copy
 import dataclasses
 import numbers
 
@@ -76,7 +75,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from seer_envs._batch import Batch, Groups, group_bounds
+from seer_envs._batch import Batch, CopiesByReduce, Groups, group_bounds
 from seer_envs._parallel import check_seed
 from seer_runtime._threads import check_num_threads, resolve_threads
 
@@ -123,7 +122,7 @@ def vector_env(env_id, num_envs, num_threads="auto", autoreset_mode="next_step",
                          autoreset_mode=autoreset_mode, **params)
 
 
-class SeerVectorEnv(VectorEnv):
+class SeerVectorEnv(CopiesByReduce, VectorEnv):
     """``num_envs`` copies of one SEER env stepped together in one engine
     (module docstring: seeds, auto-reset, threads), with Gymnasium's vector
     conventions the multi-agent way.
@@ -142,8 +141,9 @@ class SeerVectorEnv(VectorEnv):
 
     Copies and pickling: ``copy.copy`` is refused (it would share the
     engine); ``pickle`` and ``copy.deepcopy`` work before ``reset()``, right
-    after it (the copy re-runs the reset with the same seeds) and after
-    ``close()``, and raise ``TypeError`` mid-episode.
+    after it (the copy re-runs the reset with the same seeds), after
+    ``close()``, and mid-episode through a snapshot (:meth:`snapshot`); not
+    while copies are in flight.
     """
 
     def __init__(self, env_id, num_envs, num_threads="auto", autoreset_mode="next_step",
@@ -534,10 +534,6 @@ class SeerVectorEnv(VectorEnv):
 
     # --- copies and pickling ---------------------------------------------------
 
-    def __copy__(self):
-        raise TypeError(f"copy.copy({type(self).__name__}) would share the running engine with the "
-                        "original; use copy.deepcopy(env) or pickle, or build a new env")
-
     def __reduce__(self):
         b = self._batch
         if self._jobs:
@@ -556,10 +552,6 @@ class SeerVectorEnv(VectorEnv):
             state = ("snapshot", self.snapshot().to_bytes())
         return (_restore_vector, (type(self), self.env_id, self.num_envs, self._init_kwargs,
                                   self.max_cycles.tolist(), state))
-
-    def __deepcopy__(self, memo):
-        fn, args = self.__reduce__()
-        return fn(*copy.deepcopy(args, memo))
 
     # --- snapshots --------------------------------------------------------------
 
@@ -716,7 +708,7 @@ def agent_vector_env(env_id, num_envs, num_threads="auto", autoreset_mode="next_
                                             autoreset_mode=autoreset_mode, **params))
 
 
-class SeerAgentVectorEnv(VectorEnv):
+class SeerAgentVectorEnv(CopiesByReduce, VectorEnv):
     """Gymnasium ``VectorEnv`` for one policy shared by every agent: each
     (copy, agent) pair is one sub-env, so ``num_envs = copies x agents``,
     observations are ``(num_envs, obs_dim)`` (copy-major: copy ``c``'s agent
@@ -837,17 +829,9 @@ class SeerAgentVectorEnv(VectorEnv):
     def close_extras(self, **kwargs):
         self.vec.close()
 
-    def __copy__(self):
-        raise TypeError(f"copy.copy({type(self).__name__}) would share the running engine with the "
-                        "original; use copy.deepcopy(env) or pickle, or build a new env")
-
     def __reduce__(self):
         return (_restore_agent_vector, (type(self), self.vec, self.closed, self._stopped.copy(),
                                         self.seed_stride))
-
-    def __deepcopy__(self, memo):
-        fn, args = self.__reduce__()
-        return fn(*copy.deepcopy(args, memo))
 
 
 def _restore_agent_vector(cls, vec, closed, stopped=None, seed_stride=None):
