@@ -207,8 +207,17 @@ class Batch:
 
     def restart_obs(self, idx):
         """Restart copies ``idx`` (sorted) and return their first
-        observations ``(len(idx), agents, ...)``, in arrays of their own."""
-        self.copies.fresh_outputs()
+        observations ``(len(idx), agents, ...)``, in arrays of their own.
+        The other copies' rows of the outputs keep their values (a copied
+        row each, once per episode end): ``state()`` reads them."""
+        cp = self.copies
+        prev = (cp.obs, cp.rew, cp._term)
+        cp.fresh_outputs()
+        keep = np.ones(self.num_copies, bool)
+        keep[np.asarray(idx)] = False
+        if keep.any():
+            for new, old in zip((cp.obs, cp.rew, cp._term), prev):
+                self.view(new)[keep] = self.view(old)[keep]
         self.restart(idx)
         return self.view(self.copies.obs)[np.asarray(idx)]
 

@@ -208,6 +208,7 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         self.action_space = _batch_agents(cp.action_space, num_envs, self.num_agents)
         self._waiting = np.zeros(num_envs, bool)      # NEXT_STEP: restart at the next step
         self._ended = np.zeros(num_envs, bool)        # DISABLED: ended, not reset yet
+        self._current = np.ones(num_envs, bool)       # the batch's outputs hold these copies' rows
         self._started = False
         self._jobs = collections.deque()             # (env_ids, future) in send order
         self._in_flight = np.zeros(num_envs, bool)
@@ -314,6 +315,29 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         """Each copy's current episode seed."""
         return self._batch.seeds_used
 
+    @property
+    def state_space(self):
+        """The global state's space of one copy (``Copies.state_space``), or
+        None where the scenario declares none."""
+        return self._spec.copies.state_space(self.config)
+
+    def state(self):
+        """Every copy's global state at its last boundary, ``(num_envs,) +
+        state_space.shape`` (a fresh array): what a single env's
+        ``state()`` gives, per copy, for a centralised critic."""
+        self._check_nothing_in_flight("state()")
+        self._check_steppable()
+        if self.state_space is None:
+            raise NotImplementedError(f"{self.env_id} declares no global state")
+        if not self._current.all():
+            c = int(np.flatnonzero(~self._current)[0])
+            raise RuntimeError(f"state() after a send() of some copies only: copy {c} was not "
+                               "stepped by the last call, so its outputs are not kept; step every copy first")
+        b = self._batch
+        groups = b.groups if isinstance(b, Groups) else [b]
+        with b.using():
+            return np.stack([g.copies.state(c) for g in groups for c in range(g.num_copies)])
+
     # --- API -------------------------------------------------------------------
 
     def reset(self, *, seed=None, options=None):
@@ -350,6 +374,7 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
             self._started = True
             self._waiting[:] = False
             self._ended[:] = False
+            self._current[:] = True
             self._last_obs = obs
             b.after_step(started=True)
         return obs, {}
@@ -403,6 +428,8 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
                 waiting[sel] = self._waiting[sel]
             obs, rew, term, trunc, ended = b.advance(a, waiting, active=ids)
             self._waiting[sel] = False
+            self._current[:] = ids is None
+            self._current[sel] = True
             infos = {}
             if ended is not None:
                 infos = {EPISODE_KEY: {"r": b.ep_return[sel].copy(), "l": b.ep_length[sel].copy()},

@@ -1,0 +1,274 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""SEER's vector env as a native TorchRL env (``pip install torch==2.13.0 &&
+pip install -e ".[torchrl]"``).
+
+>>> from seer_envs.integrations.torchrl import torchrl_env
+>>> env = torchrl_env("pcs_v0", 16, grid_width=8, grid_height=8)   # batch_size (16,)
+>>> td = env.rollout(10, break_when_any_done=False)                # (16, 10)
+>>> td["next", "agents", "reward"].shape                           # copies, steps, agents, 1
+torch.Size([16, 10, 64, 1])
+
+:class:`SeerTorchRLEnv` is a ``torchrl.envs.EnvBase`` over one
+:class:`~seer_envs.vector.SeerVectorEnv`: one engine steps every copy, and
+one tensordict carries every copy's agents.  Where TorchRL's
+``PettingZooWrapper`` steps single envs one by one and moves each agent's
+data through dicts, here a step is one call of the vector env and its
+arrays become tensors without a copy (``torch.from_numpy``: the vector env
+hands out fresh arrays at every step and never writes them again).
+
+**Layout** (TorchRL's multi-agent convention, as its VMAS env):
+``batch_size = (num_envs,)``; every agent in one group (``group``,
+``"agents"`` by default) with ``(num_envs, num_agents, ...)`` entries
+``observation``, ``action``, ``reward`` (trailing 1), ``done``,
+``terminated``, ``truncated`` (trailing 1) and ``mask``; root ``done``,
+``terminated``, ``truncated`` ``(num_envs, 1)`` per copy; with
+``include_state=True`` a root ``state`` ``(num_envs,) + state shape`` (the
+scenario's global state, for centralised critics).
+
+**Episode ends.**  A copy's episode ends when the vector env ends it (every
+agent stopped, or ``max_cycles``).  Every agent of a copy ends with its
+copy (as in TorchRL's VMAS env and SEER's agent-level vector env): an agent
+that stops earlier (an Aircraft UAV out of battery) keeps its row, with
+reward 0 and ``mask`` False from then on, and is reported ``terminated`` at
+its copy's end.  ``mask`` is True where the agent acts in the observation
+(all False at a copy's end).  Root ``terminated``: every agent terminated;
+root ``truncated``: the copy ended otherwise.
+
+**Resets** the TorchRL way: the vector env runs with ``autoreset_mode=
+"disabled"``, and ``reset`` with a ``"_reset"`` entry (root ``(num_envs,
+1)`` or the group's ``(num_envs, num_agents, 1)``, whole copies) restarts
+only those copies (``reset_mask``), as ``rollout(...,
+break_when_any_done=False)`` and TorchRL's collectors do.
+
+**Seeds**: ``set_seed(s)`` seeds the next reset, copy ``c`` as a single
+env's ``reset(seed=s + c)``; later episodes draw from each copy's
+generator.  With the same seeds and actions every copy's observations and
+rewards are the vector env's, bit for bit, at any thread count.
+"""
+
+import numpy as np
+
+try:
+    import torch
+    from tensordict import TensorDict
+    from torchrl.data import Bounded, Categorical, Composite, Unbounded
+    from torchrl.envs import EnvBase
+except ImportError as e:          # the optional extra
+    raise ImportError(
+        "seer_envs.integrations.torchrl needs torch and torchrl: "
+        'pip install torch==2.13.0 && pip install -e ".[torchrl]"') from e
+
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+
+from seer_envs._parallel import check_seed
+from seer_envs.vector import EPISODE_KEY, SeerVectorEnv
+
+__all__ = ["torchrl_env", "SeerTorchRLEnv"]
+
+
+def torchrl_env(env_id, num_envs, num_threads="auto", group="agents", include_state=False,
+                **params):
+    """``num_envs`` copies of the registered env ``env_id`` as a TorchRL env
+    (:class:`SeerTorchRLEnv` over ``seer_envs.vector_env(env_id, num_envs,
+    autoreset_mode="disabled", ...)``); ``params`` are the env's config
+    fields."""
+    vec = SeerVectorEnv(env_id, num_envs, num_threads=num_threads, autoreset_mode="disabled",
+                        **params)
+    return SeerTorchRLEnv(vec, group=group, include_state=include_state)
+
+
+def _spec(space, lead, device):
+    """A TorchRL spec of one agent's ``space`` batched to ``lead + shape``."""
+    if isinstance(space, spaces.Discrete):
+        if space.start != 0:
+            raise ValueError(f"a Discrete action space must start at 0, got start={space.start}")
+        return Categorical(int(space.n), shape=lead, dtype=torch.int64, device=device)
+    if isinstance(space, spaces.Box):
+        shape = lead + tuple(space.shape)
+        dtype = getattr(torch, np.dtype(space.dtype).name)
+        low = torch.as_tensor(np.broadcast_to(space.low, shape).copy(), dtype=dtype)
+        high = torch.as_tensor(np.broadcast_to(space.high, shape).copy(), dtype=dtype)
+        if torch.isfinite(low).all() and torch.isfinite(high).all():
+            return Bounded(low, high, shape=shape, dtype=dtype, device=device)
+        return Unbounded(shape=shape, dtype=dtype, device=device)
+    raise TypeError(f"unsupported space {space!r}: SEER's TorchRL env takes Discrete and Box spaces")
+
+
+class SeerTorchRLEnv(EnvBase):
+    """A TorchRL env over a :class:`~seer_envs.vector.SeerVectorEnv` built
+    with ``autoreset_mode="disabled"`` (module docstring: layout, episode
+    ends, resets, seeds).
+
+    Parameters
+    ----------
+    vec : SeerVectorEnv
+        The copies (``seer_envs.vector_env(..., autoreset_mode="disabled")``);
+        this env owns it and closes it.
+    group : str
+        The name of the one agent group (``"agents"``).
+    include_state : bool
+        Add the scenario's global state (``vec.state()``) as root
+        ``"state"``, for a centralised critic (MAPPO).
+    device : str or torch.device
+        Where the tensors go; SEER runs on the CPU.
+    """
+
+    batch_locked = True
+
+    def __init__(self, vec, group="agents", include_state=False, device="cpu"):
+        if not isinstance(vec, SeerVectorEnv):
+            raise TypeError(f"vec must be a SeerVectorEnv (seer_envs.vector_env(...)), "
+                            f"got {type(vec).__name__}")
+        if vec.autoreset_mode != AutoresetMode.DISABLED:
+            raise ValueError('vec must be built with autoreset_mode="disabled": TorchRL resets ended '
+                             f"copies itself (reset with '_reset'); got {vec.autoreset_mode.name}")
+        if not isinstance(group, str) or not group:
+            raise TypeError(f"group must be a non-empty str, got {group!r}")
+        if include_state not in (True, False):
+            raise TypeError(f"include_state must be a bool, got {include_state!r}")
+        if include_state and vec.state_space is None:
+            raise ValueError(f"include_state=True, but {vec.env_id} declares no global state")
+        super().__init__(device=device, batch_size=torch.Size([vec.num_envs]))
+        self.vec = vec
+        self.group = group
+        self.include_state = include_state
+        self.group_map = {group: list(vec.possible_agents)}
+        E, A = vec.num_envs, vec.num_agents
+        self._mask = np.ones((E, A), bool)
+        self._stopped = np.zeros((E, A), bool)        # agents stopped in the running episode
+        self._pending_seed = None
+        self._make_specs(E, A)
+
+    def _make_specs(self, E, A):
+        dev = self.device
+        obs = Composite({"observation": _spec(self.vec.single_observation_space, (E, A), dev),
+                         "mask": Categorical(2, shape=(E, A), dtype=torch.bool, device=dev)},
+                        shape=(E, A), device=dev)
+        observation = Composite({self.group: obs}, shape=(E,), device=dev)
+        if self.include_state:
+            observation["state"] = _spec(self.vec.state_space, (E,), dev)
+        self.observation_spec = observation
+        self.action_spec = Composite(
+            {self.group: Composite({"action": _spec(self.vec.single_action_space, (E, A), dev)},
+                                   shape=(E, A), device=dev)}, shape=(E,), device=dev)
+        self.reward_spec = Composite(
+            {self.group: Composite({"reward": Unbounded(shape=(E, A, 1), dtype=torch.float32,
+                                                        device=dev)}, shape=(E, A), device=dev)},
+            shape=(E,), device=dev)
+
+        def flags(shape):
+            return {k: Categorical(2, shape=shape, dtype=torch.bool, device=dev)
+                    for k in ("done", "terminated", "truncated")}
+        done = Composite(flags((E, 1)), shape=(E,), device=dev)
+        done[self.group] = Composite(flags((E, A, 1)), shape=(E, A), device=dev)
+        self.done_spec = done
+
+    @property
+    def num_agents(self):
+        """Agents per copy."""
+        return self.vec.num_agents
+
+    # --- TorchRL's hooks ----------------------------------------------------------
+
+    def _set_seed(self, seed):
+        if seed is not None:
+            check_seed(seed)
+            seed = int(seed)
+        self._pending_seed = seed
+
+    def _copies_to_reset(self, tensordict):
+        """The copies a ``"_reset"`` entry names (None: every copy)."""
+        if tensordict is None:
+            return None
+        E, A = self.vec.num_envs, self.vec.num_agents
+        mask = None
+        root = tensordict.get("_reset", None)
+        if root is not None:
+            mask = root.reshape(E).cpu().numpy().astype(bool)
+        sub = tensordict.get((self.group, "_reset"), None)
+        if sub is not None:
+            rows = sub.reshape(E, A).cpu().numpy().astype(bool)
+            if (rows.any(axis=1) != rows.all(axis=1)).any():
+                c = int(np.flatnonzero(rows.any(axis=1) != rows.all(axis=1))[0])
+                raise ValueError(f"'_reset' of group {self.group!r} must hold whole copies (the agents "
+                                 f"of a copy end and restart together); copy {c} is partly set")
+            mask = rows.any(axis=1) if mask is None else mask | rows.any(axis=1)
+        return mask
+
+    def _reset(self, tensordict=None, **kwargs):
+        vec = self.vec
+        E, A = vec.num_envs, vec.num_agents
+        mask = self._copies_to_reset(tensordict)
+        seed = self._pending_seed
+        self._pending_seed = None
+        started = vec._started and not vec.closed
+        # self._mask is handed out as a tensor: replaced, never written.
+        if mask is None or not started or mask.all():
+            obs, _ = vec.reset(seed=seed)
+            self._stopped[:] = False
+            self._mask = np.ones((E, A), bool)
+            self._state = vec.state() if self.include_state else None
+        else:
+            idx = np.flatnonzero(mask)
+            obs, _ = vec.reset(seed=seed, options={"reset_mask": mask})
+            self._stopped[idx] = False
+            self._mask = self._mask.copy()
+            self._mask[idx] = True
+            if self.include_state:       # the other copies' state as last returned
+                self._state = self._state.copy()
+                self._state[idx] = vec.state()[idx]
+        zeros = torch.zeros((E, A, 1), dtype=torch.bool, device=self.device)
+        group = {"observation": torch.from_numpy(obs), "mask": torch.from_numpy(self._mask),
+                 "done": zeros, "terminated": zeros.clone(), "truncated": zeros.clone()}
+        root = torch.zeros((E, 1), dtype=torch.bool, device=self.device)
+        out = {self.group: TensorDict(group, batch_size=(E, A), device=self.device),
+               "done": root, "terminated": root.clone(), "truncated": root.clone()}
+        if self.include_state:
+            out["state"] = torch.from_numpy(self._state)
+        return TensorDict(out, batch_size=(E,), device=self.device)
+
+    def _step(self, tensordict):
+        vec = self.vec
+        E, A = vec.num_envs, vec.num_agents
+        action = tensordict.get((self.group, "action"))
+        a = action.detach().cpu().numpy()       # a view for a CPU tensor
+        obs, rew, term, trunc, infos = vec.step(a)
+        # Agents end with their copy (module docstring): an agent that stopped
+        # earlier shows its flags, and mask False, until then.
+        stopped = self._stopped | term | trunc
+        if infos:
+            ended = infos["_" + EPISODE_KEY]
+            term_ag = (term | self._stopped) & ended[:, None]
+            trunc_ag = trunc & ended[:, None] & ~term_ag
+            done_ag = np.repeat(ended[:, None], A, axis=1)
+            root_term = ended & term_ag.all(axis=1)
+            root_trunc = ended & ~root_term
+        else:
+            ended = None
+            term_ag = trunc_ag = done_ag = np.zeros((E, A), bool)
+            root_term = root_trunc = np.zeros(E, bool)
+        self._stopped = stopped
+        self._mask = ~stopped
+        group = {"observation": torch.from_numpy(obs),
+                 "reward": torch.from_numpy(rew).unsqueeze(-1),
+                 "mask": torch.from_numpy(self._mask),
+                 "done": torch.from_numpy(done_ag).unsqueeze(-1),
+                 "terminated": torch.from_numpy(term_ag).unsqueeze(-1),
+                 "truncated": torch.from_numpy(trunc_ag).unsqueeze(-1)}
+        root_done = np.zeros(E, bool) if ended is None else ended.copy()
+        out = {self.group: TensorDict(group, batch_size=(E, A), device=self.device),
+               "done": torch.from_numpy(root_done).unsqueeze(-1),
+               "terminated": torch.from_numpy(root_term).unsqueeze(-1),
+               "truncated": torch.from_numpy(root_trunc).unsqueeze(-1)}
+        if self.include_state:
+            self._state = vec.state()
+            out["state"] = torch.from_numpy(self._state)
+        return TensorDict(out, batch_size=(E,), device=self.device)
+
+    def close(self, *, raise_if_closed=True):
+        """Close the vector env (its engine) and this env."""
+        vec = self.__dict__.get("vec")     # absent when __init__ failed
+        if vec is not None and not vec.closed:
+            vec.close()
+        super().close(raise_if_closed=raise_if_closed)
