@@ -544,3 +544,36 @@ def test_returned_arrays_are_the_callers(env_id, mode):
     for k, pairs in enumerate(kept):
         for x, snapshot in pairs:
             np.testing.assert_array_equal(x, snapshot, err_msg=f"output of call {k} changed")
+
+
+@pytest.mark.parametrize("env_id", sorted(seer_envs.vector.supported()))
+@pytest.mark.parametrize("layout", [dict(), dict(batch_size=2)])
+def test_state_is_each_single_envs_state_also_after_a_partial_reset(env_id, layout):
+    """``state()`` per copy is a single env's ``state()`` with that copy's
+    seed and actions; after ``reset_mask`` the other copies' state stays
+    (the batch keeps their output rows: PCS's state is its observations)."""
+    kw = {"pcs_v0": dict(KW, max_cycles=[3, 5, 4]), "aircraft_v0": dict(AKW, max_cycles=[3, 5, 4]),
+          "gossip_v0": dict(num_agents=8, max_cycles=[3, 5, 4])}[env_id]
+    v = vector_env(env_id, 3, num_threads=2, autoreset_mode="disabled", **kw, **layout)
+    singles = [seer_envs.make(env_id, **dict(kw, max_cycles=m), num_threads=1) for m in kw["max_cycles"]]
+    v.reset(seed=11)
+    for c, e in enumerate(singles):
+        e.reset(seed=11 + c)
+    for t in range(8):
+        a = np.asarray([[e.action_space(n).sample() for n in e.possible_agents] for e in singles])
+        obs, rew, term, trunc, info = v.step(a.astype(v.single_action_space.dtype))
+        for c, e in enumerate(singles):
+            if e.agents:
+                e.step({n: a[c, i] for i, n in enumerate(e.possible_agents) if n in e.agents})
+        before = v.state()
+        for c, e in enumerate(singles):
+            np.testing.assert_array_equal(before[c], e.state(), err_msg=f"copy {c}, step {t}")
+        if info:
+            mask = info["_seer_episode"]
+            v.reset(options={"reset_mask": mask})
+            after = v.state()
+            np.testing.assert_array_equal(after[~mask], before[~mask])
+            for c in np.flatnonzero(mask):
+                singles[c].reset()
+                np.testing.assert_array_equal(after[c], singles[c].state(), err_msg=f"copy {c} restarted")
+    v.close()
