@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""MAPPO (or IPPO) from BenchMARL on SEER's PCS task, then the learned
+policy against the random one on held-out seeds.
+
+BenchMARL's ``Experiment`` runs on :class:`seer_envs.integrations.benchmarl.SeerTask`
+``.PCS_V0``: ``--copies`` copies of a ``--grid`` x ``--grid`` PCS grid (the
+mobile scenario of ``cleanrl_ippo_pcs.py``: phones move every ~60 min and
+call every ~200 min, 48 steps of an hour), in one engine, one episode of
+every copy per iteration, parameter sharing, MAPPO's critic on the global
+state.  Then the greedy policy (BenchMARL's deterministic mode) and the
+random policy (TorchRL's ``rand_action``), and the greedy policy before
+training (an untrained network's argmax is a fixed guard too), each play ``--eval-copies``
+episodes with the same held-out seeds; printed: the mean episode return per
+cell of each, and of a fixed guard of 0 and of 3 for scale.
+
+Needs BenchMARL (docs/training.md, "BenchMARL": ``pip install --no-deps
+benchmarl==1.5.2 hydra-core omegaconf`` beside the ``torchrl`` extra).
+
+    PYTHONPATH=$PWD python examples/benchmarl_mappo_pcs.py [--iters 40] [--algorithm mappo|ippo]
+"""
+
+import argparse
+import tempfile
+import time
+
+ENV_KW = dict(max_cycles=48, move_interval_mean=60.0, call_interarrival_mean=200.0)
+
+
+def evaluate(policy, grid, copies, seed):
+    """Mean episode return per cell of ``policy`` (None: random; an int:
+    that fixed guard) over ``copies`` episodes seeded ``seed + c``."""
+    import torch
+    from torchrl.envs.utils import ExplorationType, set_exploration_type
+
+    from seer_envs.integrations.torchrl import torchrl_env
+    env = torchrl_env("pcs_v0", copies, num_threads=1, grid_width=grid, grid_height=grid, **ENV_KW)
+    env.set_seed(seed)
+    torch.manual_seed(seed)
+    if isinstance(policy, int):
+        guard = policy
+
+        def policy(td):
+            td.set(("agents", "action"), torch.full(td["agents", "observation"].shape[:-1], guard))
+            return td
+    with torch.no_grad(), set_exploration_type(ExplorationType.DETERMINISTIC):
+        td = env.rollout(ENV_KW["max_cycles"], policy)
+    env.close()
+    ret = td["next", "agents", "reward"].sum(dim=1)          # (copies, cells, 1)
+    return float(ret.mean()), float(ret.mean(dim=(1, 2)).std())
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--algorithm", choices=["mappo", "ippo"], default="mappo")
+    p.add_argument("--iters", type=int, default=40, help="BenchMARL iterations (one episode per copy each)")
+    p.add_argument("--grid", type=int, default=4)
+    p.add_argument("--copies", type=int, default=16)
+    p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--eval-copies", type=int, default=16)
+    p.add_argument("--eval-seed", type=int, default=10_000, help="held-out seeds start here")
+    a = p.parse_args()
+    for name in ("iters", "grid", "copies", "eval_copies"):
+        if getattr(a, name) < 1:
+            p.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(a, name)}")
+
+    import torch
+    torch.set_num_threads(1)        # small networks; SEER's engine runs beside them
+
+    # first: it gives TorchRL 0.14's collector the name BenchMARL 1.5.2 imports
+    from seer_envs.integrations.benchmarl import SeerTask
+
+    from benchmarl.algorithms import IppoConfig, MappoConfig         # noqa: E402
+    from benchmarl.experiment import Experiment, ExperimentConfig
+    from benchmarl.models.mlp import MlpConfig
+
+    task = SeerTask.PCS_V0.get_task(dict(ENV_KW, grid_width=a.grid, grid_height=a.grid))
+    cfg = ExperimentConfig.get_from_yaml()
+    frames = a.copies * ENV_KW["max_cycles"]
+    cfg.max_n_iters = a.iters
+    cfg.max_n_frames = a.iters * frames
+    cfg.on_policy_collected_frames_per_batch = frames
+    cfg.on_policy_n_envs_per_worker = a.copies
+    cfg.on_policy_n_minibatch_iters = 4
+    cfg.on_policy_minibatch_size = frames // 2
+    cfg.lr = a.lr
+    cfg.evaluation = False
+    cfg.render = False
+    cfg.loggers = []
+    cfg.create_json = False
+    cfg.checkpoint_interval = 0
+    cfg.save_folder = tempfile.mkdtemp(prefix="seer-benchmarl-")
+    algo = (MappoConfig if a.algorithm == "mappo" else IppoConfig).get_from_yaml()
+    exp = Experiment(task=task, algorithm_config=algo, model_config=MlpConfig.get_from_yaml(),
+                     critic_model_config=MlpConfig.get_from_yaml(), seed=a.seed, config=cfg)
+    untrained = evaluate(exp.policy, a.grid, a.eval_copies, a.eval_seed)   # before any update
+    t0 = time.perf_counter()
+    exp.run()
+    print(f"{a.algorithm}: {a.iters} iterations x {frames} env steps in {time.perf_counter() - t0:.1f} s")
+
+    rows = [("learned (greedy)", exp.policy), ("random", None), ("fixed guard 0", 0), ("fixed guard 3", 3)]
+    print(f"episode return per cell, {a.eval_copies} held-out seeds from {a.eval_seed}:")
+    out = {"untrained (greedy)": untrained}
+    print(f"  {'untrained (greedy)':18s} {untrained[0]:8.2f} +- {untrained[1]:.2f}")
+    for name, pol in rows:
+        out[name] = evaluate(pol, a.grid, a.eval_copies, a.eval_seed)
+        print(f"  {name:18s} {out[name][0]:8.2f} +- {out[name][1]:.2f}")
+    print("learned beats random:", out["learned (greedy)"][0] > out["random"][0],
+          "| beats its untrained self:", out["learned (greedy)"][0] > out["untrained (greedy)"][0])
+
+
+if __name__ == "__main__":
+    main()
