@@ -55,12 +55,15 @@ def main():
     p.add_argument("--iters", type=int, default=40, help="BenchMARL iterations (one episode per copy each)")
     p.add_argument("--grid", type=int, default=4)
     p.add_argument("--copies", type=int, default=16)
-    p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--lr", type=float, default=2.5e-3, help="as cleanrl_ippo_pcs.py")
+    p.add_argument("--epochs", type=int, default=4, help="passes over each batch")
+    p.add_argument("--minibatches", type=int, default=4, help="minibatches per pass")
+    p.add_argument("--ent-coef", type=float, default=0.01)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--eval-copies", type=int, default=16)
     p.add_argument("--eval-seed", type=int, default=10_000, help="held-out seeds start here")
     a = p.parse_args()
-    for name in ("iters", "grid", "copies", "eval_copies"):
+    for name in ("iters", "grid", "copies", "eval_copies", "epochs", "minibatches"):
         if getattr(a, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(a, name)}")
 
@@ -81,8 +84,8 @@ def main():
     cfg.max_n_frames = a.iters * frames
     cfg.on_policy_collected_frames_per_batch = frames
     cfg.on_policy_n_envs_per_worker = a.copies
-    cfg.on_policy_n_minibatch_iters = 4
-    cfg.on_policy_minibatch_size = frames // 2
+    cfg.on_policy_n_minibatch_iters = a.epochs
+    cfg.on_policy_minibatch_size = max(1, frames // a.minibatches)
     cfg.lr = a.lr
     cfg.evaluation = False
     cfg.render = False
@@ -91,6 +94,7 @@ def main():
     cfg.checkpoint_interval = 0
     cfg.save_folder = tempfile.mkdtemp(prefix="seer-benchmarl-")
     algo = (MappoConfig if a.algorithm == "mappo" else IppoConfig).get_from_yaml()
+    algo.entropy_coef = a.ent_coef
     exp = Experiment(task=task, algorithm_config=algo, model_config=MlpConfig.get_from_yaml(),
                      critic_model_config=MlpConfig.get_from_yaml(), seed=a.seed, config=cfg)
     untrained = evaluate(exp.policy, a.grid, a.eval_copies, a.eval_seed)   # before any update

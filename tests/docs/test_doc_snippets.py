@@ -13,7 +13,8 @@ limit.  An HTML comment on the line just above a fence changes that:
   the reason is required and the list of skips is printed by
   ``test_skips_are_few_and_explained``.
 
-Snippets that import RLlib, SuperSuit or torch skip when those are not
+Snippets that import RLlib, SuperSuit, torch or TorchRL (or run a script of
+benchmarks/ or examples/ that does) skip when those are not
 installed (``pip install -e ".[dev]"`` only); ``.ci/run`` installs them and
 runs this file again with no skip allowed.
 """
@@ -31,7 +32,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PAGES = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
 SHELL = {"bash", "sh", "shell", "console"}
 TIMEOUT_S = 600
-OPTIONAL = {"ray": "ray", "supersuit": "supersuit", "torch": "torch"}   # import name -> extra
+OPTIONAL = {"ray": "ray", "supersuit": "supersuit", "torch": "torch", "torchrl": "torchrl"}   # import name -> extra
 MARK = re.compile(r"^<!--\s*(skip-doc-test|doc-test):\s*(.*?)\s*-->\s*$")
 
 
@@ -77,6 +78,11 @@ def _prepared(s):
 
 
 def _needs(body):
+    # a shell line that runs one of the repository's scripts needs what that script imports
+    for script in re.findall(r"\b((?:benchmarks|examples)/\w+\.py)\b", body):
+        path = os.path.join(ROOT, script)
+        if os.path.exists(path):
+            body += open(path, encoding="utf-8").read()
     mods = set(re.findall(r"^\s*(?:import|from)\s+(\w+)", body, re.M))
     return [m for m in mods & set(OPTIONAL) if importlib.util.find_spec(m) is None]
 
