@@ -244,10 +244,10 @@ class SeerTorchRLEnv(EnvBase):
             done_ag = np.repeat(ended[:, None], A, axis=1)
             root_term = ended & term_ag.all(axis=1)
             root_trunc = ended & ~root_term
-        else:
+        else:               # separate arrays: TorchRL may write one flag in place
             ended = None
-            term_ag = trunc_ag = done_ag = np.zeros((E, A), bool)
-            root_term = root_trunc = np.zeros(E, bool)
+            term_ag, trunc_ag, done_ag = (np.zeros((E, A), bool) for _ in range(3))
+            root_term, root_trunc = np.zeros(E, bool), np.zeros(E, bool)
         self._stopped = stopped
         self._mask = ~stopped
         group = {"observation": torch.from_numpy(obs),

@@ -180,6 +180,24 @@ def test_reset_of_some_copies_only():
     env.close()
 
 
+def test_outputs_share_no_memory():
+    """Zero-copy, but never aliased: each output tensor of a step or reset
+    has memory of its own, so TorchRL writing one (a done flag in place)
+    or keeping it (a rollout) changes nothing else."""
+    st = _torchrl()
+    env = st.torchrl_env("pcs_v0", 2, num_threads=1, include_state=True, max_cycles=3, **SMALL["pcs_v0"])
+    env.set_seed(0)
+    outs = [env.reset()]
+    for _ in range(3):
+        outs.append(env.step(env.rand_action(outs[-1]))["next"])
+    keys = [("agents", k) for k in ("observation", "reward", "mask", "done", "terminated", "truncated")]
+    keys += ["done", "terminated", "truncated", "state"]
+    ptrs = [td.get(k).untyped_storage().data_ptr() for td in outs for k in keys if k in td.keys(True)]
+    assert len(ptrs) == 4 * 10 - 1            # a reset has no reward
+    assert len(ptrs) == len(set(ptrs))
+    env.close()
+
+
 def test_bad_input_is_refused_clearly():
     st = _torchrl()
     kw = SMALL["pcs_v0"]
