@@ -11,7 +11,8 @@ state.  Then the greedy policy (BenchMARL's deterministic mode) and the
 random policy (TorchRL's ``rand_action``), and the greedy policy before
 training (an untrained network's argmax is a fixed guard too), each play ``--eval-copies``
 episodes with the same held-out seeds; printed: the mean episode return per
-cell of each, and of a fixed guard of 0 and of 3 for scale.
+cell of each, and of a fixed guard of 0 and of 3 for scale, and the
+learned-minus-random difference paired by seed, with its standard error.
 
 Needs BenchMARL (docs/training.md, "BenchMARL": ``pip install --no-deps
 benchmarl==1.5.2 hydra-core omegaconf`` beside the ``torchrl`` extra).
@@ -27,8 +28,8 @@ ENV_KW = dict(max_cycles=48, move_interval_mean=60.0, call_interarrival_mean=200
 
 
 def evaluate(policy, grid, copies, seed):
-    """Mean episode return per cell of ``policy`` (None: random; an int:
-    that fixed guard) over ``copies`` episodes seeded ``seed + c``."""
+    """Episode return per cell of ``policy`` (None: random; an int: that
+    fixed guard) in each of ``copies`` episodes, seeded ``seed + c``."""
     import torch
     from torchrl.envs.utils import ExplorationType, set_exploration_type
 
@@ -45,8 +46,7 @@ def evaluate(policy, grid, copies, seed):
     with torch.no_grad(), set_exploration_type(ExplorationType.DETERMINISTIC):
         td = env.rollout(ENV_KW["max_cycles"], policy)
     env.close()
-    ret = td["next", "agents", "reward"].sum(dim=1)          # (copies, cells, 1)
-    return float(ret.mean()), float(ret.mean(dim=(1, 2)).std())
+    return td["next", "agents", "reward"].sum(dim=1).mean(dim=(1, 2))   # per copy: return per cell
 
 
 def main():
@@ -105,12 +105,15 @@ def main():
     rows = [("learned (greedy)", exp.policy), ("random", None), ("fixed guard 0", 0), ("fixed guard 3", 3)]
     print(f"episode return per cell, {a.eval_copies} held-out seeds from {a.eval_seed}:")
     out = {"untrained (greedy)": untrained}
-    print(f"  {'untrained (greedy)':18s} {untrained[0]:8.2f} +- {untrained[1]:.2f}")
     for name, pol in rows:
         out[name] = evaluate(pol, a.grid, a.eval_copies, a.eval_seed)
-        print(f"  {name:18s} {out[name][0]:8.2f} +- {out[name][1]:.2f}")
-    print("learned beats random:", out["learned (greedy)"][0] > out["random"][0],
-          "| beats its untrained self:", out["learned (greedy)"][0] > out["untrained (greedy)"][0])
+    for name, r in out.items():
+        print(f"  {name:18s} {float(r.mean()):8.2f} +- {float(r.std()):.2f} (std over episodes)")
+    # the same seeds for every row: compare episode by episode
+    diff = out["learned (greedy)"] - out["random"]
+    se = float(diff.std()) / len(diff) ** 0.5
+    print(f"learned - random, paired by seed: {float(diff.mean()):+.2f} +- {se:.2f} (standard error); "
+          f"learned better in {int((diff > 0).sum())} of {len(diff)} episodes")
 
 
 if __name__ == "__main__":
