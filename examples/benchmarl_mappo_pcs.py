@@ -17,7 +17,7 @@ learned-minus-random difference paired by seed, with its standard error.
 Needs BenchMARL (docs/training.md, "BenchMARL": ``pip install --no-deps
 benchmarl==1.5.2 hydra-core omegaconf`` beside the ``torchrl`` extra).
 
-    PYTHONPATH=$PWD python examples/benchmarl_mappo_pcs.py [--iters 40] [--algorithm mappo|ippo]
+    PYTHONPATH=$PWD python examples/benchmarl_mappo_pcs.py [--iters 150] [--algorithm mappo|ippo]
 """
 
 import argparse
@@ -52,7 +52,7 @@ def evaluate(policy, grid, copies, seed):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--algorithm", choices=["mappo", "ippo"], default="mappo")
-    p.add_argument("--iters", type=int, default=40, help="BenchMARL iterations (one episode per copy each)")
+    p.add_argument("--iters", type=int, default=150, help="BenchMARL iterations (one episode per copy each)")
     p.add_argument("--grid", type=int, default=4)
     p.add_argument("--copies", type=int, default=16)
     p.add_argument("--lr", type=float, default=2.5e-3, help="as cleanrl_ippo_pcs.py")
