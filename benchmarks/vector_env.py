@@ -124,7 +124,7 @@ def main():
         print(f"two processes, half the copies each, over vector 1 thr (this machine's 2-core "
               f"ceiling): {paired(times, '2 procs x half', 'vector 1 thr')}")
         print(f"vector 2 thr / two processes: {paired(times, 'vector 2 thr', '2 procs x half')}")
-        print(f"vector 2 thr groups ({groups.thread_choice['groups']} groups of copies, an engine each, "
+        print(f"vector 2 thr groups ({groups.thread_choice.groups} groups of copies, an engine each, "
               f"copy_parallel=True) / two processes: {paired(times, 'vector 2 thr groups', '2 procs x half')}")
     if not args.no_supersuit:
         print(f"vector 1 thr / SuperSuit: {paired(times, 'vector 1 thr', 'supersuit 1 thr')}")

@@ -113,7 +113,7 @@ class Batch:
         and STPA's choice comes back at the next start."""
         if self.tuner is not None and (started or self.tuner.after_unit()):
             self.num_threads = self.engine.num_threads
-            self.thread_choice = dict(self.thread_choice, **self.tuner.report())
+            self.thread_choice = self.thread_choice.replace(**self.tuner.report())
 
     # --- episodes ----------------------------------------------------------------
 

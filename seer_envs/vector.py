@@ -236,7 +236,7 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
             return team
         else:
             return Batch(self._spec.copies, self.config, E, max_cycles, threads, lambda: None)
-        b.thread_choice = dict(info, groups=len(bounds), workers=b.workers)
+        b.thread_choice = info.replace(groups=len(bounds), workers=b.workers)
         if rng_states is not None:
             b.set_rng_states(rng_states)
         return b
@@ -269,7 +269,7 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         """How the thread count was chosen (STPA, the tuner) and the layout
         (``"layout"``: ``"team"`` or ``"groups"``), or None before a reset."""
         c = self._batch.thread_choice
-        return None if c is None else dict(c, layout=self.layout)
+        return None if c is None else c.replace(layout=self.layout)
 
     @property
     def layout(self):

@@ -166,7 +166,7 @@ def test_auto_threads_through_stpa_or_caps():
     ref = vector_env("pcs_v0", 2, num_threads=1, **KW)
     o, _ = v.reset(seed=3)
     np.testing.assert_array_equal(o, ref.reset(seed=3)[0])
-    assert v.num_threads >= 1 and v.thread_choice["chosen"] == v.num_threads
+    assert v.num_threads >= 1 and v.thread_choice.chosen == v.num_threads
     a = np.ones((2, 12), np.int64)
     for _ in range(3):
         np.testing.assert_array_equal(v.step(a)[0], ref.step(a)[0])
