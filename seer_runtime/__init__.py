@@ -7,7 +7,8 @@ bit-identical at every thread count.
 Python facade
 -------------
 Engine, Scenario
-    The loop and the base class of models (see ``seer_runtime.loop``).
+    The loop (``seer_runtime.loop``) and the base class of models
+    (``seer_runtime.scenario``, all a model cimports besides the contract).
 ContractViolation, OutOfMemory
     Raised when a model breaks the event-locality contract (or memory runs out).
 EngineBusyError
@@ -27,8 +28,9 @@ get_include()
 import os
 
 from seer_runtime._errors import ContractViolation, EngineBusyError, OutOfMemory
-from seer_runtime.loop import (Engine, Scenario, check_num_threads,
-                               omp_max_threads, openmp_enabled, phase_policy)
+from seer_runtime.loop import (Engine, check_num_threads, omp_max_threads, openmp_enabled,
+                               phase_policy)
+from seer_runtime.scenario import Scenario
 from seer_runtime._threads import available_cpus, resolve_threads, thread_caps
 from seer_runtime.thread_choice import ThreadChoice
 from seer_runtime.spec import Run, ScenarioSpec, register, registry

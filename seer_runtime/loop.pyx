@@ -51,6 +51,7 @@ from seer_runtime.contract cimport (Ctx, Event, sim_time_t, lp_id_t, seer_rng_ke
                                     SEER_E_BAD_TARGET, SEER_E_OUTBOX_FULL, SEER_E_QUEUE_FULL,
                                     SEER_E_ARENA_FULL, SEER_E_NO_MEMORY, SEER_E_EVENT_BUDGET,
                                     SEER_E_STUCK)
+from seer_runtime.scenario cimport (Scenario, seer_range_fn, seer_install_parallel_for)
 from seer_runtime.queue cimport (LocalHeap, InboxNode, event_before, heap_push, heap_pop,
                                  seer_heap_realloc,
                                  heap_top_time, heap_free, inbox_push, inbox_take_all_lifo,
@@ -130,42 +131,6 @@ def openmp_enabled():
 def omp_max_threads():
     """OpenMP's default team size in this process (1 in a serial build)."""
     return seer_omp_get_max_threads()
-
-
-# --- default hooks ------------------------------------------------------------
-
-cdef int _noop_init(void* model, Ctx* ctx) noexcept nogil:
-    return SEER_OK
-
-cdef int _noop_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
-    return SEER_OK
-
-
-cdef class Scenario:
-    """Base class of models on the runtime.
-
-    A Cython subclass fills ``self.lptype`` with its hooks and points
-    ``self.model`` at its state in ``__cinit__``; the hooks it leaves alone
-    stay no-ops.  ``num_lps`` and ``lookahead`` (> 0, time units) are fixed
-    at construction.
-    """
-
-    def __cinit__(self, *args, **kwargs):
-        self.lptype.on_init = _noop_init
-        self.lptype.on_event = _noop_event
-        self.model = NULL
-
-    def __init__(self, num_lps, lookahead):
-        self._set_shape(num_lps, lookahead)
-
-    def _set_shape(self, num_lps, lookahead):
-        if isinstance(num_lps, bool) or not isinstance(num_lps, int) or not 1 <= num_lps < SEER_ENV_SOURCE:
-            raise ValueError(f"num_lps must be an int in [1, {SEER_ENV_SOURCE - 1}], got {num_lps!r}")
-        lookahead = float(lookahead)
-        if not lookahead > 0 or isinf(lookahead):
-            raise ValueError(f"lookahead must be a finite number > 0, got {lookahead!r}")
-        self.num_lps = num_lps
-        self.lookahead = lookahead
 
 
 def check_num_threads(num_threads):
@@ -1152,8 +1117,9 @@ cdef int64_t _FOR_GRAIN = 256
 cdef int64_t _FOR_WAKE = 2048
 
 
-cdef void seer_parallel_for(int num_threads, int64_t n, seer_range_fn body,
-                            void* arg) noexcept nogil:
+cdef void _parallel_for(int num_threads, int64_t n, seer_range_fn body,
+                        void* arg) noexcept nogil:
+    # scenario.pxd's seer_parallel_for, on this module's teams (installed below)
     cdef _ForJob j
     cdef void* team
     cdef int k
@@ -1181,6 +1147,9 @@ cdef void seer_parallel_for(int num_threads, int64_t n, seer_range_fn body,
         j.chunk = 1
     seer_team_phase(team, num_threads, _for_main, &j,
                     n >= _FOR_WAKE or _wake_ns == 0)
+
+
+seer_install_parallel_for(_parallel_for)
 
 
 # Run init, a slice of a run, or an inject on the calling thread's team.
