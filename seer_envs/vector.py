@@ -75,6 +75,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from seer_envs._actions import check_actions
 from seer_envs._batch import Batch, CopiesByReduce, Groups, group_bounds
 from seer_envs._parallel import check_seed
 from seer_runtime._threads import check_num_threads, resolve_threads
@@ -610,38 +611,13 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
 
     def _check_actions(self, actions, ids=None):
         """Validated actions of every copy, or of copies ``ids`` (errors name the copy id)."""
-        spec, A = self._batch.copies.action_spec, self.num_agents
         E = self.num_envs if ids is None else len(ids)
-        name = (lambda c: c) if ids is None else (lambda c: int(ids[c]))
-        a = np.asarray(actions)
-        if spec[0] == "discrete":
-            if a.shape != (E, A):
-                raise ValueError(f"actions must have shape ({E}, {A}) (copies, agents), got {a.shape}")
-            if a.dtype.kind not in "iu":
-                raise ValueError(f"actions must be an integer array, got dtype {a.dtype}")
-            # Two reductions, no temporaries; the mask only to name the culprit.
-            if a.size and (a.min() < 0 or a.max() >= spec[1]):
-                c, i = (int(v) for v in np.argwhere((a < 0) | (a >= spec[1]))[0])
-                raise ValueError(f"action for copy {name(c)}, agent {self.possible_agents[i]!r} must be "
-                                 f"in [0, {spec[1] - 1}], got {a[c, i]}")
-            return a
-        shape, low, high = spec[1:]
-        if a.shape != (E, A) + tuple(shape):
-            raise ValueError(f"actions must have shape {(E, A) + tuple(shape)} (copies, agents, ...), "
-                             f"got {a.shape}")
-        if a.dtype.kind not in "fiu":
-            raise ValueError(f"actions must be a real-valued (float) array, got dtype {a.dtype}")
-        if ((a >= low) & (a <= high)).all():
-            return a
-        rows = a.reshape(E, A, -1).astype(np.float64)
-        bad = ~np.isfinite(rows).all(axis=2)
-        what = "is not finite (NaN or inf)"
-        if not bad.any():
-            bad = ((rows < low) | (rows > high)).any(axis=2)
-            what = f"must be in [{low}, {high}]"
-        c, i = (int(v) for v in np.argwhere(bad)[0])
-        raise ValueError(f"action for copy {name(c)}, agent {self.possible_agents[i]!r} {what}, "
-                         f"got {rows[c, i].tolist()}")
+        names = self.possible_agents
+        copy = (lambda c: c) if ids is None else (lambda c: int(ids[c]))
+        spec = self._batch.copies.action_spec
+        return check_actions(actions, spec, (E, self.num_agents),
+                             lambda c, i: f"copy {copy(c)}, agent {names[i]!r}",
+                             " (copies, agents)" if spec[0] == "discrete" else " (copies, agents, ...)")
 
     def _check_open(self):
         if self.closed:
@@ -790,15 +766,11 @@ class SeerAgentVectorEnv(CopiesByReduce, VectorEnv):
         return obs.reshape(self.num_envs, -1), {}
 
     def step(self, actions):
-        a = np.asarray(actions)
         C, A, N = self.copies, self.agents_per_copy, self.num_envs
-        want = (N,) + tuple(self.single_action_space.shape or ())
-        if a.shape != want:
-            raise ValueError(f"actions must have shape {want} (one row per copy and agent), got {a.shape}")
-        try:
-            obs, rew, term, trunc, info = self.vec.step(a.reshape((C, A) + a.shape[1:]))
-        except ValueError as e:
-            raise ValueError(str(e).replace(f"shape ({C}, {A}) (copies, agents)", f"shape {want}")) from None
+        names = self.vec.possible_agents
+        a = check_actions(actions, self.vec._batch.copies.action_spec, (N,),
+                          lambda j: f"copy {j // A}, agent {names[j % A]!r}", " (one row per copy and agent)")
+        obs, rew, term, trunc, info = self.vec.step(a.reshape((C, A) + a.shape[1:]))
         infos = {}
         # Rows end with their copy (class docstring): an agent that stopped
         # earlier shows no flags, and reward 0, until then.
