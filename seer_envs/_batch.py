@@ -464,7 +464,7 @@ class Groups:
 
     using = Batch.using
     check_free = Batch.check_free
-    _busy = Batch._busy
+    _busy = staticmethod(Batch._busy)
 
     # --- state, gathered from the groups --------------------------------------------
 

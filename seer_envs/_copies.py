@@ -54,6 +54,8 @@ class Copies:
       copy's step-end time ``times[c]``;
     - ``agent_infos(c, rows, now)``, ``summary(c, engine, steps)``,
       ``state(c)``: details of copy ``c`` (``now``: its simulated time);
+      ``states(c0, c1)`` stacks ``state`` (override it where one array
+      operation does);
     - ``image(view)`` (a static method): the ``rgb_array`` frame of ``view``,
       which has ``config``, ``model`` (one copy's arrays: a single env's
       model, or :meth:`copy_model`), ``_cycle`` and ``max_cycles``.
@@ -177,6 +179,11 @@ class Copies:
 
     def state(self, c):
         raise NotImplementedError(f"{type(self).__name__} has no global state")
+
+    def states(self, c0, c1):
+        """The global states of copies ``[c0, c1)``, one row each (a
+        scenario may override this with one array operation)."""
+        return np.stack([self.state(c) for c in range(c0, c1)])
 
     @staticmethod
     def image(view):

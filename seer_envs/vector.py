@@ -205,6 +205,10 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         self.num_agents = cp.num_agents
         self.single_observation_space = cp.observation_space
         self.single_action_space = cp.action_space
+        state_space = cp.state_space(self.config)
+        if state_space is not None:        # one copy's global state, and the batch's
+            self.single_state_space = state_space
+            self.state_space = batch_space(state_space, num_envs)
         self.observation_space = _batch_agents(cp.observation_space, num_envs, self.num_agents)
         self.action_space = _batch_agents(cp.action_space, num_envs, self.num_agents)
         self._waiting = np.zeros(num_envs, bool)      # NEXT_STEP: restart at the next step
@@ -510,6 +514,21 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
             c = int(np.flatnonzero(self._ended)[0]) if ids is None else int(ids[ended][0])
             raise RuntimeError(f"copy {c} has ended (autoreset_mode DISABLED); call "
                                "reset(options={'reset_mask': mask}) for the ended copies first")
+
+    def state(self):
+        """Every copy's global state at its last boundary, ``(num_envs,) +
+        single_state_space.shape`` (``state_space``; what a single env's
+        ``state()`` gives for that copy): the input of a centralised critic.
+        Under ``NEXT_STEP`` a copy that just ended shows its final state until
+        its restart; under ``SAME_STEP`` its new episode's first."""
+        self._check_nothing_in_flight("state()")
+        self._check_steppable()
+        if not hasattr(self, "state_space"):
+            raise NotImplementedError(f"{self.env_id} declares no global state")
+        b = self._batch
+        if isinstance(b, Groups):
+            return np.concatenate([g.copies.states(0, g.num_copies) for g in b.groups])
+        return b.copies.states(0, self.num_envs)
 
     def render(self):
         """``render_mode="rgb_array"``: one H x W x 3 frame per copy, as a

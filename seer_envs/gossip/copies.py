@@ -94,6 +94,11 @@ class GossipCopies(Copies):
         """Every agent's share of the rumours, around the ring."""
         return (self.model.n_known[self.agent_rows(c)] / self.config.num_rumours).astype(np.float32)
 
+    def states(self, c0, c1):
+        A = self.num_agents
+        known = self.model.n_known[c0 * A:c1 * A].reshape(c1 - c0, A)
+        return (known / self.config.num_rumours).astype(np.float32)
+
     @staticmethod
     def image(view):
         from seer_envs.gossip.render import image
