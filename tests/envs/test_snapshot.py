@@ -181,11 +181,257 @@ def test_bad_snapshots_are_named_and_change_nothing():
         env.restore(good)
 
 
-def test_snapshot_needs_a_started_env_and_names_vector_groups():
+def test_snapshot_needs_a_started_env():
     env = seer_envs.make("pcs_v0", num_threads=1, **_params("pcs_v0"))
     with pytest.raises(RuntimeError, match="reset"):
         env.snapshot()
     v = seer_envs.vector_env("pcs_v0", 4, num_threads=1, batch_size=2, **_params("pcs_v0"))
-    v.reset(seed=0)
-    with pytest.raises(NotImplementedError, match="groups"):
-        v.snapshot()
+    with pytest.raises(RuntimeError, match="reset"):
+        v.snapshot(copies=[1])
+
+
+# --- single copies of the vector env ------------------------------------------------
+
+
+def _vec(sid, n, threads, mcs, mode="next_step", **kw):
+    p = dict(_params(sid), max_cycles=list(mcs))
+    return seer_envs.vector_env(sid, n, num_threads=threads, autoreset_mode=mode, **dict(p, **kw))
+
+
+def _vec_actions(v, steps, seed):
+    rng = np.random.default_rng(seed)
+    return [_actions(v.single_action_space, (v.num_envs, v.num_agents), rng) for _ in range(steps)]
+
+
+def _rows_of(out, rows):
+    """A vector step's outputs and episode statistics at ``rows``."""
+    obs, rew, term, trunc, infos = out
+    res = [obs[rows], rew[rows], term[rows], trunc[rows]]
+    if "_seer_episode" in infos:
+        m = infos["_seer_episode"][rows]
+        res += [m, np.where(m[:, None], infos["seer_episode"]["r"][rows], 0),
+                np.where(m[:, None], infos["seer_episode"]["l"][rows], 0)]
+    else:
+        res += [np.zeros(len(rows), bool)] * 1 + [np.zeros((len(rows), out[1].shape[1]))] * 2
+    return res
+
+
+def _same_rows(got, want):
+    for x, y in zip(got, want):
+        np.testing.assert_array_equal(x, y)
+
+
+def _move_actions(src_acts, dst_acts, src, dst):
+    """``dst_acts`` with slot ``dst[i]`` taking source copy ``src[i]``'s actions."""
+    out = [a.copy() for a in dst_acts]
+    for o, a in zip(out, src_acts):
+        o[dst] = a[src]
+    return out
+
+
+@pytest.mark.parametrize("sid", sorted(SPECS))
+@pytest.mark.parametrize("mode, threads", [("next_step", 2), ("same_step", 3), ("disabled", 4)])
+def test_vector_copies_restore_into_other_slots_bit_for_bit(sid, mode, threads):
+    """k steps, snapshot of copies [2, 0, 3], m steps; restored into slots
+    [4, 1, 0] of another env (other copies, seeds, thread count), the slots
+    give the source copies' outputs, including copies at different step
+    counts and episodes ending inside the m steps; slots 2 and 3 go on like
+    their twin's."""
+    k, m = 4, 11
+    src = _vec(sid, 4, 1, [9, 4, 7, 3], mode)
+    src.reset(seed=3)
+    acts = _vec_actions(src, k + m, 1)
+    for a in acts[:k]:
+        if mode == "disabled" and src._ended.any():
+            src.reset(options={"reset_mask": src._ended.copy()})
+        src.step(a)
+    assert len(set(src.cycles.tolist())) > 1
+    picked, slots = [2, 0, 3], [4, 1, 0]
+    raw = src.snapshot(copies=picked).to_bytes()
+    dst, twin = (_vec(sid, 5, threads, [5, 6, 7, 8, 9], mode) for _ in range(2))
+    for e in (dst, twin):
+        e.reset(seed=40)
+    dacts = _vec_actions(dst, k + m, 2)
+    for a in dacts[:2]:
+        dst.step(a)
+        twin.step(a)
+    dst.restore(Snapshot.from_bytes(raw), copies=slots)
+    assert dst.max_cycles[slots].tolist() == [7, 9, 3]         # a copy keeps its own
+    moved = _move_actions(acts[k:], dacts[k:], picked, slots)
+    for a, b in zip(acts[k:], moved):
+        if mode == "disabled":                 # ended copies restart by mask, from their own seeds
+            np.testing.assert_array_equal(dst._ended[slots], src._ended[picked])
+            for e in (src, dst, twin):
+                if e._ended.any():
+                    e.reset(options={"reset_mask": e._ended.copy()})
+        want, got, tw = src.step(a), dst.step(b), twin.step(b)
+        _same_rows(_rows_of(got, slots), _rows_of(want, picked))
+        _same_rows(_rows_of(got, [2, 3]), _rows_of(tw, [2, 3]))
+
+
+@pytest.mark.parametrize("sid", sorted(SPECS))
+def test_vector_copy_into_its_own_slot_and_a_single_env(sid):
+    """A copy restored into a slot of a vector env and into a single env (a
+    batch of one), and a single env's snapshot into a vector slot."""
+    k, m = 3, 9
+    v = _vec(sid, 3, 2, [9, 8, 9])
+    v.reset(seed=5)
+    acts = _vec_actions(v, k + m, 3)
+    for a in acts[:k]:
+        v.step(a)
+    snap = v.snapshot(copies=[1])
+    want = [v.step(a) for a in acts[k:]]
+    single = seer_envs.make(sid, num_threads=3, **_params(sid))       # never reset
+    single.restore(snap.to_bytes())
+    assert single.max_cycles == 8
+    for a, w in zip(acts[k:], want):
+        if not single.agents:
+            break
+        got = single.step_arrays(a[1])
+        for x, y in zip(got, w[:4]):
+            np.testing.assert_array_equal(x, y[1])
+    # a single env's snapshot into slot 2 of a vector env
+    env = seer_envs.make(sid, num_threads=1, **_params(sid))
+    env.reset(seed=8)
+    sacts = [a[0] for a in _vec_actions(v, k + m, 4)]
+    for a in sacts[:k]:
+        env.step_arrays(a)
+    s2 = env.snapshot()
+    swant = []
+    for a in sacts[k:]:
+        if not env.agents:
+            break
+        swant.append(env.step_arrays(a))
+    w = _vec(sid, 3, 2, [9, 9, 9])
+    w.reset(seed=1)
+    w.restore(s2, copies=[2])
+    for a, sw in zip(sacts[k:], swant):
+        full = np.stack([a, a, a])
+        got = w.step(full)
+        for x, y in zip(got[:4], sw):
+            np.testing.assert_array_equal(x[2], y)
+
+
+@pytest.mark.parametrize("sid", sorted(SPECS))
+def test_groups_layout_snapshots_and_between_layouts(sid):
+    """Copies in groups (copy_parallel=True, batch_size < num_envs): whole
+    and per-copy snapshots, restored into the other layout and back."""
+    k, m = 3, 10
+    mcs = [9, 5, 7, 9, 6, 8]
+    groups = _vec(sid, 6, 2, mcs, copy_parallel=True)
+    team = _vec(sid, 6, 1, mcs, copy_parallel=False)
+    assert groups.layout == "groups" and team.layout == "team"
+    groups.reset(seed=9)
+    acts = _vec_actions(groups, k + m, 5)
+    for a in acts[:k]:
+        groups.step(a)
+    whole = groups.snapshot()
+    assert whole.kind == "copies" and whole.num_copies == 6
+    part = groups.snapshot(copies=[5, 1])
+    want = [groups.step(a) for a in acts[k:]]
+    team.restore(whole.to_bytes())
+    batched = _vec(sid, 6, 3, mcs, batch_size=4)
+    assert batched.layout == "groups"
+    batched.restore(whole)
+    for a, w in zip(acts[k:], want):
+        for e in (team, batched):
+            _same_rows(_rows_of(e.step(a), list(range(6))), _rows_of(w, list(range(6))))
+    # team -> groups, per copy, into other slots
+    t2 = _vec(sid, 6, 1, mcs, copy_parallel=False)
+    t2.reset(seed=9)
+    for a in acts[:k]:
+        t2.step(a)
+    tpart = t2.snapshot(copies=[5, 1])
+    for snap in (part, tpart):
+        g2 = _vec(sid, 4, 2, [9, 9, 9, 9], copy_parallel=True)
+        g2.reset(seed=0)
+        g2.restore(snap, copies=[0, 3])
+        moved = _move_actions(acts[k:], _vec_actions(g2, m, 6), [5, 1], [0, 3])
+        for a, w in zip(moved, want):
+            _same_rows(_rows_of(g2.step(a), [0, 3]), _rows_of(w, [5, 1]))
+
+
+def test_bad_copy_restores_are_named_and_change_nothing():
+    sid = "pcs_v0"
+    mk = lambda: _vec(sid, 4, 1, [9, 9, 9, 9])       # noqa: E731
+    src, env, twin = mk(), mk(), mk()
+    for e in (src, env, twin):
+        e.reset(seed=2)
+    acts = _vec_actions(env, 8, 0)
+    for a in acts[:2]:
+        for e in (src, env, twin):
+            e.step(a)
+    src.step(acts[2])
+    good = src.snapshot(copies=[1, 2])
+    raw = good.to_bytes()
+    other = _vec(sid, 2, 1, [9, 9], handoff_penalty=2.0)
+    other.reset(seed=0)
+    gossip = _vec("gossip_v0", 2, 1, [9, 9])
+    gossip.reset(seed=0)
+    cases = [
+        ((good, [0, 4]), ValueError, r"copies must be in \[0, 3\]"),
+        ((good, [-1, 2]), ValueError, r"copies must be in"),
+        ((good, [2, 2]), ValueError, "duplicates"),
+        ((good, [1]), ValueError, "1 slots for a snapshot of 2 copies"),
+        ((good, None), ValueError, "pass copies="),
+        ((good, [0.5, 1.0]), ValueError, "int copy ids"),
+        ((good, "01"), TypeError, "sequence of copy ids"),
+        ((other.snapshot(copies=[0, 1]), [0, 1]), ValueError, "handoff_penalty: snapshot 2.0"),
+        ((gossip.snapshot(copies=[0, 1]), [0, 1]), ValueError, "'gossip_v0' cannot be restored"),
+        ((src.snapshot(), [0, 1]), ValueError, "engine-wide"),
+        ((raw[:-9], [0, 1]), ValueError, "checksum|SEER snapshot"),
+    ]
+    rng = np.random.default_rng(1)
+    for _ in range(15):
+        b = bytearray(raw)
+        b[int(rng.integers(0, len(b)))] ^= 1 << int(rng.integers(0, 8))
+        cases.append(((bytes(b), [0, 1]), ValueError, "checksum|format version|SEER snapshot|malformed"))
+    # a consistent snapshot whose arrays do not fit (checked before anything changes)
+    broken = Snapshot(good.scenario, good.params, "copies", 2,
+                      dict(good.arrays, **{"1/model/counters": good.arrays["1/model/counters"][:3]}),
+                      good.meta)
+    cases.append(((broken, [0, 1]), ValueError, r"copy 1 \(into slot 1\).*model/counters"))
+    events = good.arrays["1/engine/events"].copy()
+    events.view(seer_envs._snapshot.EVENT)["target"][0] = 10**6
+    cases.append(((Snapshot(good.scenario, good.params, "copies", 2,
+                            dict(good.arrays, **{"1/engine/events": events}), good.meta), [0, 1]),
+                  ValueError, "outside its copy"))
+    for (snap, slots), exc, match in cases:
+        with pytest.raises(exc, match=match):
+            env.restore(snap, copies=slots)
+    for a in acts[2:6]:
+        for x, y in zip(env.step(a)[:4], twin.step(a)[:4]):
+            np.testing.assert_array_equal(x, y)
+    # a send() in flight: the usual error, nothing changed
+    env.send(acts[6])
+    with pytest.raises(RuntimeError, match="in flight"):
+        env.restore(good, copies=[0, 1])
+    with pytest.raises(RuntimeError, match="in flight"):
+        env.snapshot(copies=[0])
+    env.recv()
+    twin.step(acts[6])
+    for x, y in zip(env.step(acts[7])[:4], twin.step(acts[7])[:4]):
+        np.testing.assert_array_equal(x, y)
+    # some copies into an env never reset: refused; every copy: fine
+    fresh = mk()
+    with pytest.raises(RuntimeError, match="reset"):
+        fresh.restore(good, copies=[0, 1])
+    with pytest.raises(ValueError, match="2 copies cannot be restored into a single env"):
+        seer_envs.make(sid, num_threads=1, **_params(sid)).restore(good)
+
+
+def test_payload_lp_ids_move_with_their_copy():
+    """Payload words declared as LP ids move like sources and targets."""
+    from seer_envs._snapshot import EVENT, ENV_SOURCE, move_events
+    ev = np.zeros(3, EVENT)
+    ev["src"] = [5, ENV_SOURCE, 6]
+    ev["target"] = [6, 5, 5]
+    ev["kind"] = [1, 2, 1]
+    ev["data"][:, 2] = [6, 99, 5]
+    raw = ev.view(np.uint8).copy()
+    out = move_events(raw, [(4, 8, 100)], {1: (2,)}).view(EVENT)
+    assert out["src"].tolist() == [101, ENV_SOURCE, 102]
+    assert out["target"].tolist() == [102, 101, 101]
+    assert out["data"][:, 2].tolist() == [102, 99, 101]       # kind 2's word is not an LP id
+    with pytest.raises(ValueError, match="outside its copy"):
+        move_events(ev.view(np.uint8).copy(), [(4, 6, 0)], {})
