@@ -617,8 +617,9 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         single copies (or a single env's) restores its copies into the slots
         ``copies`` (default: slots ``0 ..``, when it holds every copy), each
         slot then continuing as its source copy would have, bit for bit.
-        Copies outside ``copies`` are untouched.  ``ValueError`` naming what
-        differs, the env left as it was."""
+        Copies outside ``copies`` are untouched (in an env never reset, or
+        interrupted, they start episodes as ``reset()`` without a seed
+        does).  ``ValueError`` naming what differs, the env left as it was."""
         from seer_envs._snapshot import (Snapshot, check, check_params, copy_states, generators,
                                          prepare_copy, restore, restore_copies)
         self._check_open()
@@ -650,12 +651,8 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         with b.using():
             check_params(snapshot, self.env_id, self._snapshot_params())
             gens = generators(snapshot, n)
-            full = sorted(slots) == list(range(self.num_envs))
             running = self._started and b.broken is None and all(
                 e is not None for e in (b.engines if isinstance(b, Groups) else [b.engine]))
-            if not running and not full:
-                raise RuntimeError("restoring some copies needs a running env: call reset() first, "
-                                   "or restore every copy")
             where = [self._locate(d) for d in slots]
             states = copy_states(snapshot, b.copies)
             prepared = [prepare_copy(st, gb, local, f"copy {i} (into slot {d})")
@@ -666,9 +663,12 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
                 if lo.shape != self._last_obs_shape() or lo.dtype != np.float32:
                     raise ValueError(f"snapshot array 'env/last_obs' of slot {d}: {lo.dtype} {lo.shape}")
                 last.append(lo)
-            if not running:                 # every copy is restored: any episode to overwrite
+            if not running:       # never reset (or interrupted): the others start as reset() does
                 self._last_obs = b.start()
                 self._started = True
+                self._waiting[:] = False
+                self._ended[:] = False
+                b.after_step(started=True)
             by_batch = {}
             for p, (gb, local), g in zip(prepared, where, gens):
                 by_batch.setdefault(id(gb), (gb, [], [], []))

@@ -351,6 +351,19 @@ def test_groups_layout_snapshots_and_between_layouts(sid):
             _same_rows(_rows_of(g2.step(a), [0, 3]), _rows_of(w, [5, 1]))
 
 
+def test_pickled_groups_mid_episode_continue():
+    """Pickling copies in groups goes through a snapshot of single copies."""
+    v = _vec("gossip_v0", 5, 2, [9, 4, 9, 6, 9], batch_size=2)
+    v.reset(seed=5)
+    acts = _vec_actions(v, 12, 7)
+    for a in acts[:5]:
+        v.step(a)
+    twin = pickle.loads(pickle.dumps(v))
+    assert twin.layout == "groups"
+    for a in acts[5:]:
+        _same_rows(_rows_of(twin.step(a), list(range(5))), _rows_of(v.step(a), list(range(5))))
+
+
 def test_bad_copy_restores_are_named_and_change_nothing():
     sid = "pcs_v0"
     mk = lambda: _vec(sid, 4, 1, [9, 9, 9, 9])       # noqa: E731
@@ -412,10 +425,12 @@ def test_bad_copy_restores_are_named_and_change_nothing():
     twin.step(acts[6])
     for x, y in zip(env.step(acts[7])[:4], twin.step(acts[7])[:4]):
         np.testing.assert_array_equal(x, y)
-    # some copies into an env never reset: refused; every copy: fine
+    # some copies into an env never reset: the others start episodes as reset() does
     fresh = mk()
-    with pytest.raises(RuntimeError, match="reset"):
-        fresh.restore(good, copies=[0, 1])
+    fresh.restore(good, copies=[3, 0])
+    want = src.step(acts[3])
+    _same_rows(_rows_of(fresh.step(acts[3][[2, 0, 0, 1]]), [3, 0]), _rows_of(want, [1, 2]))
+    assert fresh.cycles[[1, 2]].tolist() == [1, 1]
     with pytest.raises(ValueError, match="2 copies cannot be restored into a single env"):
         seer_envs.make(sid, num_threads=1, **_params(sid)).restore(good)
 
