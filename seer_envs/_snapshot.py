@@ -37,26 +37,39 @@ def _pad8(n):
     return -n % 8
 
 
+_ROWS = 8                               # rows per chunk: 512 KiB, read once (cache-sized)
+_COLW = np.arange(1, _BLOCK + 1, dtype=np.uint64)
+_ROWW = np.arange(_ROWS, dtype=np.uint64) * np.uint64(_BLOCK)
+
+
 def _sums(words, first=0):
     """``(sum w_i, sum (first + i + 1) * w_i)`` mod 2**64 of 64-bit words
     (a Fletcher-style checksum: a flipped bit changes the first sum, moved
-    words the second).  Two NumPy reductions over a 2-d view, no
-    temporaries of the data's size: ~10x faster here than ``zlib.crc32``,
-    which was most of the bytes' round trip."""
+    words the second).  Per 512 KiB chunk, viewed as rows x columns: row
+    and column sums, each from the cache (one read of the data from
+    memory).  ~10x faster here than ``zlib.crc32`` on data in cache, ~1.5x
+    on data in memory."""
     n = len(words)
-    rows = n // _BLOCK
+    chunk = _ROWS * _BLOCK
+    if n < chunk:                       # small: one weighted sum, no chunk bookkeeping
+        s1 = int(words.sum(dtype=np.uint64))
+        s2 = int((np.arange(first + 1, first + n + 1, dtype=np.uint64) * words).sum(dtype=np.uint64))
+        return s1, s2
     s1 = s2 = 0
-    if rows:
-        m = words[:rows * _BLOCK].reshape(rows, _BLOCK)
+    cols = np.zeros(_BLOCK, np.uint64)
+    rows_w = 0
+    for lo in range(0, n - n % chunk, chunk):
+        m = words[lo:lo + chunk].reshape(_ROWS, _BLOCK)
         rs = m.sum(axis=1, dtype=np.uint64)
-        cs = m.sum(axis=0, dtype=np.uint64)
+        cols += m.sum(axis=0, dtype=np.uint64)
         s1 += int(rs.sum(dtype=np.uint64))
-        s2 += _BLOCK * int((np.arange(rows, dtype=np.uint64) * rs).sum(dtype=np.uint64))
-        s2 += int((np.arange(1, _BLOCK + 1, dtype=np.uint64) * cs).sum(dtype=np.uint64))
-    tail = words[rows * _BLOCK:]
+        # word lo + r * B + c weighs lo + r * B + c + 1: the row part here, the column part at the end
+        s2 += int(((_ROWW + np.uint64(lo)) * rs).sum(dtype=np.uint64))
+    s2 += int((_COLW * cols).sum(dtype=np.uint64))
+    tail = words[n - n % chunk:]
     if len(tail):
         s1 += int(tail.sum(dtype=np.uint64))
-        s2 += int((np.arange(rows * _BLOCK + 1, n + 1, dtype=np.uint64) * tail).sum(dtype=np.uint64))
+        s2 += int((np.arange(n - len(tail) + 1, n + 1, dtype=np.uint64) * tail).sum(dtype=np.uint64))
     s1 &= _MASK
     return s1, (s2 + first * s1) & _MASK
 
@@ -103,21 +116,33 @@ class Snapshot:
                              "arrays": [[n, a.dtype.str, list(a.shape)] for n, a in zip(names, arrays)]},
                             sort_keys=True).encode()
         header += b" " * _pad8(len(header))
-        head = _HEAD.pack(MAGIC, FORMAT_VERSION, 0, len(header)) + header
-        parts = [head]
-        s1, s2 = _part_sums(head, 0)
-        word = len(head) // 8
+        # Runs of small arrays are joined first (one checksum call per run),
+        # large ones summed where they lie; then one join makes the bytes.
+        parts, small = [], [_HEAD.pack(MAGIC, FORMAT_VERSION, 0, len(header)), header]
+        s1 = s2 = word = 0
+
+        def add(part):
+            nonlocal s1, s2, word
+            t1, t2 = _part_sums(part, word)
+            s1, s2 = (s1 + t1) & _MASK, (s2 + t2) & _MASK
+            parts.append(part)
+            word += len(part) // 8
         for a in arrays:
             if not a.size:
                 continue
-            raw = memoryview(a).cast("B") if a.ndim else memoryview(a.reshape(1)).cast("B")
-            t1, t2 = _part_sums(raw, word)
-            s1, s2 = (s1 + t1) & _MASK, (s2 + t2) & _MASK
-            parts.append(raw)
-            pad = _pad8(a.nbytes)
+            raw = memoryview(a.reshape(-1)).cast("B")
+            pad = bytes(_pad8(a.nbytes))
+            if a.nbytes < 8 * _ROWS * _BLOCK:
+                small += [raw, pad]
+                continue
+            if small:
+                add(b"".join(small))
+                small = []
+            add(raw)
             if pad:
-                parts.append(bytes(pad))
-            word += (a.nbytes + pad) // 8
+                add(pad)
+        if small:
+            add(b"".join(small))
         parts.append(_SUM.pack(s1, s2))
         return b"".join(parts)
 
