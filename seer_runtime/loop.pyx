@@ -2087,11 +2087,12 @@ cdef class Engine:
         :meth:`export_lps`, one entry per listed LP; events already in heap
         order, with this engine's LP ids).  Everything is checked, and room
         made, before anything changes (``ValueError`` naming what does not
-        fit, ``MemoryError``).  The engine's time becomes ``min(now, t)``
-        (``t``: ``now``, which must be no later than the imported events;
-        ``now`` itself when ``lps`` is every LP), and the injection counter
-        at least ``inject_seq`` (injected events keep sorting after the
-        imported ones).  Other LPs are untouched.  Between runs only."""
+        fit, ``MemoryError``).  ``now``: the imported LPs' time (no later
+        than their events); the engine's time becomes the earlier of its
+        own and ``now`` (exactly ``now`` when ``lps`` is every LP), so the
+        next run starts no later than their events.  The injection counter
+        becomes at least ``inject_seq``, so events injected later still sort
+        after the imported ones.  Other LPs are untouched.  Between runs only."""
         import numpy as np
         cdef EngineCore* c = &self.core
         cdef int64_t j, k, m, need, off = 0

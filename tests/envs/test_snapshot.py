@@ -133,6 +133,46 @@ def test_phold_through_the_engine():
         e3.import_state(state)
 
 
+def test_phold_lps_through_the_engine():
+    """export_lps / import_lps: some LPs' state into another engine (the
+    rest untouched), checked before anything changes."""
+    from seer_runtime import Engine
+    from seer_runtime.models import phold
+
+    def engine(threads, seed):
+        e = Engine(phold.PholdModel(32, 1.0, 1.0, 0.0, 1, 0), num_threads=threads, seed=seed)
+        e.init(0.0)
+        e.run_until(10.0)
+        return e
+    e1, e2 = engine(1, 3), engine(3, 3)
+    other = engine(2, 8)
+    lps = np.arange(32)
+    other.import_lps(lps, e1.export_lps(lps), now=e1.now)       # every LP: the same state
+    assert other.state_digest() == e1.state_digest() and other.now == e1.now
+    before = e2.state_digest()
+    part = e1.export_lps([5, 2])
+    bad = [({**part, "counts": part["counts"][:1]}, "a state of"),
+           ({**part, "events": part["events"][:-8]}, "do not match the counts"),
+           ({k: v for k, v in part.items() if k != "rng_key"}, "not an LP state")]
+    for state, match in bad:
+        with pytest.raises(ValueError, match=match):
+            e2.import_lps([5, 2], state)
+    with pytest.raises(ValueError, match="repeat"):
+        e2.import_lps([5, 5], part)
+    with pytest.raises(ValueError, match=r"in \[0, 32\)"):
+        e2.export_lps([40])
+    assert e2.state_digest() == before
+    e2.import_lps([5, 2], part)                 # the same seed: the same state, so nothing moves
+    assert e2.state_digest() == before
+    mixed = engine(1, 99)
+    mixed.import_lps([5, 2], part)
+    got = mixed.export_lps([5, 2, 7])
+    want = e1.export_lps([5, 2])
+    for k in ("counts", "events", "rng_key", "rng_ctr", "emit_seq"):
+        np.testing.assert_array_equal(got[k][:len(want[k])] if k == "events" else got[k][:2], want[k])
+    assert got["rng_key"][2] == mixed.export_lps([7])["rng_key"][0] != e1.export_lps([7])["rng_key"][0]
+
+
 def _twins(sid="pcs_v0", **over):
     p = dict(_params(sid), **over)
     a, b = seer_envs.make(sid, num_threads=1, **p), seer_envs.make(sid, num_threads=1, **p)
@@ -425,6 +465,10 @@ def test_bad_copy_restores_are_named_and_change_nothing():
     twin.step(acts[6])
     for x, y in zip(env.step(acts[7])[:4], twin.step(acts[7])[:4]):
         np.testing.assert_array_equal(x, y)
+    for copies, exc, match in (([4], ValueError, "in \\[0, 3\\]"), ([1, 1], ValueError, "duplicates"),
+                               ([], ValueError, "non-empty"), (3, TypeError, "sequence")):
+        with pytest.raises(exc, match=match):
+            env.snapshot(copies=copies)
     # some copies into an env never reset: the others start episodes as reset() does
     fresh = mk()
     fresh.restore(good, copies=[3, 0])
