@@ -620,8 +620,8 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         Copies outside ``copies`` are untouched (in an env never reset, or
         interrupted, they start episodes as ``reset()`` without a seed
         does).  ``ValueError`` naming what differs, the env left as it was."""
-        from seer_envs._snapshot import (Snapshot, check, check_params, copy_states, generators,
-                                         prepare_copy, restore, restore_copies)
+        from seer_envs._snapshot import (Snapshot, check_params, copy_states, generators, prepare_copy,
+                                         restore_copies)
         self._check_open()
         self._check_nothing_in_flight("restore()")
         if isinstance(snapshot, (bytes, bytearray, memoryview)):

@@ -391,6 +391,38 @@ def test_groups_layout_snapshots_and_between_layouts(sid):
             _same_rows(_rows_of(g2.step(a), [0, 3]), _rows_of(w, [5, 1]))
 
 
+@pytest.mark.parametrize("mode", ["same_step", "next_step", "disabled"])
+def test_ended_single_env_into_a_vector_slot(mode):
+    """A single env whose episode ended, restored into a slot: it restarts
+    at once (SAME_STEP), at its next step (NEXT_STEP) or when reset by mask
+    (DISABLED), from its own seed generator, as the single env's reset()."""
+    sid = "pcs_v0"
+    env = seer_envs.make(sid, num_threads=1, **_params(sid))
+    env.reset(seed=6)
+    acts = _vec_actions(_vec(sid, 2, 1, [9, 9]), 20, 8)
+    k = 0
+    while env.agents:
+        env.step_arrays(acts[k][0])
+        k += 1
+    snap = env.snapshot()
+    first = env.reset_arrays()
+    want = [env.step_arrays(a[0]) for a in acts[k:k + 4]]
+    v = _vec(sid, 2, 2, [9, 9], mode)
+    v.reset(seed=0)
+    v.restore(snap.to_bytes(), copies=[1])
+    if mode == "same_step":
+        np.testing.assert_array_equal(v._last_obs[1], first)
+    elif mode == "next_step":
+        np.testing.assert_array_equal(v.step(acts[k - 1])[0][1], first)
+    else:
+        assert v._ended.tolist() == [False, True]
+        np.testing.assert_array_equal(v.reset(options={"reset_mask": np.array([False, True])})[0][1], first)
+    for a, w in zip(acts[k:k + 4], want):
+        got = v.step(a[[0, 0]])                  # slot 1 takes the single env's actions
+        for x, y in zip(got[:4], w):
+            np.testing.assert_array_equal(x[1], y)
+
+
 def test_pickled_groups_mid_episode_continue():
     """Pickling copies in groups goes through a snapshot of single copies."""
     v = _vec("gossip_v0", 5, 2, [9, 4, 9, 6, 9], batch_size=2)
