@@ -498,15 +498,33 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
             snapshot = Snapshot.from_bytes(snapshot)
         b = self._batch
         with b.using():
-            check(snapshot, b, self._scenario_id, self._snapshot_params(), "env")
-            if not self._started or b.engine is None:
-                b.start()                   # an engine to put the state into
-            restore(snapshot, b)
+            if isinstance(snapshot, Snapshot) and snapshot.kind == "copies":
+                self._restore_copy(snapshot)
+            else:
+                check(snapshot, b, self._scenario_id, self._snapshot_params(), "env")
+                if not self._started or b.engine is None:
+                    b.start()                   # an engine to put the state into
+                restore(snapshot, b)
             self._started = True
             done = b.done[0]
             self._set_agents(self.possible_agents[:] if not b._any_done else
                              [a for a, d in zip(self.possible_agents, done.tolist()) if not d])
         return None
+
+    def _restore_copy(self, snapshot):
+        """A vector env's snapshot of one copy (``snapshot(copies=[c])``):
+        the LP layouts agree, a single env being a batch of one."""
+        from seer_envs._snapshot import check_params, copy_states, generators, prepare_copy, restore_copies
+        if snapshot.num_copies != 1:
+            raise ValueError(f"a snapshot of {snapshot.num_copies} copies cannot be restored into a "
+                             "single env (take snapshot(copies=[c]) of one copy)")
+        b = self._batch
+        check_params(snapshot, self._scenario_id, self._snapshot_params())
+        gens = generators(snapshot, 1)
+        prepared = prepare_copy(copy_states(snapshot, b.copies)[0], b, 0, "copy 0")
+        if not self._started or b.engine is None or b.broken is not None:
+            b.start()
+        restore_copies(b, [prepared], [0], gens)
 
     # --- rendering and lifecycle ---------------------------------------------
 

@@ -579,36 +579,162 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         import json
         return json.loads(json.dumps(self._params))
 
-    def _snapshot_batch(self):
+    def _copy_ids(self, copies, what):
+        """Validated copy ids (a list, in the given order)."""
+        if isinstance(copies, (str, bytes)) or not hasattr(copies, "__len__"):
+            raise TypeError(f"{what} must be a sequence of copy ids, got {type(copies).__name__}")
+        ids = np.asarray(copies)
+        if ids.ndim != 1 or len(ids) == 0 or ids.dtype.kind not in "iu":
+            raise ValueError(f"{what} must be a non-empty 1-d sequence of int copy ids, got {copies!r}")
+        if ids.min() < 0 or ids.max() >= self.num_envs:
+            raise ValueError(f"{what} must be in [0, {self.num_envs - 1}], got {ids.tolist()}")
+        if len(np.unique(ids)) != len(ids):
+            dup = int(np.flatnonzero(np.bincount(ids) > 1)[0])
+            raise ValueError(f"{what} has duplicates (copy {dup} twice), got {ids.tolist()}")
+        return [int(c) for c in ids]
+
+    def _locate(self, c):
+        """(batch, copy within it) holding copy ``c``: the team, or its group."""
         b = self._batch
         if isinstance(b, Groups):
-            raise NotImplementedError("snapshots of copies in groups (batch_size < num_envs or "
-                                      "copy_parallel=True) are not built yet; use one engine")
-        return b
+            k = int(np.searchsorted(b._starts, c, side="right")) - 1
+            return b.groups[k], c - b.bounds[k][0]
+        return b, c
 
-    def snapshot(self):
-        """Every copy's whole state now, as a :class:`~seer_envs.Snapshot`:
-        :meth:`restore` into a vector env of the same scenario, parameters
-        and copies, at any thread count, continues bit for bit."""
-        from seer_envs._snapshot import capture
+    def snapshot(self, copies=None):
+        """The state now of every copy, or of copies ``copies`` (a sequence
+        of copy ids), as a :class:`~seer_envs.Snapshot`.  :meth:`restore`
+        continues from it bit for bit, at any thread count and layout.
+
+        Every copy of the team layout (one engine): one engine-wide
+        snapshot, which restores into a vector env of the same copies.  With
+        ``copies``, or copies in groups: a snapshot of single copies, each
+        in a single env's coordinates, which restores into any slots of a
+        vector env of the scenario and parameters (``max_cycles`` aside: a
+        copy keeps its own), in either layout, or, one copy, into a single
+        env."""
+        from seer_envs._snapshot import capture, capture_copies, capture_copy
         self._check_nothing_in_flight("snapshot()")
         self._check_steppable()
-        b = self._snapshot_batch()
+        b = self._batch
+        if copies is None and not isinstance(b, Groups):
+            with b.using():
+                return capture(b, self.env_id, self._snapshot_params(), "vector",
+                               {"waiting": self._waiting, "ended": self._ended, "last_obs": self._last_obs})
+        ids = list(range(self.num_envs)) if copies is None else self._copy_ids(copies, "copies")
         with b.using():
-            return capture(b, self.env_id, self._snapshot_params(), "vector",
-                           {"waiting": self._waiting, "ended": self._ended, "last_obs": self._last_obs})
+            parts, rngs, extras = [], [], []
+            for c in ids:
+                gb, local = self._locate(c)
+                parts.append(capture_copy(gb, local))
+                rngs.append(gb.rngs()[local].bit_generator.state)
+                extras.append({"last_obs": self._last_obs[c]})
+            return capture_copies(parts, self.env_id, self._snapshot_params(), ids, rngs, extras)
 
-    def restore(self, snapshot):
-        """Continue every copy from ``snapshot`` (a :class:`~seer_envs.Snapshot`
-        or its bytes); ``ValueError`` naming what differs, the env left as
-        it was."""
-        from seer_envs._snapshot import Snapshot, check, restore
+    def restore(self, snapshot, copies=None):
+        """Continue from ``snapshot`` (a :class:`~seer_envs.Snapshot` or its
+        bytes): an engine-wide one restores every copy; a snapshot of
+        single copies (or a single env's) restores its copies into the slots
+        ``copies`` (default: slots ``0 ..``, when it holds every copy), each
+        slot then continuing as its source copy would have, bit for bit.
+        Copies outside ``copies`` are untouched (in an env never reset, or
+        interrupted, they start episodes as ``reset()`` without a seed
+        does).  ``ValueError`` naming what differs, the env left as it was."""
+        from seer_envs._snapshot import (Snapshot, check_params, copy_states, generators, prepare_copy,
+                                         restore_copies)
         self._check_open()
         self._check_nothing_in_flight("restore()")
         if isinstance(snapshot, (bytes, bytearray, memoryview)):
             snapshot = Snapshot.from_bytes(snapshot)
+        if not isinstance(snapshot, Snapshot):
+            raise TypeError(f"restore() takes a Snapshot (Snapshot.from_bytes(b) for bytes), "
+                            f"got {type(snapshot).__name__}")
+        if snapshot.kind == "vector":
+            if copies is not None:
+                raise ValueError("an engine-wide vector snapshot restores every copy at once; take "
+                                 "snapshot(copies=...) for single copies")
+            return self._restore_whole(snapshot)
+        if snapshot.kind not in ("copies", "env"):
+            raise ValueError(f"a snapshot of a {snapshot.kind!r} cannot be restored into a vector env")
+        n = 1 if snapshot.kind == "env" else snapshot.num_copies
+        if copies is None:
+            if n != self.num_envs:
+                raise ValueError(f"a snapshot of {n} copies cannot fill the {self.num_envs} copies of "
+                                 "this env: pass copies=[...], the slots to restore them into")
+            slots = list(range(n))
+        else:
+            slots = self._copy_ids(copies, "copies")
+            if len(slots) != n:
+                raise ValueError(f"copies names {len(slots)} slots for a snapshot of {n} copies")
         self._ensure_layout()
-        b = self._snapshot_batch()
+        b = self._batch
+        with b.using():
+            check_params(snapshot, self.env_id, self._snapshot_params())
+            gens = generators(snapshot, n)
+            running = self._started and b.broken is None and all(
+                e is not None for e in (b.engines if isinstance(b, Groups) else [b.engine]))
+            where = [self._locate(d) for d in slots]
+            states = copy_states(snapshot, b.copies)
+            prepared = [prepare_copy(st, gb, local, f"copy {i} (into slot {d})")
+                        for i, (st, (gb, local), d) in enumerate(zip(states, where, slots))]
+            last = []
+            for st, d in zip(states, slots):
+                lo = st.get("env/last_obs", st["copies/obs"])
+                if lo.shape != self._last_obs_shape() or lo.dtype != np.float32:
+                    raise ValueError(f"snapshot array 'env/last_obs' of slot {d}: {lo.dtype} {lo.shape}")
+                last.append(lo)
+            if not running:       # never reset (or interrupted): the others start as reset() does
+                self._last_obs = b.start()
+                self._started = True
+                self._waiting[:] = False
+                self._ended[:] = False
+                b.after_step(started=True)
+            by_batch = {}
+            for p, (gb, local), g in zip(prepared, where, gens):
+                by_batch.setdefault(id(gb), (gb, [], [], []))
+                entry = by_batch[id(gb)]
+                entry[1].append(p)
+                entry[2].append(local)
+                entry[3].append(g)
+            for gb, ps, locs, gs in by_batch.values():
+                restore_copies(gb, ps, locs, gs)
+            self._after_copies_restored(slots, last)
+        return None
+
+    def _last_obs_shape(self):
+        return (self.num_agents,) + tuple(self.single_observation_space.shape)
+
+    def _after_copies_restored(self, slots, last):
+        """The env's own rows of restored slots: an ended copy waits for its
+        restart (``NEXT_STEP``), stays ended (``DISABLED``) or restarts now
+        (``SAME_STEP``, as its ending step would have done)."""
+        b = self._batch
+        full = np.empty((self.num_envs,) + self._last_obs_shape(), np.float32)
+        if self._last_obs is not None and np.shape(self._last_obs) == full.shape:
+            full[...] = self._last_obs
+        idx = np.asarray(slots)
+        full[idx] = np.stack(last)
+        over = np.array([gb.done[c].all() for gb, c in map(self._locate, slots)])
+        self._waiting[idx] = False
+        self._ended[idx] = False
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            self._waiting[idx] = over
+        elif self.autoreset_mode == AutoresetMode.DISABLED:
+            self._ended[idx] = over
+        elif over.any():
+            restart = np.sort(idx[over])
+            full[restart] = b.restart_obs(restart)
+        self._last_obs = full
+
+    def _restore_whole(self, snapshot):
+        """An engine-wide snapshot into the team layout of the same copies."""
+        from seer_envs._snapshot import check, restore
+        self._ensure_layout()
+        b = self._batch
+        if isinstance(b, Groups):
+            raise ValueError("an engine-wide snapshot (team layout) cannot be restored into copies in "
+                             "groups: take snapshot(copies=range(num_envs)) instead, which restores "
+                             "into either layout")
         with b.using():
             check(snapshot, b, self.env_id, self._snapshot_params(), "vector")
             extra = {}

@@ -1991,6 +1991,139 @@ cdef class Engine:
         c.ts[0].events = <int64_t>tallies[1]
         return None
 
+    # --- per-LP state (snapshots of single copies: seer_envs._snapshot) ---------
+    # Separate from export_state/import_state: a vector env saves and
+    # restores some copies' LPs while the other copies stay as they are.
+
+    def _lp_list(self, lps, what):
+        import numpy as np
+        a = np.asarray(lps)
+        if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
+            raise ValueError(f"{what}: lps must be a 1-d array of LP ids, got {lps!r}")
+        a = a.astype(np.int64)
+        if a.size and (a.min() < 0 or a.max() >= self.core.n):
+            raise ValueError(f"{what}: LP ids must be in [0, {self.core.n}), got {a.min()}..{a.max()}")
+        if np.unique(a).size != a.size:
+            raise ValueError(f"{what}: LP ids repeat")
+        return np.ascontiguousarray(a)
+
+    def export_lps(self, lps):
+        """The state of LPs ``lps`` (LP ids, in that order) as NumPy arrays:
+        ``counts``, ``events`` (their pending events' raw bytes, LP by LP,
+        in heap order), ``rng_key``, ``rng_ctr`` and ``emit_seq``, one entry
+        per listed LP, and the engine's injection counter ``inject_seq``.  Between runs, nothing frozen (as :meth:`export_state`)."""
+        import numpy as np
+        cdef EngineCore* c = &self.core
+        cdef int64_t j, k, total = 0, off = 0, m
+        cdef lp_id_t i
+        cdef char* out
+        self._check_idle()
+        if not self._initialized:
+            raise RuntimeError("export_lps() before init(): there is no state yet")
+        if self._frozen:
+            raise RuntimeError("export_lps() while LPs are frozen (between freeze_all_but and thaw)")
+        ids = self._lp_list(lps, "export_lps()")
+        cdef const int64_t[::1] lp = ids
+        m = ids.shape[0]
+        counts = np.empty(m, np.int64)
+        rng_key = np.empty(m, np.uint64)
+        rng_ctr = np.empty(m, np.uint64)
+        emit_seq = np.empty(m, np.uint64)
+        cdef int64_t[::1] cnt = counts
+        cdef uint64_t[::1] rk = rng_key, rc = rng_ctr, es = emit_seq
+        for j in range(m):
+            i = <lp_id_t>lp[j]
+            if c.inbox[i] != NULL:
+                raise RuntimeError(f"export_lps(): LP {i} has messages in flight (call it between runs)")
+            cnt[j] = c.heaps[i].size
+            total += c.heaps[i].size
+            rk[j] = c.rng_key[i]
+            rc[j] = c.rng_ctr[i]
+            es[j] = c.emit_seq[i]
+        events = np.empty(total * sizeof(Event), np.uint8)
+        if total:
+            out = <char*><size_t>events.ctypes.data
+            for j in range(m):
+                k = cnt[j]
+                if k:
+                    memcpy(out + off, c.heaps[lp[j]].data, k * sizeof(Event))
+                    off += k * sizeof(Event)
+        return {"counts": counts, "events": events, "rng_key": rng_key, "rng_ctr": rng_ctr,
+                "emit_seq": emit_seq, "inject_seq": np.array([self._inject_seq], np.uint64)}
+
+    def import_lps(self, lps, state, now=None, inject_seq=0):
+        """Replace the state of LPs ``lps`` with ``state`` (the arrays of
+        :meth:`export_lps`, one entry per listed LP; events already in heap
+        order, with this engine's LP ids).  Everything is checked, and room
+        made, before anything changes (``ValueError`` naming what does not
+        fit, ``MemoryError``).  ``now``: the imported LPs' time (no later
+        than their events); the engine's time becomes the earlier of its
+        own and ``now`` (exactly ``now`` when ``lps`` is every LP), so the
+        next run starts no later than their events.  The injection counter
+        becomes at least ``inject_seq``, so events injected later still sort
+        after the imported ones.  Other LPs are untouched.  Between runs only."""
+        import numpy as np
+        cdef EngineCore* c = &self.core
+        cdef int64_t j, k, m, need, off = 0
+        cdef lp_id_t i
+        cdef const char* src
+        cdef Event* grown
+        self._check_idle()
+        if not self._initialized:
+            raise RuntimeError("import_lps() before init()")
+        if self._frozen:
+            raise RuntimeError("import_lps() while LPs are frozen")
+        ids = self._lp_list(lps, "import_lps()")
+        m = ids.shape[0]
+        try:
+            counts = np.ascontiguousarray(state["counts"], np.int64)
+            events = np.ascontiguousarray(state["events"], np.uint8)
+            arrays = [np.ascontiguousarray(state[k2], np.uint64) for k2 in ("rng_key", "rng_ctr", "emit_seq")]
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"import_lps(): not an LP state ({type(e).__name__}: {e})") from None
+        if counts.shape != (m,) or any(a.shape != (m,) for a in arrays):
+            raise ValueError(f"import_lps(): a state of {counts.shape[0] if counts.ndim else 0} LPs "
+                             f"for {m} LP ids")
+        if m and ((counts < 0).any() or (counts > c.max_pending_per_lp).any()):
+            raise ValueError("import_lps(): pending-event counts out of range")
+        if events.shape != (int(counts.sum()) * sizeof(Event),):
+            raise ValueError("import_lps(): the event bytes do not match the counts")
+        t_now = self._now if now is None else float(now)
+        if isnan(t_now):
+            raise ValueError("import_lps(): now is NaN")
+        cdef const int64_t[::1] lp = ids
+        cdef const int64_t[::1] cnt = counts
+        for j in range(m):
+            if c.inbox[lp[j]] != NULL:
+                raise RuntimeError(f"import_lps(): LP {lp[j]} has messages in flight")
+        for j in range(m):                  # room first: nothing changes if memory runs out
+            i = <lp_id_t>lp[j]
+            need = cnt[j]
+            if need > c.heaps[i].cap:
+                grown = <Event*>seer_heap_realloc(c.heaps[i].data, need, sizeof(Event))
+                if grown == NULL:
+                    raise MemoryError(f"import_lps(): no memory for LP {i}'s {need} events")
+                c.heaps[i].data = grown
+                c.heaps[i].cap = need
+        src = <const char*><size_t>events.ctypes.data
+        cdef const uint64_t[::1] rk = arrays[0], rc = arrays[1], es = arrays[2]
+        for j in range(m):
+            i = <lp_id_t>lp[j]
+            k = cnt[j]
+            if k:
+                memcpy(c.heaps[i].data, src + off, k * sizeof(Event))
+                off += k * sizeof(Event)
+            c.heaps[i].size = k
+            c.next_time[i] = heap_top_time(&c.heaps[i], INFINITY)
+            c.rng_key[i] = rk[j]
+            c.rng_ctr[i] = rc[j]
+            c.emit_seq[i] = es[j]
+        if m == c.n or t_now < self._now:
+            self._now = t_now
+        if <uint64_t>inject_seq > self._inject_seq:
+            self._inject_seq = <uint64_t>inject_seq
+        return None
+
     def lp_counters(self, lp):
         """(rng draws, events emitted, pending) of one LP."""
         self._check_idle()

@@ -37,6 +37,7 @@ class GossipCopies(Copies):
     """Copies of the gossip ring."""
 
     action_kind = ACTION_KIND
+    agent_arrays = ("_prev",)          # the counters at the last boundary
     model_cls = GossipModel
 
     @classmethod

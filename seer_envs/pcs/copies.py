@@ -16,6 +16,7 @@ class PcsCopies(Copies):
     """Copies of the PCS grid: one agent per cell, no termination."""
 
     action_kind = ACTION_KIND
+    agent_arrays = ("_prev",)          # the counters at the last boundary
     model_cls = PcsModel
 
     @classmethod
