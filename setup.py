@@ -81,6 +81,7 @@ CFLAGS, LDFLAGS, HAVE_OMP = build_flags()
 
 MODULES = [
     "seer_runtime.queue",
+    "seer_runtime.scenario",
     "seer_runtime.loop",
     "seer_runtime.models.phold._model",
     "seer_runtime.models._faulty",

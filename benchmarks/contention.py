@@ -69,8 +69,8 @@ class EnvWork:
             env.step_arrays(act)
             steps += 1
         el = time.perf_counter() - t0
-        ch = env.thread_choice or {}
-        return steps / el, env.engine.num_threads, len(ch.get("adapted") or [])
+        ch = env.thread_choice
+        return steps / el, env.engine.num_threads, len(ch.adapted) if ch is not None else 0
 
     def calibrate(self, budget):
         pass

@@ -66,7 +66,7 @@ def run(name, kw, threads, steps, seed=0):
             if not env.agents:
                 obs = env.reset_arrays(seed=seed + k + 1)
     return {"policy_ms": pol / n * 1e3, "env_ms": envt / n * 1e3, "sps": n / (pol + envt),
-            "threads": env.num_threads, "choice": env.thread_choice}
+            "threads": env.num_threads, "choice": env.thread_choice.to_dict()}
 
 
 def openmp_runtimes():

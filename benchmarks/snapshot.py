@@ -14,13 +14,44 @@ state.  ``--small`` runs PCS 16x16 and Aircraft 256 (a quick check).
 """
 
 import argparse
+import json
 import statistics
 import sys
 import time
+import zlib
 
 import numpy as np
 
 import seer_envs
+from seer_envs import Snapshot
+
+
+def v1_round_trip(snap):
+    """Format 1's bytes round trip (CRC-32 over unaligned arrays): the
+    reference the current format is measured against."""
+    names = sorted(snap.arrays)
+    arrays = [np.ascontiguousarray(snap.arrays[n]) for n in names]
+    header = json.dumps({"scenario": snap.scenario, "params": snap.params, "kind": snap.kind,
+                         "num_copies": snap.num_copies, "meta": snap.meta,
+                         "arrays": [[n, a.dtype.str, list(a.shape)] for n, a in zip(names, arrays)]},
+                        sort_keys=True).encode()
+    parts = [b"SEERSNAP" + (1).to_bytes(4, "little") + len(header).to_bytes(8, "little"), header]
+    parts += [memoryview(a).cast("B") for a in arrays if a.size]
+    crc = 0
+    for part in parts:
+        crc = zlib.crc32(part, crc)
+    raw = b"".join(parts + [crc.to_bytes(4, "little")])
+    data = memoryview(raw)
+    if zlib.crc32(data[:-4]) != int.from_bytes(data[-4:], "little"):
+        raise AssertionError("v1 checksum")
+    head = json.loads(bytes(data[20:20 + len(header)]))
+    off, out = 20 + len(header), {}
+    for name, dtype, shape in head["arrays"]:
+        dt = np.dtype(dtype)
+        n = int(np.prod(shape, dtype=np.int64))
+        out[name] = np.frombuffer(data[:-4], dt, n, off).reshape(shape)
+        off += n * dt.itemsize
+    return Snapshot(head["scenario"], head["params"], head["kind"], head["num_copies"], out, head["meta"])
 
 
 def live_bytes(env):
@@ -42,7 +73,7 @@ def measure(sid, kw, warm, repeats):
            else rng.uniform(-1, 1, (n,) + space.shape).astype(np.float32))
     for _ in range(warm):
         env.step_arrays(act)
-    times = {"step": [], "snapshot": [], "restore": [], "bytes": []}
+    times = {"step": [], "snapshot": [], "restore": [], "bytes": [], "v1": []}
     for _ in range(repeats):
         t0 = time.perf_counter()
         snap = env.snapshot()
@@ -54,10 +85,13 @@ def measure(sid, kw, warm, repeats):
         raw = snap.to_bytes()
         seer_envs.Snapshot.from_bytes(raw)
         t4 = time.perf_counter()
+        v1_round_trip(snap)
+        t5 = time.perf_counter()
         times["snapshot"].append(t1 - t0)
         times["restore"].append(t2 - t1)
         times["step"].append(t3 - t2)
         times["bytes"].append(t4 - t3)
+        times["v1"].append(t5 - t4)
     med = {k: statistics.median(v) for k, v in times.items()}
     return med, len(raw), live_bytes(env)
 
@@ -74,14 +108,43 @@ def main():
               ("aircraft_v0", "Aircraft 4096", dict(num_uavs=4096))])
     print(f"1 thread, mid-episode (after {a.warm} steps), medians of {a.repeats} alternated repeats")
     print(f"{'env':<14} {'step ms':>9} {'snapshot ms':>12} {'restore ms':>11} {'(snap+rest)/step':>17} "
-          f"{'+bytes ms':>10} {'with bytes/step':>16} {'size MB':>8} {'size/live':>10}")
+          f"{'+bytes ms':>10} {'with bytes/step':>16} {'+v1 bytes ms':>13} {'v1 with bytes/step':>19} "
+          f"{'size MB':>8} {'size/live':>10}")
     for sid, label, kw in cases:
         med, size, live = measure(sid, kw, a.warm, a.repeats)
         both = med["snapshot"] + med["restore"]
         print(f"{label:<14} {1e3 * med['step']:>9.2f} {1e3 * med['snapshot']:>12.2f} "
               f"{1e3 * med['restore']:>11.2f} {both / med['step']:>17.2f} {1e3 * med['bytes']:>10.2f} "
-              f"{(both + med['bytes']) / med['step']:>16.2f} {size / 1e6:>8.2f} {size / live:>10.2f}")
+              f"{(both + med['bytes']) / med['step']:>16.2f} {1e3 * med['v1']:>13.2f} "
+              f"{(both + med['v1']) / med['step']:>19.2f} {size / 1e6:>8.2f} {size / live:>10.2f}")
+    per_copy(a.repeats)
     return 0
+
+
+def per_copy(repeats, copies=16):
+    """One copy of a vector env saved alone and restored into another slot."""
+    kw = dict(grid_width=16, grid_height=16, max_cycles=10**6, num_threads=1)
+    venv = seer_envs.vector_env("pcs_v0", copies, **kw)
+    other = seer_envs.vector_env("pcs_v0", copies, **kw)
+    venv.reset(seed=0)
+    other.reset(seed=1)
+    acts = np.ones((copies, venv.num_agents), np.int64)
+    for _ in range(10):
+        venv.step(acts)
+    times = {"step": [], "copy": []}
+    for k in range(repeats):
+        t0 = time.perf_counter()
+        other.restore(Snapshot.from_bytes(venv.snapshot(copies=[k % copies]).to_bytes()),
+                      copies=[(k + 5) % copies])
+        t1 = time.perf_counter()
+        venv.step(acts)
+        t2 = time.perf_counter()
+        times["copy"].append(t1 - t0)
+        times["step"].append(t2 - t1)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    print(f"\nvector PCS 16x16 x {copies} copies: one step {1e3 * med['step']:.2f} ms; one copy "
+          f"saved, to bytes and back, restored into another slot {1e3 * med['copy']:.2f} ms "
+          f"({med['copy'] / med['step']:.2f}x the step)")
 
 
 if __name__ == "__main__":

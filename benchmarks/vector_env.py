@@ -30,6 +30,13 @@ vmas``; skipped when missing).  The scenarios differ (VMAS: a vectorised
 physics step in torch; SEER: event-driven RK4 flight, sensing and messages),
 so the row is a throughput reference, not a like-for-like race.
 
+Last (``--no-pufferlib`` skips it), PufferLib's vectorisation of the single
+PettingZoo env (``pufferlib.emulation.PettingZooPufferEnv`` in
+``pufferlib.vector``'s ``Serial`` and ``Multiprocessing`` backends, 1 SEER
+thread per copy; ``pip install --no-deps pufferlib-core psutil``: its wheel
+pins torch 2.9.0) beside the vector env, on the PCS copies and on the
+Aircraft copies, in rounds of their own (:func:`pufferlib_rows`).
+
     PYTHONPATH=$PWD python benchmarks/vector_env.py [--copies 64] [--grid 8] [--steps 40] [--rounds 5]
 """
 
@@ -62,6 +69,7 @@ def main():
     p.add_argument("--no-halves", action="store_true", help="skip the two-process calibration")
     p.add_argument("--aircraft-copies", type=int, default=256, help="0 skips the Aircraft part")
     p.add_argument("--aircraft-steps", type=int, default=10)
+    p.add_argument("--no-pufferlib", action="store_true", help="skip the PufferLib rows")
     args = p.parse_args()
     E, g = args.copies, args.grid
     kw = dict(grid_width=g, grid_height=g, max_cycles=10**6)
@@ -124,13 +132,15 @@ def main():
         print(f"two processes, half the copies each, over vector 1 thr (this machine's 2-core "
               f"ceiling): {paired(times, '2 procs x half', 'vector 1 thr')}")
         print(f"vector 2 thr / two processes: {paired(times, 'vector 2 thr', '2 procs x half')}")
-        print(f"vector 2 thr groups ({groups.thread_choice['groups']} groups of copies, an engine each, "
+        print(f"vector 2 thr groups ({groups.thread_choice.groups} groups of copies, an engine each, "
               f"copy_parallel=True) / two processes: {paired(times, 'vector 2 thr groups', '2 procs x half')}")
     if not args.no_supersuit:
         print(f"vector 1 thr / SuperSuit: {paired(times, 'vector 1 thr', 'supersuit 1 thr')}")
         print(f"vector 2 thr / SuperSuit: {paired(times, 'vector 2 thr', 'supersuit 1 thr')}")
     if args.aircraft_copies:
         aircraft(args)
+    if not args.no_pufferlib:
+        pufferlib_rows(args)
 
 
 def _half_worker(conn, copies, kw, acts):
@@ -245,6 +255,88 @@ def aircraft(args):
     if "VMAS discovery" in rate:
         print(f"vector 1 thr / VMAS: {paired(times, 'vector 1 thr', 'VMAS discovery')}")
         print(f"vector 2 thr / VMAS: {paired(times, 'vector 2 thr', 'VMAS discovery')}")
+
+
+
+# --- PufferLib ---------------------------------------------------------------------
+
+
+def _puffer_env(env_id, kw, buf=None, seed=0):
+    """One single SEER env (1 thread) in PufferLib's PettingZoo emulation
+    (a module-level function: the Multiprocessing workers build their own)."""
+    import pufferlib.emulation
+
+    import seer_envs
+    return pufferlib.emulation.PettingZooPufferEnv(env=seer_envs.make(env_id, num_threads=1, **kw),
+                                                   buf=buf, seed=seed)
+
+
+def _puffer_part(env_id, E, kw, acts, rounds):
+    """Vector env (1 and 2 threads) against PufferLib's Serial and
+    Multiprocessing (2 workers, one per core) over the same ``E`` copies and
+    actions, interleaved in rounds; prints rates and SEER's ratio to
+    PufferLib's best backend per round."""
+    import functools
+
+    import pufferlib.vector
+    runners, close = {}, []
+    for t in (1, 2):
+        v = vector_env(env_id, E, num_threads=t, **kw)
+        v.reset(seed=0)
+        runners[f"vector {t} thr"] = (lambda v=v: [v.step(a) for a in acts])
+    make = functools.partial(_puffer_env, env_id, kw)
+    workers = min(2, os.cpu_count() or 1)
+    for name, backend, extra in (("puffer Serial", pufferlib.vector.Serial, {}),
+                                 (f"puffer MP {workers}w", pufferlib.vector.Multiprocessing,
+                                  dict(num_workers=workers, overwork=True))):
+        pv = pufferlib.vector.make(make, backend=backend, num_envs=E, **extra)
+        pv.reset(seed=0)
+        flat = [np.ascontiguousarray(a.reshape((-1,) + a.shape[2:])) for a in acts]
+        pv.step(flat[0])                                    # the workers' first step: warm-up
+        runners[name] = (lambda pv=pv, flat=flat: [pv.step(a) for a in flat])
+        close.append(pv)
+    try:
+        times = interleave(runners, rounds)
+    finally:
+        for pv in close:
+            pv.close()
+    puffer = [k for k in times if k.startswith("puffer")]
+    times["puffer best"] = [min(r) for r in zip(*(times[k] for k in puffer))]
+    rate = median_rates(times, E * len(acts))
+    A = acts[0].shape[1]
+    print(f"\n{env_id} {kw}, {E} copies, {len(acts)} steps x {rounds} interleaved rounds (median round); "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print(f"{'runner':<18} {'env steps/s':>12} {'agent steps/s':>14}")
+    for k, r in rate.items():
+        print(f"{k:<18} {r:>12.0f} {r * A:>14.0f}")
+    for t in (1, 2):
+        print(f"vector {t} thr / PufferLib's best backend (each round's faster): "
+              f"{paired(times, f'vector {t} thr', 'puffer best')}")
+
+
+def pufferlib_rows(args):
+    """PufferLib's Serial and Multiprocessing vectorisation of the single
+    PettingZoo env beside the vector env: PCS ``--grid`` x ``--copies``
+    and Aircraft 16 UAVs x ``--aircraft-copies`` (issue 26's target: the
+    vector env >= 5x PufferLib's best backend on both)."""
+    try:
+        import pufferlib
+        import pufferlib.vector  # noqa: F401
+    except ImportError as e:
+        print(f"\n(PufferLib not importable ({e}): pip install --no-deps pufferlib-core psutil "
+              "for its rows)")
+        return
+    print(f"\nPufferLib {pufferlib.__version__} (pufferlib-core), PettingZooPufferEnv over single envs")
+    E, g = args.copies, args.grid
+    rng = np.random.default_rng(0)
+    kw = dict(grid_width=g, grid_height=g, max_cycles=10**6)
+    n_act = pcs_v0.parallel_env(**kw).action_space("cell_0_0").n
+    acts = [rng.integers(0, n_act, (E, g * g)) for _ in range(args.steps)]
+    _puffer_part("pcs_v0", E, kw, acts, args.rounds)
+    if args.aircraft_copies:
+        E, U = args.aircraft_copies, 16
+        acts = [rng.uniform(-1, 1, (E, U, 2)).astype(np.float32) for _ in range(args.aircraft_steps)]
+        _puffer_part("aircraft_v0", E, dict(num_uavs=U, max_cycles=10**6), acts, args.rounds)
 
 
 if __name__ == "__main__":

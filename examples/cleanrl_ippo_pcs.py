@@ -40,6 +40,7 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
+from _cleanrl import Logger, add_habits, layer, positive_float, positive_int, run_dir, save_gif
 from torch.distributions import Categorical
 
 import seer_envs
@@ -47,13 +48,6 @@ from seer_envs import pcs_v0
 
 ENV_KW = dict(grid_width=8, grid_height=8, max_cycles=48, move_interval_mean=60.0,
               call_interarrival_mean=200.0)
-
-
-def layer(i, o, std=np.sqrt(2)):
-    lin = nn.Linear(i, o)
-    nn.init.orthogonal_(lin.weight, std)
-    nn.init.constant_(lin.bias, 0.0)
-    return lin
 
 
 class Agent(nn.Module):
@@ -119,30 +113,8 @@ def rollout(venv, agent, seed, T):
     return obs_buf, act_buf, logp_buf, rew_buf, val_buf, env_time
 
 
-class Logger:
-    """TensorBoard scalars under ``runs/<run name>`` with ``--track``
-    (tensorboardX: ``pip install -e ".[train]"``), else nothing."""
-
-    def __init__(self, run_dir, track, args):
-        self.writer = None
-        if track:
-            from tensorboardX import SummaryWriter
-            self.writer = SummaryWriter(run_dir)
-            self.writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
-                f"|{k}|{v}|" for k, v in sorted(vars(args).items())))
-
-    def scalar(self, tag, value, step):
-        if self.writer is not None:
-            self.writer.add_scalar(tag, value, step)
-
-    def close(self):
-        if self.writer is not None:
-            self.writer.close()
-
-
 def capture_video(policy, path, num_threads, seed):
     """The greedy policy's episode as an animated GIF of rgb_array frames."""
-    from PIL import Image
     env = pcs_v0.parallel_env(num_threads=num_threads, render_mode="rgb_array", **ENV_KW)
     obs = env.reset_arrays(seed=seed)
     rng = np.random.default_rng(seed)
@@ -150,9 +122,7 @@ def capture_video(policy, path, num_threads, seed):
     while env.agents:
         obs = env.step_arrays(policy(obs, rng))[0]
         frames.append(env.render())
-    images = [Image.fromarray(f) for f in frames]
-    images[0].save(path, save_all=True, append_images=images[1:], duration=250, loop=0)
-    return len(frames)
+    return save_gif(frames, path)
 
 
 def rollout_async(venv, agent, seed, T):
@@ -185,43 +155,21 @@ def rollout_async(venv, agent, seed, T):
     return obs_buf, act_buf, logp_buf, rew_buf, val_buf, env_time
 
 
-def _threads(value):
-    """argparse type: "auto" or an int >= 1."""
-    if value == "auto":
-        return value
-    try:
-        n = int(value)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f'expected "auto" or an int >= 1, got {value!r}')
-    return n
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--updates", type=int, default=150)
-    p.add_argument("--total-timesteps", type=int, default=None,
-                   help="env steps (copies x steps) to train for; overrides --updates")
-    p.add_argument("--exp-name", default="cleanrl_ippo_pcs")
-    p.add_argument("--track", action="store_true", help="log to TensorBoard under runs/<run name>")
-    p.add_argument("--save-model", action="store_true", help="save the agent under runs/<run name>")
-    p.add_argument("--capture-video", action="store_true",
-                   help="save the greedy policy's first evaluation episode as a GIF under runs/<run name>")
-    p.add_argument("--num-envs", type=int, default=4)
-    p.add_argument("--lr", type=float, default=2.5e-3)
-    p.add_argument("--epochs", type=int, default=4)
-    p.add_argument("--minibatches", type=int, default=4)
+    add_habits(p, "cleanrl_ippo_pcs")
+    p.add_argument("--updates", type=positive_int, default=150)
+    p.add_argument("--num-envs", type=positive_int, default=4)
+    p.add_argument("--lr", type=positive_float, default=2.5e-3)
+    p.add_argument("--epochs", type=positive_int, default=4)
+    p.add_argument("--minibatches", type=positive_int, default=4)
     p.add_argument("--gamma", type=float, default=0.99)
     p.add_argument("--gae-lambda", type=float, default=0.95)
     p.add_argument("--clip", type=float, default=0.2)
     p.add_argument("--ent-coef", type=float, default=0.01)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--num-threads", default="auto", type=_threads, help='SEER threads: "auto" or an int')
     p.add_argument("--async", dest="overlap", action="store_true",
                    help="overlap the env and the policy: two halves of the copies in ping-pong")
-    p.add_argument("--torch-threads", type=int, default=1)
-    p.add_argument("--eval-seeds", type=int, default=8)
+    p.add_argument("--eval-seeds", type=positive_int, default=8)
     p.add_argument("--team-reward-share", type=float, default=0.0,
                    help="train on (1 - share) * own cell reward + share * team mean (evaluation "
                         "reports the mean per cell, which the share does not change)")
@@ -230,14 +178,9 @@ def main():
         p.error("--async needs --num-envs >= 2 (two halves)")
     threads = a.num_threads
     if a.total_timesteps is not None:
-        if a.total_timesteps < 1:
-            p.error(f"--total-timesteps must be >= 1, got {a.total_timesteps}")
         a.updates = max(1, a.total_timesteps // (a.num_envs * ENV_KW["max_cycles"]))
-    run_name = f"pcs_v0__{a.exp_name}__{a.seed}__{int(time.time())}"
-    run_dir = os.path.join("runs", run_name)
-    if a.save_model or a.capture_video:
-        os.makedirs(run_dir, exist_ok=True)
-    log = Logger(run_dir, a.track, a)
+    out = run_dir("pcs_v0", a)
+    log = Logger(out, a.track, a)
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.torch_threads)
 
@@ -306,7 +249,7 @@ def main():
 
     log.close()
     if a.save_model:
-        path = os.path.join(run_dir, f"{a.exp_name}.cleanrl_model")
+        path = os.path.join(out, f"{a.exp_name}.cleanrl_model")
         torch.save(agent.state_dict(), path)
         print(f"model saved to {path}")
     seeds = list(range(10_000, 10_000 + a.eval_seeds))          # never used in training
@@ -321,7 +264,7 @@ def main():
         "fixed guard 3": evaluate(lambda o, rng: np.full(n_cells, 3, np.int64), seeds, threads),
     }
     if a.capture_video:
-        path = os.path.join(run_dir, "eval_episode.gif")
+        path = os.path.join(out, "eval_episode.gif")
         frames = capture_video(learned, path, threads, seeds[0])
         print(f"video of the greedy policy's episode (seed {seeds[0]}, {frames} frames) saved to {path}")
     print(f"\nheld-out evaluation, {len(seeds)} seeds, episode return per cell (higher is better):")

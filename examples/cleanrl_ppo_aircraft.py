@@ -2,7 +2,8 @@
 """CleanRL-style PPO with parameter sharing on the Aircraft env, single file.
 
     pip install torch==2.13.0 && pip install -e ".[train]"
-    python examples/cleanrl_ppo_aircraft.py [--updates 50] [--num-uavs 64] [--num-envs 2] [--async]
+    python examples/cleanrl_ppo_aircraft.py [--updates 50 | --total-timesteps N] [--num-uavs 64]
+        [--num-envs 2] [--async] [--track] [--save-model] [--capture-video]
 
 One Gaussian actor and one critic (MLPs, 2 x 64) shared by every UAV.  Uses
 SEER's vector env: all ``--num-envs`` copies of the arena live in one engine
@@ -17,28 +18,34 @@ training equals a loop over single envs with those seeds
 ``concat_vec_envs_v1`` over single envs is the other option:
 docs/training.md.  With ``--async`` the rollout overlaps the env and the
 policy: the engine steps one half of the copies while the policy samples
-the other's actions (``send`` / ``recv``).  At the end it evaluates the learned policy (its mean
-action), a random policy, zero acceleration and the steer-to-target
-heuristic on held-out seeds.
+the other's actions (``send`` / ``recv``).
+
+CleanRL's habits (``_cleanrl.py``, as in the PCS examples): ``--track`` logs
+the losses, approximate KL, clip fraction, learning rate, SPS and episodic
+return to TensorBoard under ``runs/<run name>``; ``--total-timesteps`` sets
+the env steps instead of ``--updates`` (copies x ``--episode`` steps an
+update at most: an update stops early once every UAV's episode ended);
+``--save-model`` writes the weights there and ``--capture-video`` the mean
+action's first evaluation episode as an animated GIF of ``rgb_array``
+frames.
+
+At the end it evaluates the learned policy (its mean action), a random
+policy, zero acceleration and the steer-to-target heuristic on held-out
+seeds.
 """
 
 import argparse
+import os
 import time
 
 import numpy as np
 import torch
 import torch.nn as nn
+from _cleanrl import Logger, add_habits, layer, positive_float, positive_int, run_dir, save_gif
 from torch.distributions import Normal
 
 import seer_envs
 from seer_envs import aircraft_v0
-
-
-def layer(i, o, std=np.sqrt(2)):
-    lin = nn.Linear(i, o)
-    nn.init.orthogonal_(lin.weight, std)
-    nn.init.constant_(lin.bias, 0.0)
-    return lin
 
 
 class Agent(nn.Module):
@@ -150,42 +157,43 @@ def evaluate(policy, env_kw, seeds, threads):
     return float(np.mean(rets)), float(np.std(rets))
 
 
-def _threads(value):
-    """argparse type: "auto" or an int >= 1."""
-    if value == "auto":
-        return value
-    try:
-        n = int(value)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f'expected "auto" or an int >= 1, got {value!r}')
-    return n
+def capture_video(policy, env_kw, path, threads, seed):
+    """The policy's episode as an animated GIF of rgb_array frames."""
+    env = aircraft_v0.parallel_env(num_threads=threads, render_mode="rgb_array", **env_kw)
+    obs = env.reset_arrays(seed=seed)
+    rng = np.random.default_rng(seed)
+    frames = [env.render()]
+    while env.agents:
+        obs = env.step_arrays(np.clip(policy(env, obs, rng), -1, 1).astype(np.float32))[0]
+        frames.append(env.render())
+    return save_gif(frames, path)
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--updates", type=int, default=50)
-    p.add_argument("--num-envs", type=int, default=2)
-    p.add_argument("--num-uavs", type=int, default=64)
-    p.add_argument("--episode", type=int, default=100, help="max_cycles (steps per episode)")
-    p.add_argument("--lr", type=float, default=1e-3)
-    p.add_argument("--epochs", type=int, default=4)
-    p.add_argument("--minibatches", type=int, default=4)
+    add_habits(p, "cleanrl_ppo_aircraft")
+    p.add_argument("--updates", type=positive_int, default=50)
+    p.add_argument("--num-envs", type=positive_int, default=2)
+    p.add_argument("--num-uavs", type=positive_int, default=64)
+    p.add_argument("--episode", type=positive_int, default=100, help="max_cycles (steps per episode)")
+    p.add_argument("--lr", type=positive_float, default=1e-3)
+    p.add_argument("--epochs", type=positive_int, default=4)
+    p.add_argument("--minibatches", type=positive_int, default=4)
     p.add_argument("--gamma", type=float, default=0.99)
     p.add_argument("--gae-lambda", type=float, default=0.95)
-    p.add_argument("--clip", type=float, default=0.2)
+    p.add_argument("--clip", type=positive_float, default=0.2)
     p.add_argument("--ent-coef", type=float, default=0.0)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--num-threads", default="auto", type=_threads, help='SEER threads: "auto" or an int')
-    p.add_argument("--torch-threads", type=int, default=1)
-    p.add_argument("--eval-seeds", type=int, default=4)
+    p.add_argument("--eval-seeds", type=positive_int, default=4)
     p.add_argument("--async", dest="overlap", action="store_true",
                    help="overlap the env and the policy: two halves of the copies in ping-pong")
     a = p.parse_args()
     if a.overlap and a.num_envs < 2:
         p.error("--async needs --num-envs >= 2 (two halves)")
     threads = a.num_threads
+    if a.total_timesteps is not None:
+        a.updates = max(1, a.total_timesteps // (a.num_envs * a.episode))
+    out = run_dir("aircraft_v0", a)
+    log = Logger(out, a.track, a)
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.torch_threads)
     env_kw = dict(num_uavs=a.num_uavs, max_cycles=a.episode, continuous_actions=True)
@@ -196,6 +204,7 @@ def main():
     agent = Agent(obs_dim, 2)
     opt = torch.optim.Adam(agent.parameters(), lr=a.lr, eps=1e-5)
     t0 = time.perf_counter()
+    env_steps = 0
     for update in range(a.updates):
         opt.param_groups[0]["lr"] = (1.0 - update / a.updates) * a.lr
         obs_b, act_b, logp_b, rew_b, val_b, alive_b, done_b = (rollout_async if a.overlap else rollout)(
@@ -216,21 +225,40 @@ def main():
         b_logp, b_adv, b_ret = logp_b.reshape(-1)[mask], adv.reshape(-1)[mask], ret.reshape(-1)[mask]
         idx = np.arange(b_obs.shape[0])
         mb = max(1, len(idx) // a.minibatches)
+        clipfracs = []
         for _ in range(a.epochs):
             np.random.default_rng(update).shuffle(idx)
             for s in range(0, len(idx), mb):
                 j = torch.from_numpy(idx[s:s + mb])
                 _, logp, ent, val = agent.act(b_obs[j], b_act[j])
-                ratio = (logp - b_logp[j]).exp()
+                log_ratio = logp - b_logp[j]
+                ratio = log_ratio.exp()
+                with torch.no_grad():
+                    approx_kl = ((ratio - 1) - log_ratio).mean().item()
+                    clipfracs.append(((ratio - 1.0).abs() > a.clip).float().mean().item())
                 adv_j = (b_adv[j] - b_adv[j].mean()) / (b_adv[j].std() + 1e-8)
                 pg = torch.max(-adv_j * ratio, -adv_j * ratio.clamp(1 - a.clip, 1 + a.clip)).mean()
-                loss = pg + 0.5 * ((val - b_ret[j]) ** 2).mean() - a.ent_coef * ent.mean()
+                v_loss = 0.5 * ((val - b_ret[j]) ** 2).mean()
+                loss = pg + 0.5 * v_loss - a.ent_coef * ent.mean()
                 opt.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
                 opt.step()
+        ep_ret = rew_b.sum(0).mean().item()
+        env_steps += a.num_envs * T_used
+        log.scalars({"charts/episodic_return": ep_ret, "charts/learning_rate": opt.param_groups[0]["lr"],
+                     "charts/SPS": env_steps / (time.perf_counter() - t0),
+                     "losses/policy_loss": pg.item(), "losses/value_loss": v_loss.item(),
+                     "losses/entropy": ent.mean().item(), "losses/approx_kl": approx_kl,
+                     "losses/clipfrac": float(np.mean(clipfracs))}, env_steps)
         print(f"update {update + 1:3d}/{a.updates}: episode return per UAV "
-              f"{rew_b.sum(0).mean().item():8.2f}  ({time.perf_counter() - t0:5.1f} s)")
+              f"{ep_ret:8.2f}  ({time.perf_counter() - t0:5.1f} s)")
+
+    log.close()
+    if a.save_model:
+        path = os.path.join(out, f"{a.exp_name}.cleanrl_model")
+        torch.save(agent.state_dict(), path)
+        print(f"model saved to {path}")
 
     seeds = list(range(10_000, 10_000 + a.eval_seeds))
 
@@ -243,6 +271,10 @@ def main():
         "zero acceleration": evaluate(lambda e, o, rng: np.zeros((o.shape[0], 2)), env_kw, seeds, threads),
         "steer + separate": evaluate(lambda e, o, rng: heuristic(e, o), env_kw, seeds, threads),
     }
+    if a.capture_video:
+        path = os.path.join(out, "eval_episode.gif")
+        frames = capture_video(learned, env_kw, path, threads, seeds[0])
+        print(f"video of the mean action's episode (seed {seeds[0]}, {frames} frames) saved to {path}")
     print(f"\nheld-out evaluation, {len(seeds)} seeds, episode return per UAV (higher is better):")
     for name, (m, s) in results.items():
         print(f"  {name:<22} {m:9.2f} +- {s:.2f}")

@@ -52,34 +52,25 @@ class _RunBar:
         self.bar.close()
 
 
-def _switches(choice):
-    """Thread-count changes during the run, as {step, from, to, reason}
-    dicts, from whichever list the choice carries ('adapted' or a tuner's
-    decisions)."""
-    out = []
-    for key in ("adapted", "decisions", "switches", "tuner"):
-        v = choice.get(key)
-        if isinstance(v, dict):
-            v = v.get("decisions") or v.get("switches") or [v]
-        if isinstance(v, list):
-            out += [d for d in v if isinstance(d, dict) and "to" in d]
-    return out
+def _plain(o):
+    """JSON for what ``json`` cannot write: a ThreadChoice as its fields, the rest as text."""
+    return o.to_dict() if hasattr(o, "to_dict") else str(o)
 
 
 def _fmt_choice(choice):
-    if not choice:
+    """A ThreadChoice as the run summary's lines: the count it started on,
+    why, then each switch the tuner made."""
+    if choice is None:
         return "-"
-    switches = _switches(choice)
-    first = switches[0].get("from", choice["chosen"]) if switches else choice["chosen"]
-    s = f"{first} ({choice.get('method', '?')}"
-    if choice.get("cap"):
-        s += f"; cap {choice['cap']} from {', '.join(choice.get('caps', {}))}"
-    if choice.get("predicted_speedup"):
-        s += "; predicted " + ", ".join(f"{t}T {v:.2f}x" for t, v in choice["predicted_speedup"].items())
-    if choice.get("cached"):
+    s = f"{choice.first} ({choice.method}"
+    if choice.cap:
+        s += f"; cap {choice.cap} from {', '.join(choice.caps)}"
+    if choice.predicted_speedup:
+        s += "; predicted " + ", ".join(f"{t}T {v:.2f}x" for t, v in choice.predicted_speedup.items())
+    if choice.cached:
         s += "; cached"
     s += ")"
-    for d in _switches(choice):
+    for d in choice.adapted:
         s += (f"\n              threads {d.get('from', '?')} -> {d['to']}"
               + (f" at step {d['step']}" if d.get("step") is not None else "")
               + (f" ({d['reason']})" if d.get("reason") else
@@ -110,7 +101,7 @@ def cmd_run(a):
     finally:
         bar.close()
     if a.json:
-        print(json.dumps(res, indent=2, default=str))
+        print(json.dumps(res, indent=2, default=_plain))
         return 0
     print(f"{a.file}: {spec.scenario.name}" + (f" — {spec.description}" if spec.description else ""))
     if spec.params:

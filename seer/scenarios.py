@@ -75,7 +75,7 @@ class EnvScenario(Scenario):
                 "steps_per_s": totals["steps"] / w if w else 0.0,
                 "events_per_s": totals["events"] / w if w else 0.0,
                 "mean_reward": totals["reward_sum"] / max(1, totals["agent_steps"]),
-                "reward_per_seed": per_seed, "num_threads": choice["chosen"], "thread_choice": choice,
+                "reward_per_seed": per_seed, "num_threads": choice.chosen, "thread_choice": choice,
                 "busy_s": busy}
 
     def _policy(self, env, run, rng):

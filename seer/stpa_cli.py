@@ -113,11 +113,11 @@ def cmd_predict(a):
     except (ValueError, TypeError) as e:
         print(f"stpa predict: {e}", file=sys.stderr)
         return 2
-    print(f"{a.scenario} {params}: {n} thread(s) [{choice['method']}; cap {choice['cap']} "
-          f"from {choice['caps']}; preflight {choice['preflight_s'] * 1e3:.1f} ms"
-          f"{'; cached' if choice.get('cached') else ''}]")
-    probes = choice.get("probe_speedup", {})
-    for t, s in choice["predicted_speedup"].items():
+    print(f"{a.scenario} {params}: {n} thread(s) [{choice.method}; cap {choice.cap} "
+          f"from {choice.caps}; preflight {choice.preflight_s * 1e3:.1f} ms"
+          f"{'; cached' if choice.cached else ''}]")
+    probes = choice.probe_speedup or {}
+    for t, s in choice.predicted_speedup.items():
         m = f" (probed {probes[t]:.2f})" if t in probes else ""
         print(f"  {t} thread(s): predicted speedup {s:.2f}{m}")
     return 0

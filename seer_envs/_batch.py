@@ -113,7 +113,7 @@ class Batch:
         and STPA's choice comes back at the next start."""
         if self.tuner is not None and (started or self.tuner.after_unit()):
             self.num_threads = self.engine.num_threads
-            self.thread_choice = dict(self.thread_choice, **self.tuner.report())
+            self.thread_choice = self.thread_choice.replace(**self.tuner.report())
 
     # --- episodes ----------------------------------------------------------------
 
@@ -207,17 +207,8 @@ class Batch:
 
     def restart_obs(self, idx):
         """Restart copies ``idx`` (sorted) and return their first
-        observations ``(len(idx), agents, ...)``, in arrays of their own.
-        The other copies' rows of the outputs keep their values (a copied
-        row each, once per episode end): ``state()`` reads them."""
-        cp = self.copies
-        prev = (cp.obs, cp.rew, cp._term)
-        cp.fresh_outputs()
-        keep = np.ones(self.num_copies, bool)
-        keep[np.asarray(idx)] = False
-        if keep.any():
-            for new, old in zip((cp.obs, cp.rew, cp._term), prev):
-                self.view(new)[keep] = self.view(old)[keep]
+        observations ``(len(idx), agents, ...)``, in arrays of their own."""
+        self.copies.fresh_outputs()
         self.restart(idx)
         return self.view(self.copies.obs)[np.asarray(idx)]
 
@@ -473,7 +464,7 @@ class Groups:
 
     using = Batch.using
     check_free = Batch.check_free
-    _busy = Batch._busy
+    _busy = staticmethod(Batch._busy)
 
     # --- state, gathered from the groups --------------------------------------------
 

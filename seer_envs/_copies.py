@@ -54,6 +54,8 @@ class Copies:
       copy's step-end time ``times[c]``;
     - ``agent_infos(c, rows, now)``, ``summary(c, engine, steps)``,
       ``state(c)``: details of copy ``c`` (``now``: its simulated time);
+      ``states(c0, c1)`` stacks ``state`` (override it where one array
+      operation does);
     - ``image(view)`` (a static method): the ``rgb_array`` frame of ``view``,
       which has ``config``, ``model`` (one copy's arrays: a single env's
       model, or :meth:`copy_model`), ``_cycle`` and ``max_cycles``.
@@ -61,10 +63,29 @@ class Copies:
     ``obs`` / ``rew`` / ``term`` are replaced by fresh arrays before each
     boundary (:meth:`fresh_outputs`), so what a step hands out stays the
     caller's without a copy.
+
+    **One copy's state** (snapshots of single copies, :mod:`seer_envs._snapshot`):
+    copy ``c``'s rows of each model array are given by :meth:`array_layout`
+    (default: one LP block, every array split evenly by copy); the
+    scenario declares which of its own per-agent arrays are state
+    (``agent_arrays``), which model arrays hold entity indices that move
+    with the copy (``index_arrays``) and which event payload words hold LP
+    ids (``payload_lps``).  Events' sources and targets are moved by the
+    generic code.
     """
 
     action_kind = None
     model_cls = None
+    #: This object's own per-agent arrays (rows ``c * agents ..``) that are
+    #: state, besides ``obs``, ``rew`` and ``_term``.
+    agent_arrays = ()
+    #: Model arrays whose values are entity indices within an LP block's
+    #: region (copy ``c``'s entity ``j`` of block ``b`` is ``c * n_b + j``):
+    #: name -> ``b``.  A copy restored into another slot has them shifted.
+    index_arrays = {}
+    #: Event kinds whose payload words ``data.i[w]`` hold engine LP ids:
+    #: kind -> tuple of ``w``; moved like an event's source and target.
+    payload_lps = {}
 
     def __init__(self, config, num_copies=1):
         self.config = config
@@ -107,6 +128,19 @@ class Copies:
 
     def new_model(self, config, num_copies):
         return self.model_cls(config, num_copies)
+
+    def array_layout(self, name, shape, num_copies):
+        """Copy ``c``'s rows of the model array ``name`` (of ``shape``, in a
+        model of ``num_copies`` copies) along axis 0: a list of ``(base,
+        per_copy)`` segments, the rows ``[base + c * per_copy, base + (c + 1)
+        * per_copy)`` of each, in this order.  The default serves a scenario
+        of one LP block whose arrays are copy-major and split evenly; a
+        scenario with several blocks declares its arrays."""
+        if len(self._blocks) != 1 or not shape or shape[0] % num_copies:
+            raise NotImplementedError(
+                f"{type(self).__name__} must declare the per-copy rows of its model array "
+                f"{name!r} (shape {shape}) in array_layout() for snapshots of single copies")
+        return [(0, shape[0] // num_copies)]
 
     # --- outputs -------------------------------------------------------------
 
@@ -177,6 +211,11 @@ class Copies:
 
     def state(self, c):
         raise NotImplementedError(f"{type(self).__name__} has no global state")
+
+    def states(self, c0, c1):
+        """The global states of copies ``[c0, c1)``, one row each (a
+        scenario may override this with one array operation)."""
+        return np.stack([self.state(c) for c in range(c0, c1)])
 
     @staticmethod
     def image(view):

@@ -12,6 +12,7 @@ import operator
 import numpy as np
 from pettingzoo import ParallelEnv
 
+from seer_envs._actions import check_actions
 from seer_envs._batch import CopiesByReduce
 from seer_runtime._threads import check_num_threads
 
@@ -282,12 +283,8 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
         steps do not change them); ``terminations`` is True for every stopped
         agent."""
         self._check_steppable()
-        spec = self._action_spec
-        if spec[0] == "discrete":
-            a = self._check_discrete_array(actions, self._n, spec[1], self.possible_agents)
-        else:
-            a = self._check_box_array(actions, self._n, spec[1], spec[2], spec[3],
-                                      self.possible_agents)
+        names = self.possible_agents
+        a = check_actions(actions, self._action_spec, (self._n,), lambda i: f"agent {names[i]!r}")
         return self._advance(a)
 
     def _start(self, episode_seed=None, seed=None):
@@ -456,40 +453,6 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
             raise ValueError(f"action for agent {agent!r} must be in [{low}, {high}], got {a.tolist()}")
         return a
 
-    @staticmethod
-    def _check_box_array(actions, n_agents, shape, low, high, names):
-        """Validate an array of Box actions, one row per agent in ``names``
-        order (real dtype, finite, within ``[low, high]``); returns it as an
-        array (not copied when already one)."""
-        a = np.asarray(actions)
-        if a.shape != (n_agents,) + tuple(shape):
-            raise ValueError(f"actions must have shape {(n_agents,) + tuple(shape)}, got {a.shape}")
-        if a.dtype.kind not in "fiu":
-            raise ValueError(f"actions must be a real-valued (float) array, got dtype {a.dtype}")
-        # One pass in the common case: NaN fails both comparisons.
-        if ((a >= low) & (a <= high)).all():
-            return a
-        rows = a.reshape(n_agents, -1).astype(np.float64)
-        bad = np.flatnonzero(~np.isfinite(rows).all(axis=1))
-        if bad.size:
-            i = int(bad[0])
-            raise ValueError(f"action for agent {names[i]!r} is not finite (NaN or inf): {rows[i].tolist()}")
-        i = int(np.flatnonzero(((rows < low) | (rows > high)).any(axis=1))[0])
-        raise ValueError(f"action for agent {names[i]!r} must be in [{low}, {high}], got {rows[i].tolist()}")
-
-    @staticmethod
-    def _check_discrete_array(actions, n_agents, n_actions, names):
-        a = np.asarray(actions)
-        if a.shape != (n_agents,):
-            raise ValueError(f"actions must have shape ({n_agents},), got {a.shape}")
-        if a.dtype.kind not in "iu":
-            raise ValueError(f"actions must be an integer array, got dtype {a.dtype}")
-        # Two reductions, no temporaries; the mask only to name the culprit.
-        if a.size and (a.min() < 0 or a.max() >= n_actions):
-            i = int(np.flatnonzero((a < 0) | (a >= n_actions))[0])
-            raise ValueError(f"action for agent {names[i]!r} must be in [0, {n_actions - 1}], got {a[i]}")
-        return a
-
     # --- copies and pickling ---------------------------------------------------
 
     def __reduce__(self):
@@ -535,15 +498,33 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
             snapshot = Snapshot.from_bytes(snapshot)
         b = self._batch
         with b.using():
-            check(snapshot, b, self._scenario_id, self._snapshot_params(), "env")
-            if not self._started or b.engine is None:
-                b.start()                   # an engine to put the state into
-            restore(snapshot, b)
+            if isinstance(snapshot, Snapshot) and snapshot.kind == "copies":
+                self._restore_copy(snapshot)
+            else:
+                check(snapshot, b, self._scenario_id, self._snapshot_params(), "env")
+                if not self._started or b.engine is None:
+                    b.start()                   # an engine to put the state into
+                restore(snapshot, b)
             self._started = True
             done = b.done[0]
             self._set_agents(self.possible_agents[:] if not b._any_done else
                              [a for a, d in zip(self.possible_agents, done.tolist()) if not d])
         return None
+
+    def _restore_copy(self, snapshot):
+        """A vector env's snapshot of one copy (``snapshot(copies=[c])``):
+        the LP layouts agree, a single env being a batch of one."""
+        from seer_envs._snapshot import check_params, copy_states, generators, prepare_copy, restore_copies
+        if snapshot.num_copies != 1:
+            raise ValueError(f"a snapshot of {snapshot.num_copies} copies cannot be restored into a "
+                             "single env (take snapshot(copies=[c]) of one copy)")
+        b = self._batch
+        check_params(snapshot, self._scenario_id, self._snapshot_params())
+        gens = generators(snapshot, 1)
+        prepared = prepare_copy(copy_states(snapshot, b.copies)[0], b, 0, "copy 0")
+        if not self._started or b.engine is None or b.broken is not None:
+            b.start()
+        restore_copies(b, [prepared], [0], gens)
 
     # --- rendering and lifecycle ---------------------------------------------
 

@@ -75,6 +75,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from seer_envs._actions import check_actions
 from seer_envs._batch import Batch, CopiesByReduce, Groups, group_bounds
 from seer_envs._parallel import check_seed
 from seer_runtime._threads import check_num_threads, resolve_threads
@@ -204,11 +205,14 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         self.num_agents = cp.num_agents
         self.single_observation_space = cp.observation_space
         self.single_action_space = cp.action_space
+        state_space = cp.state_space(self.config)
+        if state_space is not None:        # one copy's global state, and the batch's
+            self.single_state_space = state_space
+            self.state_space = batch_space(state_space, num_envs)
         self.observation_space = _batch_agents(cp.observation_space, num_envs, self.num_agents)
         self.action_space = _batch_agents(cp.action_space, num_envs, self.num_agents)
         self._waiting = np.zeros(num_envs, bool)      # NEXT_STEP: restart at the next step
         self._ended = np.zeros(num_envs, bool)        # DISABLED: ended, not reset yet
-        self._current = np.ones(num_envs, bool)       # the batch's outputs hold these copies' rows
         self._started = False
         self._jobs = collections.deque()             # (env_ids, future) in send order
         self._in_flight = np.zeros(num_envs, bool)
@@ -237,7 +241,7 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
             return team
         else:
             return Batch(self._spec.copies, self.config, E, max_cycles, threads, lambda: None)
-        b.thread_choice = dict(info, groups=len(bounds), workers=b.workers)
+        b.thread_choice = info.replace(groups=len(bounds), workers=b.workers)
         if rng_states is not None:
             b.set_rng_states(rng_states)
         return b
@@ -270,7 +274,7 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         """How the thread count was chosen (STPA, the tuner) and the layout
         (``"layout"``: ``"team"`` or ``"groups"``), or None before a reset."""
         c = self._batch.thread_choice
-        return None if c is None else dict(c, layout=self.layout)
+        return None if c is None else c.replace(layout=self.layout)
 
     @property
     def layout(self):
@@ -315,29 +319,6 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         """Each copy's current episode seed."""
         return self._batch.seeds_used
 
-    @property
-    def state_space(self):
-        """The global state's space of one copy (``Copies.state_space``), or
-        None where the scenario declares none."""
-        return self._spec.copies.state_space(self.config)
-
-    def state(self):
-        """Every copy's global state at its last boundary, ``(num_envs,) +
-        state_space.shape`` (a fresh array): what a single env's
-        ``state()`` gives, per copy, for a centralised critic."""
-        self._check_nothing_in_flight("state()")
-        self._check_steppable()
-        if self.state_space is None:
-            raise NotImplementedError(f"{self.env_id} declares no global state")
-        if not self._current.all():
-            c = int(np.flatnonzero(~self._current)[0])
-            raise RuntimeError(f"state() after a send() of some copies only: copy {c} was not "
-                               "stepped by the last call, so its outputs are not kept; step every copy first")
-        b = self._batch
-        groups = b.groups if isinstance(b, Groups) else [b]
-        with b.using():
-            return np.stack([g.copies.state(c) for g in groups for c in range(g.num_copies)])
-
     # --- API -------------------------------------------------------------------
 
     def reset(self, *, seed=None, options=None):
@@ -374,7 +355,6 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
             self._started = True
             self._waiting[:] = False
             self._ended[:] = False
-            self._current[:] = True
             self._last_obs = obs
             b.after_step(started=True)
         return obs, {}
@@ -428,8 +408,6 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
                 waiting[sel] = self._waiting[sel]
             obs, rew, term, trunc, ended = b.advance(a, waiting, active=ids)
             self._waiting[sel] = False
-            self._current[:] = ids is None
-            self._current[sel] = True
             infos = {}
             if ended is not None:
                 infos = {EPISODE_KEY: {"r": b.ep_return[sel].copy(), "l": b.ep_length[sel].copy()},
@@ -537,6 +515,21 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
             raise RuntimeError(f"copy {c} has ended (autoreset_mode DISABLED); call "
                                "reset(options={'reset_mask': mask}) for the ended copies first")
 
+    def state(self):
+        """Every copy's global state at its last boundary, ``(num_envs,) +
+        single_state_space.shape`` (``state_space``; what a single env's
+        ``state()`` gives for that copy): the input of a centralised critic.
+        Under ``NEXT_STEP`` a copy that just ended shows its final state until
+        its restart; under ``SAME_STEP`` its new episode's first."""
+        self._check_nothing_in_flight("state()")
+        self._check_steppable()
+        if not hasattr(self, "state_space"):
+            raise NotImplementedError(f"{self.env_id} declares no global state")
+        b = self._batch
+        if isinstance(b, Groups):
+            return np.concatenate([g.copies.states(0, g.num_copies) for g in b.groups])
+        return b.copies.states(0, self.num_envs)
+
     def render(self):
         """``render_mode="rgb_array"``: one H x W x 3 frame per copy, as a
         tuple (Gymnasium's vector convention); None without a render mode."""
@@ -586,36 +579,162 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         import json
         return json.loads(json.dumps(self._params))
 
-    def _snapshot_batch(self):
+    def _copy_ids(self, copies, what):
+        """Validated copy ids (a list, in the given order)."""
+        if isinstance(copies, (str, bytes)) or not hasattr(copies, "__len__"):
+            raise TypeError(f"{what} must be a sequence of copy ids, got {type(copies).__name__}")
+        ids = np.asarray(copies)
+        if ids.ndim != 1 or len(ids) == 0 or ids.dtype.kind not in "iu":
+            raise ValueError(f"{what} must be a non-empty 1-d sequence of int copy ids, got {copies!r}")
+        if ids.min() < 0 or ids.max() >= self.num_envs:
+            raise ValueError(f"{what} must be in [0, {self.num_envs - 1}], got {ids.tolist()}")
+        if len(np.unique(ids)) != len(ids):
+            dup = int(np.flatnonzero(np.bincount(ids) > 1)[0])
+            raise ValueError(f"{what} has duplicates (copy {dup} twice), got {ids.tolist()}")
+        return [int(c) for c in ids]
+
+    def _locate(self, c):
+        """(batch, copy within it) holding copy ``c``: the team, or its group."""
         b = self._batch
         if isinstance(b, Groups):
-            raise NotImplementedError("snapshots of copies in groups (batch_size < num_envs or "
-                                      "copy_parallel=True) are not built yet; use one engine")
-        return b
+            k = int(np.searchsorted(b._starts, c, side="right")) - 1
+            return b.groups[k], c - b.bounds[k][0]
+        return b, c
 
-    def snapshot(self):
-        """Every copy's whole state now, as a :class:`~seer_envs.Snapshot`:
-        :meth:`restore` into a vector env of the same scenario, parameters
-        and copies, at any thread count, continues bit for bit."""
-        from seer_envs._snapshot import capture
+    def snapshot(self, copies=None):
+        """The state now of every copy, or of copies ``copies`` (a sequence
+        of copy ids), as a :class:`~seer_envs.Snapshot`.  :meth:`restore`
+        continues from it bit for bit, at any thread count and layout.
+
+        Every copy of the team layout (one engine): one engine-wide
+        snapshot, which restores into a vector env of the same copies.  With
+        ``copies``, or copies in groups: a snapshot of single copies, each
+        in a single env's coordinates, which restores into any slots of a
+        vector env of the scenario and parameters (``max_cycles`` aside: a
+        copy keeps its own), in either layout, or, one copy, into a single
+        env."""
+        from seer_envs._snapshot import capture, capture_copies, capture_copy
         self._check_nothing_in_flight("snapshot()")
         self._check_steppable()
-        b = self._snapshot_batch()
+        b = self._batch
+        if copies is None and not isinstance(b, Groups):
+            with b.using():
+                return capture(b, self.env_id, self._snapshot_params(), "vector",
+                               {"waiting": self._waiting, "ended": self._ended, "last_obs": self._last_obs})
+        ids = list(range(self.num_envs)) if copies is None else self._copy_ids(copies, "copies")
         with b.using():
-            return capture(b, self.env_id, self._snapshot_params(), "vector",
-                           {"waiting": self._waiting, "ended": self._ended, "last_obs": self._last_obs})
+            parts, rngs, extras = [], [], []
+            for c in ids:
+                gb, local = self._locate(c)
+                parts.append(capture_copy(gb, local))
+                rngs.append(gb.rngs()[local].bit_generator.state)
+                extras.append({"last_obs": self._last_obs[c]})
+            return capture_copies(parts, self.env_id, self._snapshot_params(), ids, rngs, extras)
 
-    def restore(self, snapshot):
-        """Continue every copy from ``snapshot`` (a :class:`~seer_envs.Snapshot`
-        or its bytes); ``ValueError`` naming what differs, the env left as
-        it was."""
-        from seer_envs._snapshot import Snapshot, check, restore
+    def restore(self, snapshot, copies=None):
+        """Continue from ``snapshot`` (a :class:`~seer_envs.Snapshot` or its
+        bytes): an engine-wide one restores every copy; a snapshot of
+        single copies (or a single env's) restores its copies into the slots
+        ``copies`` (default: slots ``0 ..``, when it holds every copy), each
+        slot then continuing as its source copy would have, bit for bit.
+        Copies outside ``copies`` are untouched (in an env never reset, or
+        interrupted, they start episodes as ``reset()`` without a seed
+        does).  ``ValueError`` naming what differs, the env left as it was."""
+        from seer_envs._snapshot import (Snapshot, check_params, copy_states, generators, prepare_copy,
+                                         restore_copies)
         self._check_open()
         self._check_nothing_in_flight("restore()")
         if isinstance(snapshot, (bytes, bytearray, memoryview)):
             snapshot = Snapshot.from_bytes(snapshot)
+        if not isinstance(snapshot, Snapshot):
+            raise TypeError(f"restore() takes a Snapshot (Snapshot.from_bytes(b) for bytes), "
+                            f"got {type(snapshot).__name__}")
+        if snapshot.kind == "vector":
+            if copies is not None:
+                raise ValueError("an engine-wide vector snapshot restores every copy at once; take "
+                                 "snapshot(copies=...) for single copies")
+            return self._restore_whole(snapshot)
+        if snapshot.kind not in ("copies", "env"):
+            raise ValueError(f"a snapshot of a {snapshot.kind!r} cannot be restored into a vector env")
+        n = 1 if snapshot.kind == "env" else snapshot.num_copies
+        if copies is None:
+            if n != self.num_envs:
+                raise ValueError(f"a snapshot of {n} copies cannot fill the {self.num_envs} copies of "
+                                 "this env: pass copies=[...], the slots to restore them into")
+            slots = list(range(n))
+        else:
+            slots = self._copy_ids(copies, "copies")
+            if len(slots) != n:
+                raise ValueError(f"copies names {len(slots)} slots for a snapshot of {n} copies")
         self._ensure_layout()
-        b = self._snapshot_batch()
+        b = self._batch
+        with b.using():
+            check_params(snapshot, self.env_id, self._snapshot_params())
+            gens = generators(snapshot, n)
+            running = self._started and b.broken is None and all(
+                e is not None for e in (b.engines if isinstance(b, Groups) else [b.engine]))
+            where = [self._locate(d) for d in slots]
+            states = copy_states(snapshot, b.copies)
+            prepared = [prepare_copy(st, gb, local, f"copy {i} (into slot {d})")
+                        for i, (st, (gb, local), d) in enumerate(zip(states, where, slots))]
+            last = []
+            for st, d in zip(states, slots):
+                lo = st.get("env/last_obs", st["copies/obs"])
+                if lo.shape != self._last_obs_shape() or lo.dtype != np.float32:
+                    raise ValueError(f"snapshot array 'env/last_obs' of slot {d}: {lo.dtype} {lo.shape}")
+                last.append(lo)
+            if not running:       # never reset (or interrupted): the others start as reset() does
+                self._last_obs = b.start()
+                self._started = True
+                self._waiting[:] = False
+                self._ended[:] = False
+                b.after_step(started=True)
+            by_batch = {}
+            for p, (gb, local), g in zip(prepared, where, gens):
+                by_batch.setdefault(id(gb), (gb, [], [], []))
+                entry = by_batch[id(gb)]
+                entry[1].append(p)
+                entry[2].append(local)
+                entry[3].append(g)
+            for gb, ps, locs, gs in by_batch.values():
+                restore_copies(gb, ps, locs, gs)
+            self._after_copies_restored(slots, last)
+        return None
+
+    def _last_obs_shape(self):
+        return (self.num_agents,) + tuple(self.single_observation_space.shape)
+
+    def _after_copies_restored(self, slots, last):
+        """The env's own rows of restored slots: an ended copy waits for its
+        restart (``NEXT_STEP``), stays ended (``DISABLED``) or restarts now
+        (``SAME_STEP``, as its ending step would have done)."""
+        b = self._batch
+        full = np.empty((self.num_envs,) + self._last_obs_shape(), np.float32)
+        if self._last_obs is not None and np.shape(self._last_obs) == full.shape:
+            full[...] = self._last_obs
+        idx = np.asarray(slots)
+        full[idx] = np.stack(last)
+        over = np.array([gb.done[c].all() for gb, c in map(self._locate, slots)])
+        self._waiting[idx] = False
+        self._ended[idx] = False
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            self._waiting[idx] = over
+        elif self.autoreset_mode == AutoresetMode.DISABLED:
+            self._ended[idx] = over
+        elif over.any():
+            restart = np.sort(idx[over])
+            full[restart] = b.restart_obs(restart)
+        self._last_obs = full
+
+    def _restore_whole(self, snapshot):
+        """An engine-wide snapshot into the team layout of the same copies."""
+        from seer_envs._snapshot import check, restore
+        self._ensure_layout()
+        b = self._batch
+        if isinstance(b, Groups):
+            raise ValueError("an engine-wide snapshot (team layout) cannot be restored into copies in "
+                             "groups: take snapshot(copies=range(num_envs)) instead, which restores "
+                             "into either layout")
         with b.using():
             check(snapshot, b, self.env_id, self._snapshot_params(), "vector")
             extra = {}
@@ -637,38 +756,13 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
 
     def _check_actions(self, actions, ids=None):
         """Validated actions of every copy, or of copies ``ids`` (errors name the copy id)."""
-        spec, A = self._batch.copies.action_spec, self.num_agents
         E = self.num_envs if ids is None else len(ids)
-        name = (lambda c: c) if ids is None else (lambda c: int(ids[c]))
-        a = np.asarray(actions)
-        if spec[0] == "discrete":
-            if a.shape != (E, A):
-                raise ValueError(f"actions must have shape ({E}, {A}) (copies, agents), got {a.shape}")
-            if a.dtype.kind not in "iu":
-                raise ValueError(f"actions must be an integer array, got dtype {a.dtype}")
-            # Two reductions, no temporaries; the mask only to name the culprit.
-            if a.size and (a.min() < 0 or a.max() >= spec[1]):
-                c, i = (int(v) for v in np.argwhere((a < 0) | (a >= spec[1]))[0])
-                raise ValueError(f"action for copy {name(c)}, agent {self.possible_agents[i]!r} must be "
-                                 f"in [0, {spec[1] - 1}], got {a[c, i]}")
-            return a
-        shape, low, high = spec[1:]
-        if a.shape != (E, A) + tuple(shape):
-            raise ValueError(f"actions must have shape {(E, A) + tuple(shape)} (copies, agents, ...), "
-                             f"got {a.shape}")
-        if a.dtype.kind not in "fiu":
-            raise ValueError(f"actions must be a real-valued (float) array, got dtype {a.dtype}")
-        if ((a >= low) & (a <= high)).all():
-            return a
-        rows = a.reshape(E, A, -1).astype(np.float64)
-        bad = ~np.isfinite(rows).all(axis=2)
-        what = "is not finite (NaN or inf)"
-        if not bad.any():
-            bad = ((rows < low) | (rows > high)).any(axis=2)
-            what = f"must be in [{low}, {high}]"
-        c, i = (int(v) for v in np.argwhere(bad)[0])
-        raise ValueError(f"action for copy {name(c)}, agent {self.possible_agents[i]!r} {what}, "
-                         f"got {rows[c, i].tolist()}")
+        names = self.possible_agents
+        copy = (lambda c: c) if ids is None else (lambda c: int(ids[c]))
+        spec = self._batch.copies.action_spec
+        return check_actions(actions, spec, (E, self.num_agents),
+                             lambda c, i: f"copy {copy(c)}, agent {names[i]!r}",
+                             " (copies, agents)" if spec[0] == "discrete" else " (copies, agents, ...)")
 
     def _check_open(self):
         if self.closed:
@@ -817,15 +911,11 @@ class SeerAgentVectorEnv(CopiesByReduce, VectorEnv):
         return obs.reshape(self.num_envs, -1), {}
 
     def step(self, actions):
-        a = np.asarray(actions)
         C, A, N = self.copies, self.agents_per_copy, self.num_envs
-        want = (N,) + tuple(self.single_action_space.shape or ())
-        if a.shape != want:
-            raise ValueError(f"actions must have shape {want} (one row per copy and agent), got {a.shape}")
-        try:
-            obs, rew, term, trunc, info = self.vec.step(a.reshape((C, A) + a.shape[1:]))
-        except ValueError as e:
-            raise ValueError(str(e).replace(f"shape ({C}, {A}) (copies, agents)", f"shape {want}")) from None
+        names = self.vec.possible_agents
+        a = check_actions(actions, self.vec._batch.copies.action_spec, (N,),
+                          lambda j: f"copy {j // A}, agent {names[j % A]!r}", " (one row per copy and agent)")
+        obs, rew, term, trunc, info = self.vec.step(a.reshape((C, A) + a.shape[1:]))
         infos = {}
         # Rows end with their copy (class docstring): an agent that stopped
         # earlier shows no flags, and reward 0, until then.

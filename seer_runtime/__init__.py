@@ -7,7 +7,8 @@ bit-identical at every thread count.
 Python facade
 -------------
 Engine, Scenario
-    The loop and the base class of models (see ``seer_runtime.loop``).
+    The loop (``seer_runtime.loop``) and the base class of models
+    (``seer_runtime.scenario``, all a model cimports besides the contract).
 ContractViolation, OutOfMemory
     Raised when a model breaks the event-locality contract (or memory runs out).
 EngineBusyError
@@ -16,6 +17,8 @@ openmp_enabled()
     Whether this build has OpenMP.
 resolve_threads(num_threads, choose=None, cap=None)
     The one resolver of a ``num_threads`` setting (``"auto"`` or an int).
+ThreadChoice
+    How a thread count was chosen (``env.thread_choice``).
 ScenarioSpec, Run, register, registry
     Scenario specs and their registry (``seer_runtime.spec``).
 get_include()
@@ -25,14 +28,16 @@ get_include()
 import os
 
 from seer_runtime._errors import ContractViolation, EngineBusyError, OutOfMemory
-from seer_runtime.loop import (Engine, Scenario, check_num_threads,
-                               omp_max_threads, openmp_enabled, phase_policy)
+from seer_runtime.loop import (Engine, check_num_threads, omp_max_threads, openmp_enabled,
+                               phase_policy)
+from seer_runtime.scenario import Scenario
 from seer_runtime._threads import available_cpus, resolve_threads, thread_caps
+from seer_runtime.thread_choice import ThreadChoice
 from seer_runtime.spec import Run, ScenarioSpec, register, registry
 from seer_runtime._include import get_include
 
 __all__ = ["Engine", "Scenario", "ContractViolation", "OutOfMemory", "EngineBusyError", "get_include", "openmp_enabled", "omp_max_threads",
-           "resolve_threads", "thread_caps", "available_cpus", "check_num_threads",
+           "resolve_threads", "ThreadChoice", "thread_caps", "available_cpus", "check_num_threads",
            "ScenarioSpec", "Run", "register", "registry", "phase_policy"]
 
 # pip hides the build's own warning (it swallows setup.py's stderr), so the

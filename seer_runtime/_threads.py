@@ -12,6 +12,8 @@ import os
 import sys
 import warnings
 
+from seer_runtime.thread_choice import ThreadChoice
+
 _warned = set()     # (count, cpus) already warned about; one warning per process
 
 # SEER's own packages (siblings of this one): a warning about a setting is
@@ -113,7 +115,7 @@ def warn_if_oversubscribed(n):
 
 
 def resolve_threads(num_threads="auto", choose=None, cap=None):
-    """Resolve a ``num_threads`` setting: ``(count, explanation dict)``.
+    """Resolve a ``num_threads`` setting: ``(count, ThreadChoice)``.
 
     An int >= 1 is used as given (clipped to ``cap`` when given; warns once
     when it exceeds the usable CPUs).  ``"auto"`` calls ``choose()`` when
@@ -132,11 +134,10 @@ def resolve_threads(num_threads="auto", choose=None, cap=None):
                 warnings.warn(f"STPA unavailable ({e}); num_threads='auto' uses the hard caps",
                               RuntimeWarning, stacklevel=user_stacklevel())
         n, reasons = thread_caps(extra={"cap": cap})
-        return n, {"chosen": n, "cap": n, "caps": reasons,
-                   "method": "affinity mask capped by OMP_NUM_THREADS"}
+        return n, ThreadChoice(chosen=n, method="caps", cap=n, caps=reasons)
     n = num_threads
     if cap is not None and n > cap:
-        return max(1, int(cap)), {"chosen": max(1, int(cap)), "method": "user, capped",
-                                  "requested": n, "cap": int(cap)}
+        return max(1, int(cap)), ThreadChoice(chosen=max(1, int(cap)), method="user, capped",
+                                              requested=n, cap=int(cap))
     warn_if_oversubscribed(n)
-    return n, {"chosen": n, "method": "user"}
+    return n, ThreadChoice(chosen=n, method="user")

@@ -4,6 +4,7 @@
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from seer_runtime.contract cimport (Event, LPType, Ctx, lp_id_t, sim_time_t)
 from seer_runtime.queue cimport LocalHeap, MessageArena
+from seer_runtime.scenario cimport Scenario
 
 # Everything one worker thread owns.  One per thread, padded so that two
 # threads' hot counters never share a cache line.
@@ -101,26 +102,6 @@ ctypedef struct EngineCore:
     uint64_t* emit_seq          # n emission counters (the event key)
     ThreadState* ts             # max_threads thread states
     RunShared* sh
-
-
-# A loop body over [lo, hi) for seer_parallel_for.
-ctypedef void (*seer_range_fn)(void* arg, int64_t lo, int64_t hi) noexcept nogil
-
-# Run body over [0, n) in chunks claimed by up to num_threads members of the
-# calling thread's SEER team (the team the engines use; an elastic phase, so
-# a member that is not running holds nothing up), so boundary loops need no
-# OpenMP pool.  Iterations must be independent; the result does not depend
-# on num_threads.  Short loops, and a team that cannot grow, run serially.
-cdef void seer_parallel_for(int num_threads, int64_t n, seer_range_fn body,
-                            void* arg) noexcept nogil
-
-
-cdef class Scenario:
-    """Base of every model: holds its hook table and its state pointer."""
-    cdef LPType lptype
-    cdef void* model
-    cdef readonly lp_id_t num_lps
-    cdef readonly double lookahead
 
 
 cdef class Engine:

@@ -51,6 +51,7 @@ from seer_runtime.contract cimport (Ctx, Event, sim_time_t, lp_id_t, seer_rng_ke
                                     SEER_E_BAD_TARGET, SEER_E_OUTBOX_FULL, SEER_E_QUEUE_FULL,
                                     SEER_E_ARENA_FULL, SEER_E_NO_MEMORY, SEER_E_EVENT_BUDGET,
                                     SEER_E_STUCK)
+from seer_runtime.scenario cimport (Scenario, seer_range_fn, seer_install_parallel_for)
 from seer_runtime.queue cimport (LocalHeap, InboxNode, event_before, heap_push, heap_pop,
                                  seer_heap_realloc,
                                  heap_top_time, heap_free, inbox_push, inbox_take_all_lifo,
@@ -130,42 +131,6 @@ def openmp_enabled():
 def omp_max_threads():
     """OpenMP's default team size in this process (1 in a serial build)."""
     return seer_omp_get_max_threads()
-
-
-# --- default hooks ------------------------------------------------------------
-
-cdef int _noop_init(void* model, Ctx* ctx) noexcept nogil:
-    return SEER_OK
-
-cdef int _noop_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
-    return SEER_OK
-
-
-cdef class Scenario:
-    """Base class of models on the runtime.
-
-    A Cython subclass fills ``self.lptype`` with its hooks and points
-    ``self.model`` at its state in ``__cinit__``; the hooks it leaves alone
-    stay no-ops.  ``num_lps`` and ``lookahead`` (> 0, time units) are fixed
-    at construction.
-    """
-
-    def __cinit__(self, *args, **kwargs):
-        self.lptype.on_init = _noop_init
-        self.lptype.on_event = _noop_event
-        self.model = NULL
-
-    def __init__(self, num_lps, lookahead):
-        self._set_shape(num_lps, lookahead)
-
-    def _set_shape(self, num_lps, lookahead):
-        if isinstance(num_lps, bool) or not isinstance(num_lps, int) or not 1 <= num_lps < SEER_ENV_SOURCE:
-            raise ValueError(f"num_lps must be an int in [1, {SEER_ENV_SOURCE - 1}], got {num_lps!r}")
-        lookahead = float(lookahead)
-        if not lookahead > 0 or isinf(lookahead):
-            raise ValueError(f"lookahead must be a finite number > 0, got {lookahead!r}")
-        self.num_lps = num_lps
-        self.lookahead = lookahead
 
 
 def check_num_threads(num_threads):
@@ -1152,8 +1117,9 @@ cdef int64_t _FOR_GRAIN = 256
 cdef int64_t _FOR_WAKE = 2048
 
 
-cdef void seer_parallel_for(int num_threads, int64_t n, seer_range_fn body,
-                            void* arg) noexcept nogil:
+cdef void _parallel_for(int num_threads, int64_t n, seer_range_fn body,
+                        void* arg) noexcept nogil:
+    # scenario.pxd's seer_parallel_for, on this module's teams (installed below)
     cdef _ForJob j
     cdef void* team
     cdef int k
@@ -1181,6 +1147,9 @@ cdef void seer_parallel_for(int num_threads, int64_t n, seer_range_fn body,
         j.chunk = 1
     seer_team_phase(team, num_threads, _for_main, &j,
                     n >= _FOR_WAKE or _wake_ns == 0)
+
+
+seer_install_parallel_for(_parallel_for)
 
 
 # Run init, a slice of a run, or an inject on the calling thread's team.
@@ -2020,6 +1989,139 @@ cdef class Engine:
         for k in range(c.max_threads):
             c.ts[k].events = 0
         c.ts[0].events = <int64_t>tallies[1]
+        return None
+
+    # --- per-LP state (snapshots of single copies: seer_envs._snapshot) ---------
+    # Separate from export_state/import_state: a vector env saves and
+    # restores some copies' LPs while the other copies stay as they are.
+
+    def _lp_list(self, lps, what):
+        import numpy as np
+        a = np.asarray(lps)
+        if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
+            raise ValueError(f"{what}: lps must be a 1-d array of LP ids, got {lps!r}")
+        a = a.astype(np.int64)
+        if a.size and (a.min() < 0 or a.max() >= self.core.n):
+            raise ValueError(f"{what}: LP ids must be in [0, {self.core.n}), got {a.min()}..{a.max()}")
+        if np.unique(a).size != a.size:
+            raise ValueError(f"{what}: LP ids repeat")
+        return np.ascontiguousarray(a)
+
+    def export_lps(self, lps):
+        """The state of LPs ``lps`` (LP ids, in that order) as NumPy arrays:
+        ``counts``, ``events`` (their pending events' raw bytes, LP by LP,
+        in heap order), ``rng_key``, ``rng_ctr`` and ``emit_seq``, one entry
+        per listed LP, and the engine's injection counter ``inject_seq``.  Between runs, nothing frozen (as :meth:`export_state`)."""
+        import numpy as np
+        cdef EngineCore* c = &self.core
+        cdef int64_t j, k, total = 0, off = 0, m
+        cdef lp_id_t i
+        cdef char* out
+        self._check_idle()
+        if not self._initialized:
+            raise RuntimeError("export_lps() before init(): there is no state yet")
+        if self._frozen:
+            raise RuntimeError("export_lps() while LPs are frozen (between freeze_all_but and thaw)")
+        ids = self._lp_list(lps, "export_lps()")
+        cdef const int64_t[::1] lp = ids
+        m = ids.shape[0]
+        counts = np.empty(m, np.int64)
+        rng_key = np.empty(m, np.uint64)
+        rng_ctr = np.empty(m, np.uint64)
+        emit_seq = np.empty(m, np.uint64)
+        cdef int64_t[::1] cnt = counts
+        cdef uint64_t[::1] rk = rng_key, rc = rng_ctr, es = emit_seq
+        for j in range(m):
+            i = <lp_id_t>lp[j]
+            if c.inbox[i] != NULL:
+                raise RuntimeError(f"export_lps(): LP {i} has messages in flight (call it between runs)")
+            cnt[j] = c.heaps[i].size
+            total += c.heaps[i].size
+            rk[j] = c.rng_key[i]
+            rc[j] = c.rng_ctr[i]
+            es[j] = c.emit_seq[i]
+        events = np.empty(total * sizeof(Event), np.uint8)
+        if total:
+            out = <char*><size_t>events.ctypes.data
+            for j in range(m):
+                k = cnt[j]
+                if k:
+                    memcpy(out + off, c.heaps[lp[j]].data, k * sizeof(Event))
+                    off += k * sizeof(Event)
+        return {"counts": counts, "events": events, "rng_key": rng_key, "rng_ctr": rng_ctr,
+                "emit_seq": emit_seq, "inject_seq": np.array([self._inject_seq], np.uint64)}
+
+    def import_lps(self, lps, state, now=None, inject_seq=0):
+        """Replace the state of LPs ``lps`` with ``state`` (the arrays of
+        :meth:`export_lps`, one entry per listed LP; events already in heap
+        order, with this engine's LP ids).  Everything is checked, and room
+        made, before anything changes (``ValueError`` naming what does not
+        fit, ``MemoryError``).  ``now``: the imported LPs' time (no later
+        than their events); the engine's time becomes the earlier of its
+        own and ``now`` (exactly ``now`` when ``lps`` is every LP), so the
+        next run starts no later than their events.  The injection counter
+        becomes at least ``inject_seq``, so events injected later still sort
+        after the imported ones.  Other LPs are untouched.  Between runs only."""
+        import numpy as np
+        cdef EngineCore* c = &self.core
+        cdef int64_t j, k, m, need, off = 0
+        cdef lp_id_t i
+        cdef const char* src
+        cdef Event* grown
+        self._check_idle()
+        if not self._initialized:
+            raise RuntimeError("import_lps() before init()")
+        if self._frozen:
+            raise RuntimeError("import_lps() while LPs are frozen")
+        ids = self._lp_list(lps, "import_lps()")
+        m = ids.shape[0]
+        try:
+            counts = np.ascontiguousarray(state["counts"], np.int64)
+            events = np.ascontiguousarray(state["events"], np.uint8)
+            arrays = [np.ascontiguousarray(state[k2], np.uint64) for k2 in ("rng_key", "rng_ctr", "emit_seq")]
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"import_lps(): not an LP state ({type(e).__name__}: {e})") from None
+        if counts.shape != (m,) or any(a.shape != (m,) for a in arrays):
+            raise ValueError(f"import_lps(): a state of {counts.shape[0] if counts.ndim else 0} LPs "
+                             f"for {m} LP ids")
+        if m and ((counts < 0).any() or (counts > c.max_pending_per_lp).any()):
+            raise ValueError("import_lps(): pending-event counts out of range")
+        if events.shape != (int(counts.sum()) * sizeof(Event),):
+            raise ValueError("import_lps(): the event bytes do not match the counts")
+        t_now = self._now if now is None else float(now)
+        if isnan(t_now):
+            raise ValueError("import_lps(): now is NaN")
+        cdef const int64_t[::1] lp = ids
+        cdef const int64_t[::1] cnt = counts
+        for j in range(m):
+            if c.inbox[lp[j]] != NULL:
+                raise RuntimeError(f"import_lps(): LP {lp[j]} has messages in flight")
+        for j in range(m):                  # room first: nothing changes if memory runs out
+            i = <lp_id_t>lp[j]
+            need = cnt[j]
+            if need > c.heaps[i].cap:
+                grown = <Event*>seer_heap_realloc(c.heaps[i].data, need, sizeof(Event))
+                if grown == NULL:
+                    raise MemoryError(f"import_lps(): no memory for LP {i}'s {need} events")
+                c.heaps[i].data = grown
+                c.heaps[i].cap = need
+        src = <const char*><size_t>events.ctypes.data
+        cdef const uint64_t[::1] rk = arrays[0], rc = arrays[1], es = arrays[2]
+        for j in range(m):
+            i = <lp_id_t>lp[j]
+            k = cnt[j]
+            if k:
+                memcpy(c.heaps[i].data, src + off, k * sizeof(Event))
+                off += k * sizeof(Event)
+            c.heaps[i].size = k
+            c.next_time[i] = heap_top_time(&c.heaps[i], INFINITY)
+            c.rng_key[i] = rk[j]
+            c.rng_ctr[i] = rc[j]
+            c.emit_seq[i] = es[j]
+        if m == c.n or t_now < self._now:
+            self._now = t_now
+        if <uint64_t>inject_seq > self._inject_seq:
+            self._inject_seq = <uint64_t>inject_seq
         return None
 
     def lp_counters(self, lp):

@@ -412,9 +412,10 @@ class ThreadTuner:
         return changed
 
     def report(self):
-        """``{"chosen", "adapted": [decisions], "closed_loop": {...} or None}``
-        for a ``thread_choice`` dict."""
-        out = {"chosen": self.count, "adapted": [dict(d) for d in self.decisions],
+        """``{"chosen", "adapted": [decisions], "closed_loop": {...} or None, ...}``:
+        the tuner's fields of a :class:`~seer_runtime.ThreadChoice`
+        (``choice.replace(**tuner.report())``)."""
+        out = {"chosen": self.count, "tuned": True, "adapted": [dict(d) for d in self.decisions],
                "closed_loop": dict(self.closed_loop) if self.closed_loop else None,
                "trials_not_kept": self.trials_not_kept, "larger_teams_skipped": self.skipped}
         if self.dropped:
@@ -431,7 +432,7 @@ def tuner_for(engine, num_threads_setting, choice=None, thread_times=None):
     cap = usable_threads()
     if cap <= 1 and engine.num_threads <= 1:
         return None
-    pred = (choice or {}).get("predicted_speedup") or None
+    pred = (choice.predicted_speedup if choice is not None else None) or None
     return ThreadTuner(engine.num_threads, cap, predicted=pred, engine=engine,
                        thread_times=thread_times)
 

@@ -7,6 +7,7 @@ import json
 import os
 
 # Prefer fewer threads unless more are predicted MARGIN faster (the tuner's rule too).
+from seer_runtime.thread_choice import ThreadChoice
 from seer_runtime.tuner import MARGIN
 from stpa import cache as _disk
 from stpa import features
@@ -68,13 +69,13 @@ def choose(key, open_run, seed=0, model_path=None):
     :func:`stpa.preflight.preflight`).  STPA knows no scenario: the caller
     (an env, a headless runner, the ``seer`` CLI) hands it both.
 
-    Returns ``(num_threads, choice)`` where ``choice`` explains it: chosen,
-    cap and the caps that bind, method (``"lightgbm"``: the law with its
-    learned residual, ``"usl"``: the law alone, ``"analytic"``: no probes,
-    ``"cap"``: nothing to choose), ``predicted_speedup`` ``{t: speedup}`` for
-    every count 1..cap, ``probe_speedup`` (measured), the trace and hardware
-    features, preflight seconds, ``cached`` and ``cache`` (None, "memory" or
-    "disk").
+    Returns ``(num_threads, choice)``, a :class:`~seer_runtime.ThreadChoice`
+    that explains it: chosen, cap and the caps that bind, method
+    (``"lightgbm"``: the law with its learned residual, ``"usl"``: the law
+    alone, ``"analytic"``: no probes, ``"cap"``: nothing to choose),
+    ``predicted_speedup`` ``{t: speedup}`` for every count 1..cap,
+    ``probe_speedup`` (measured), the trace and hardware features, preflight
+    seconds and ``cache`` (None, "memory" or "disk").
     """
     if not callable(open_run):
         raise ValueError("choose(key, open_run): open_run must be a callable "
@@ -85,13 +86,13 @@ def choose(key, open_run, seed=0, model_path=None):
                           os.environ.get("STPA_MODEL")], sort_keys=True, default=str)
     if mem_key in _CACHE:
         n, choice = _CACHE[mem_key]
-        return n, dict(choice, cached=True, cache="memory")
+        return n, choice.replace(cache="memory")
     if cap == 1:
-        n, choice = 1, {"chosen": 1, "cap": 1, "caps": binding, "method": "cap",
-                        "predicted_speedup": {1: 1.0}, "probe_speedup": {}, "features": {},
-                        "hardware": hw, "preflight_s": 0.0, "model_warning": None}
+        n, choice = 1, ThreadChoice(chosen=1, method="cap", cap=1, caps=binding,
+                                    predicted_speedup={1: 1.0}, probe_speedup={}, features={},
+                                    hardware=hw, preflight_s=0.0)
         _CACHE[mem_key] = (n, choice)
-        return n, dict(choice, cached=False, cache=None)
+        return n, choice
     dkey = cache_key(key, hw, cap)
     stored = _disk.get(dkey)
     source = "disk" if isinstance(stored, dict) and not _taken_under_more_load(stored, hw) else None
@@ -105,12 +106,12 @@ def choose(key, open_run, seed=0, model_path=None):
     n, preds = choose_from_features(trace, hw, cap, m)
     method = m.name if _model.probes_of(trace) else "analytic"
     s, k = features.fit_usl(_model.probes_of(trace), cap)
-    choice = {"chosen": n, "cap": cap, "caps": binding, "method": method,
-              "predicted_speedup": preds, "probe_speedup": dict(trace.get("probe_speedup", {})),
-              "law": {"s": s, "k": k}, "features": trace, "hardware": hw,
-              "preflight_s": 0.0 if source else trace["preflight_s"], "model_warning": why}
+    choice = ThreadChoice(chosen=n, method=method, cap=cap, caps=binding,
+                          predicted_speedup=preds, probe_speedup=dict(trace.get("probe_speedup", {})),
+                          law={"s": s, "k": k}, features=trace, hardware=hw,
+                          preflight_s=0.0 if source else trace["preflight_s"], model_warning=why)
     _CACHE[mem_key] = (n, choice)
-    return n, dict(choice, cached=bool(source), cache=source)
+    return n, choice.replace(cache=source)
 
 
 def clear_cache(disk=False):

@@ -59,6 +59,31 @@ class AircraftCopies(Copies):
     def blocks(cls, config):
         return [(config.num_uavs, 0), (config.num_targets, config.num_uavs)]
 
+    #: UAV ids (block 0) and target indices (block 1) of the boundary's cell lists
+    index_arrays = {"ucell_ids": 0, "tcell_ids": 1}
+    _PER_UAV = frozenset(("px", "py", "vx", "vy", "wx", "wy", "energy", "step_start", "alive",
+                          "bel_x", "bel_y", "bel_t", "bel_id", "counters", "actions", "salive",
+                          "ucell_ids", "prev_energy", "prev_counters", "in_range"))
+    _PER_TARGET = frozenset(("tx", "ty", "tvx", "tvy", "twx", "twy", "tcell_ids"))
+    _PER_ENTITY = frozenset(("sx", "sy", "svx", "svy", "cell"))
+
+    def array_layout(self, name, shape, num_copies):
+        """UAV arrays by UAV, target arrays by target (a model without
+        targets keeps one unused row), entity arrays both, the cell lists'
+        starts and the snapshot times by copy."""
+        U, T = self.config.num_uavs, self.config.num_targets
+        if name in self._PER_UAV:
+            return [(0, U)]
+        if name in self._PER_TARGET:
+            return [(0, T)]
+        if name in self._PER_ENTITY:
+            return [(0, U), (num_copies * U, T)]
+        if name == "cmd":
+            return [(0, 2 * U)]
+        if name in ("ucell_start", "tcell_start", "snap_times"):
+            return [(0, shape[0] // num_copies)]
+        return super().array_layout(name, shape, num_copies)
+
     def __init__(self, config, num_copies=1):
         super().__init__(config, num_copies)
         if not config.continuous_actions:

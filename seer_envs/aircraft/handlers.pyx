@@ -61,7 +61,7 @@ from libc.math cimport sqrt, cos, sin
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from seer_runtime.contract cimport *
-from seer_runtime.loop cimport Scenario, seer_parallel_for
+from seer_runtime.scenario cimport Scenario, seer_parallel_for
 
 cdef enum:
     ACTION = 0

@@ -37,6 +37,7 @@ class GossipCopies(Copies):
     """Copies of the gossip ring."""
 
     action_kind = ACTION_KIND
+    agent_arrays = ("_prev",)          # the counters at the last boundary
     model_cls = GossipModel
 
     @classmethod
@@ -93,6 +94,11 @@ class GossipCopies(Copies):
     def state(self, c):
         """Every agent's share of the rumours, around the ring."""
         return (self.model.n_known[self.agent_rows(c)] / self.config.num_rumours).astype(np.float32)
+
+    def states(self, c0, c1):
+        A = self.num_agents
+        known = self.model.n_known[c0 * A:c1 * A].reshape(c1 - c0, A)
+        return (known / self.config.num_rumours).astype(np.float32)
 
     @staticmethod
     def image(view):

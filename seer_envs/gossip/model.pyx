@@ -18,7 +18,7 @@ here; ``seer_envs.gossip.reference`` makes the same draws in the same order.
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
 from seer_runtime.contract cimport *
-from seer_runtime.loop cimport Scenario
+from seer_runtime.scenario cimport Scenario
 
 cdef enum:
     NEWS = 0

@@ -27,14 +27,34 @@ What the wrapper fixes in RLlib's ``ParallelPettingZooEnv`` (RLlib 2.60):
   CPUs, and STPA (``num_threads="auto"``) never exceeds it; an explicit
   ``num_threads`` is also capped at the runner's CPUs so runners do not
   oversubscribe the node.
+
+**The multi-agent runner on the vector env.**  RLlib 2.60's
+``MultiAgentEnvRunner.make_env`` builds its envs with
+``ray.rllib.env.vector.registration.make_vec``, which implements only
+``VectorizeMode.SYNC``: a ``SyncVectorMultiAgentEnv``, a Python loop over
+``num_envs_per_env_runner`` single envs (any other mode raises "For
+`MultiAgentEnv` only synchronous environment vectorization is
+implemented").  No config option passes a vector env of one's own, but the
+runner class is a config option (``.env_runners(env_runner_cls=...)``):
+:class:`SeerMultiAgentEnvRunner` overrides ``make_env`` with
+:class:`SeerVectorMultiAgentEnv`, every sub-env a copy in one SEER vector
+env, with RLlib's per-copy dict interface.
 """
 
 import collections
 
+import gymnasium as gym
+import numpy as np
+from ray.rllib.env.env_context import EnvContext
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+from ray.rllib.env.vector.vector_multi_agent_env import VectorMultiAgentEnv
 from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv
+from ray.rllib.callbacks.utils import make_callback
 from ray.tune.registry import register_env
 
 import seer_envs
+from seer_envs.vector import EPISODE_KEY
 from seer_runtime._threads import omp_num_threads_cap, resolve_threads
 
 
@@ -111,3 +131,152 @@ def register():
         register_env(env_id, lambda config, name=name: SeerRLlibEnv(name, config))
         out.append(env_id)
     return out
+
+
+class _CopyAgents(MultiAgentEnv):
+    """One copy's agents and spaces: what RLlib's multi-agent runner reads
+    from ``env.envs[i].unwrapped`` (episodes' spaces, random actions).  It
+    holds no engine: the copies are stepped by the vector env."""
+
+    def __init__(self, venv):
+        super().__init__()
+        self.possible_agents = list(venv.possible_agents)
+        self.agents = list(self.possible_agents)
+        self.observation_spaces = {a: venv.single_observation_space for a in self.possible_agents}
+        self.action_spaces = {a: venv.single_action_space for a in self.possible_agents}
+        self.observation_space = gym.spaces.Dict(self.observation_spaces)
+        self.action_space = gym.spaces.Dict(self.action_spaces)
+
+
+class SeerVectorMultiAgentEnv(VectorMultiAgentEnv):
+    """``num_envs`` copies of a SEER env in one engine
+    (:func:`seer_envs.vector_env`, ``NEXT_STEP``) behind RLlib 2.60's
+    ``VectorMultiAgentEnv`` interface, as its ``SyncVectorMultiAgentEnv``
+    gives it over single envs: ``reset`` -> (a dict of observations per
+    copy, an info dict per copy); ``step(actions)``, a dict of actions per
+    copy -> (observations, rewards, terminateds, truncateds, infos), one
+    dict per copy, ``"__all__"`` in the flags.
+
+    An agent is in its copy's dicts from the copy's reset until the step
+    that ends it (terminated or truncated), as in the PettingZoo env; a copy
+    ends when it has no agent left or is truncated (``"__all__"``: True in
+    ``terminateds`` if every agent ending then terminated, else in
+    ``truncateds``), and restarts at its next step (its actions ignored,
+    rewards 0, no flags), as the synchronous vector env's ``next_step``.
+
+    Seeds: ``reset(seed=s)`` seeds copy ``c`` with ``s * num_envs + c``
+    (RLlib seeds runner ``w`` with ``seed + w``: no two copies of any runners
+    share a stream, as :func:`seer_envs.vector.rllib_env_creator`);
+    ``first_seed`` is used for the first reset when RLlib passes none."""
+
+    def __init__(self, env_id, num_envs, first_seed=None, **params):
+        super().__init__()
+        self.vec = seer_envs.vector_env(env_id, num_envs, autoreset_mode="next_step", **params)
+        self.num_envs = E = self.vec.num_envs
+        view = _CopyAgents(self.vec)
+        self.envs = [view] * E
+        self.possible_agents = view.possible_agents
+        self.single_observation_spaces = dict(view.observation_spaces)
+        self.single_action_spaces = dict(view.action_spaces)
+        self.single_observation_space = gym.spaces.Dict(self.single_observation_spaces)
+        self.single_action_space = gym.spaces.Dict(self.single_action_spaces)
+        self.metadata = {"autoreset_mode": "next_step", "render_modes": ["rgb_array"]}
+        self.render_mode = self.vec.render_mode
+        self._index = {a: j for j, a in enumerate(self.possible_agents)}
+        A = len(self.possible_agents)
+        self._live = np.ones((E, A), bool)          # agents in their copy's episode
+        self._restart = np.zeros(E, bool)           # ended: restarts at the next step
+        self._first_seed = first_seed
+        sp = self.vec.single_action_space
+        self._actions = np.zeros((E, A) + tuple(sp.shape), sp.dtype)
+
+    def reset(self, *, seed=None, options=None):
+        if seed is None and self._first_seed is not None:
+            seed, self._first_seed = self._first_seed, None
+        seeds = None if seed is None else [int(seed) * self.num_envs + c for c in range(self.num_envs)]
+        obs, _ = self.vec.reset(seed=seeds, options=options)
+        self._live[:] = True
+        self._restart[:] = False
+        self._first_seed = None
+        agents = self.possible_agents
+        return [dict(zip(agents, o)) for o in obs], [{} for _ in range(self.num_envs)]
+
+    def step(self, actions):
+        if len(actions) != self.num_envs:
+            raise ValueError(f"actions must hold one dict per copy ({self.num_envs}), got {len(actions)}")
+        buf, index = self._actions, self._index
+        for c, d in enumerate(actions):          # RLlib's dicts: one entry per acting agent
+            for aid, act in d.items():
+                buf[c, index[aid]] = act
+        restart = self._restart.copy()
+        obs, rew, term, trunc, infos = self.vec.step(buf)
+        ended = infos.get("_" + EPISODE_KEY, np.zeros(self.num_envs, bool))
+        agents = self.possible_agents
+        out_obs, out_rew, out_term, out_trunc = [], [], [], []
+        for c in range(self.num_envs):
+            if restart[c]:                       # its first observation, as next_step gives
+                self._live[c] = True
+                out_obs.append(dict(zip(agents, obs[c])))
+                out_rew.append(dict.fromkeys(agents, 0.0))
+                out_term.append(dict.fromkeys(agents, False) | {"__all__": False})
+                out_trunc.append(dict.fromkeys(agents, False) | {"__all__": False})
+                continue
+            live = np.flatnonzero(self._live[c])
+            names = [agents[j] for j in live]
+            t, u = term[c, live].tolist(), trunc[c, live].tolist()
+            out_obs.append(dict(zip(names, obs[c, live])))
+            out_rew.append(dict(zip(names, rew[c, live].tolist())))
+            done = bool(ended[c])
+            all_term = done and all(t)
+            out_term.append(dict(zip(names, t)) | {"__all__": all_term})
+            out_trunc.append(dict(zip(names, u)) | {"__all__": done and not all_term})
+            self._live[c, live] &= ~(term[c, live] | trunc[c, live])
+        self._restart = np.asarray(ended, bool).copy()
+        obj = lambda x: np.array(x, dtype=object)   # noqa: E731  (as SyncVectorMultiAgentEnv returns)
+        return out_obs, obj(out_rew), obj(out_term), obj(out_trunc), obj([{} for _ in range(self.num_envs)])
+
+    def render(self):
+        return self.vec.render()
+
+    def close_extras(self, **kwargs):
+        self.vec.close()
+
+
+class SeerMultiAgentEnvRunner(MultiAgentEnvRunner):
+    """RLlib's multi-agent env runner (a policy per agent or per group,
+    ``policy_mapping_fn``) with its ``num_envs_per_env_runner`` sub-envs as
+    copies of one SEER vector env (:class:`SeerVectorMultiAgentEnv`)
+    instead of a loop of single envs::
+
+        config.environment("seer/pcs_v0", env_config={...})
+              .env_runners(env_runner_cls=SeerMultiAgentEnvRunner, num_envs_per_env_runner=16)
+
+    ``config.env`` is ``"seer/<id>"`` or a registered SEER id;
+    ``env_config`` holds the env's parameters, ``num_threads`` (capped at
+    the runner's CPUs) and ``seed`` (the first reset's when RLlib's
+    ``.debugging(seed=...)`` is not set, offset by the worker index)."""
+
+    def make_env(self):
+        if self.env is not None:
+            self.env.close()
+            self.env = None
+        ctx = self.config.env_config
+        if not isinstance(ctx, EnvContext):
+            ctx = EnvContext(ctx, worker_index=self.worker_index, num_workers=self.config.num_env_runners,
+                             remote=self.config.remote_worker_envs)
+        name = self.config.env
+        if not isinstance(name, str):
+            raise TypeError(f"SeerMultiAgentEnvRunner needs config.env as a SEER id, got {name!r}")
+        name = name[len("seer/"):] if name.startswith("seer/") else name
+        cfg = dict(ctx)
+        seed = cfg.pop("seed", 0)
+        threads = cfg.get("num_threads", "auto")
+        if threads != "auto":
+            cfg["num_threads"] = resolve_threads(threads, cap=_runner_cpus())[0]
+        first = None if seed is None else seed * 1000 + (ctx.worker_index or 0)
+        self.env = SeerVectorMultiAgentEnv(name, self.config.num_envs_per_env_runner, first_seed=first, **cfg)
+        self.num_envs = self.env.num_envs
+        make_callback("on_environment_created", callbacks_objects=self._callbacks,
+                      callbacks_functions=self.config.callbacks_on_environment_created,
+                      kwargs=dict(env_runner=self, metrics_logger=self.metrics, env=self.env.unwrapped,
+                                  env_context=ctx))

@@ -127,7 +127,7 @@ class SeerTorchRLEnv(EnvBase):
             raise TypeError(f"group must be a non-empty str, got {group!r}")
         if include_state not in (True, False):
             raise TypeError(f"include_state must be a bool, got {include_state!r}")
-        if include_state and vec.state_space is None:
+        if include_state and getattr(vec, "single_state_space", None) is None:
             raise ValueError(f"include_state=True, but {vec.env_id} declares no global state")
         super().__init__(device=device, batch_size=torch.Size([vec.num_envs]))
         self.vec = vec
@@ -147,7 +147,7 @@ class SeerTorchRLEnv(EnvBase):
                         shape=(E, A), device=dev)
         observation = Composite({self.group: obs}, shape=(E,), device=dev)
         if self.include_state:
-            observation["state"] = _spec(self.vec.state_space, (E,), dev)
+            observation["state"] = _spec(self.vec.single_state_space, (E,), dev)
         self.observation_spec = observation
         self.action_spec = Composite(
             {self.group: Composite({"action": _spec(self.vec.single_action_space, (E, A), dev)},

@@ -16,6 +16,7 @@ class PcsCopies(Copies):
     """Copies of the PCS grid: one agent per cell, no termination."""
 
     action_kind = ACTION_KIND
+    agent_arrays = ("_prev",)          # the counters at the last boundary
     model_cls = PcsModel
 
     @classmethod
@@ -64,7 +65,25 @@ class PcsCopies(Copies):
         return summarize(self.model.counters[self.agent_rows(c)], engine)
 
     def state(self, c):
-        return self.obs[self.agent_rows(c)].reshape(-1).copy()
+        if self.num_copies == 1:     # a single env: its last boundary's rows are all in self.obs
+            return self.obs.reshape(-1).copy()
+        return self.states(c, c + 1)[0]
+
+    def states(self, c0, c1):
+        """Every cell's observation of copies ``[c0, c1)``, recomputed from
+        the model and the last boundary's counter deltas: with several
+        copies, ``self.obs`` holds only the rows the last call wrote (a
+        restart or a step of some copies), the others are in arrays already
+        handed out.  Between steps nothing changes the model, so the rows
+        are those the last boundary gave, bit for bit."""
+        A = self.num_agents
+        lo, hi = c0 * A, c1 * A
+        prev = np.zeros_like(self._prev)
+        prev[lo:hi] = self.model.counters[lo:hi] - self._delta[lo:hi]
+        obs = np.empty_like(self.obs)
+        boundary(self.model, obs, np.empty_like(self.rew), prev, np.empty_like(self._delta),
+                 self.config.handoff_penalty, 1, lo, hi)
+        return obs[lo:hi].reshape(c1 - c0, -1)
 
     @staticmethod
     def image(view):

@@ -31,7 +31,7 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free
 
 from seer_runtime.contract cimport *
-from seer_runtime.loop cimport Scenario, Engine, seer_parallel_for
+from seer_runtime.scenario cimport Scenario, seer_parallel_for
 
 cdef enum:
     NEXTCALL = 0

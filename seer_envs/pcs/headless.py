@@ -53,7 +53,7 @@ def run_headless(grid_width=256, grid_height=256, end_time=1000.0, num_threads="
     run_until_tuned(engine, end_time, tuner)
     wall = time.perf_counter() - t0
     if tuner is not None:
-        choice = dict(choice, **tuner.report())
+        choice = choice.replace(**tuner.report())
     stats = engine.stats()
     out = dict(stats)
     out.update(summarize(model.counters, engine))

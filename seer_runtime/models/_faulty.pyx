@@ -25,7 +25,7 @@ from libc.stdint cimport uint8_t
 from libc.stdlib cimport calloc, free
 from seer_runtime.contract cimport (Ctx, Event, lp_id_t, seer_emit, SEER_OK,
                                     SEER_E_OUTBOX_FULL, SEER_OUTBOX_CAPACITY)
-from seer_runtime.loop cimport Scenario
+from seer_runtime.scenario cimport Scenario
 
 ctypedef struct FaultyState:
     lp_id_t num_lps

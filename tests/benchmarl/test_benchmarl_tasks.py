@@ -41,7 +41,7 @@ def test_task_specs_match_the_env(name):
     assert task.group_map(env) == {"agents": env.vec.possible_agents}
     obs = task.observation_spec(env)
     assert list(obs["agents"].keys()) == ["observation"] and obs["agents", "observation"].shape[0] == A
-    assert task.state_spec(env)["state"].shape == torch.Size(env.vec.state_space.shape)
+    assert task.state_spec(env)["state"].shape == torch.Size(env.vec.single_state_space.shape)
     assert task.action_spec(env)["agents", "action"].shape[0] == A
     td = env.rollout(8, break_when_any_done=False)
     assert td["next", "done"].sum() == 3               # every copy ended once, at step 6

@@ -14,7 +14,8 @@ import time
 import pytest
 
 from seer import sweep as seer_sweep
-from seer.cli import _switches, main
+from seer.cli import main
+from seer_runtime import ThreadChoice
 from seer.configfile import ConfigError, action_space, load
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -131,16 +132,14 @@ def test_ctrl_c_prints_one_line_and_exits_130(tmp_path, cmd):
 
 
 def test_summary_shows_thread_switches():
-    choice = {"chosen": 2, "method": "lightgbm",
-              "adapted": [{"step": 40, "from": 2, "to": 1, "reason": "contention"}]}
-    assert _switches(choice) == choice["adapted"]
     from seer.cli import _fmt_choice
-    assert "threads 2 -> 1 at step 40 (contention)" in _fmt_choice(choice)
-    from_env = {"chosen": 1, "method": "lightgbm", "adapted": [{"step": 40, "from": 2, "to": 1, "idle_share": 0.8}]}
-    text = _fmt_choice(from_env)
-    assert text.startswith("2 (lightgbm") and "threads 2 -> 1 at step 40 (contention: workers 80% idle" in text
-    assert _switches({"chosen": 1, "decisions": [{"step": 3, "from": 1, "to": 2, "reason": "x"}]})[0]["to"] == 2
-    assert _switches({"chosen": 1, "method": "x"}) == []
+    choice = ThreadChoice(chosen=1, method="lightgbm",
+                          adapted=[{"step": 40, "from": 2, "to": 1, "reason": "contention"}])
+    text = _fmt_choice(choice)
+    assert text.startswith("2 (lightgbm") and "threads 2 -> 1 at step 40 (contention)" in text
+    idle = choice.replace(adapted=[{"step": 40, "from": 2, "to": 1, "idle_share": 0.8}])
+    assert "threads 2 -> 1 at step 40 (contention: workers 80% idle" in _fmt_choice(idle)
+    assert _fmt_choice(ThreadChoice(chosen=3, method="user")) == "3 (user)"
 
 
 SWEEP = PCS + '[run]\nsteps = 3\n[sweep]\nseeds = [0, 1]\n'

@@ -205,7 +205,7 @@ def test_vector_copies_equal_single_envs(sid, mode, threads, seed, layout):
     singles = [seer_envs.make(sid, num_threads=1, max_cycles=mcs[c], **p) for c in range(E)]
     obs, infos = v.reset(seed=seed)
     assert infos == {} and v.layout == ("groups" if layout else "team")
-    assert v.thread_choice["layout"] == v.layout
+    assert v.thread_choice.layout == v.layout
     for c, s in enumerate(singles):
         np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=seed + c))
     rng = np.random.default_rng(seed)

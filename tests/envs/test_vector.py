@@ -166,7 +166,7 @@ def test_auto_threads_through_stpa_or_caps():
     ref = vector_env("pcs_v0", 2, num_threads=1, **KW)
     o, _ = v.reset(seed=3)
     np.testing.assert_array_equal(o, ref.reset(seed=3)[0])
-    assert v.num_threads >= 1 and v.thread_choice["chosen"] == v.num_threads
+    assert v.num_threads >= 1 and v.thread_choice.chosen == v.num_threads
     a = np.ones((2, 12), np.int64)
     for _ in range(3):
         np.testing.assert_array_equal(v.step(a)[0], ref.step(a)[0])
@@ -547,33 +547,68 @@ def test_returned_arrays_are_the_callers(env_id, mode):
 
 
 @pytest.mark.parametrize("env_id", sorted(seer_envs.vector.supported()))
-@pytest.mark.parametrize("layout", [dict(), dict(batch_size=2)])
-def test_state_is_each_single_envs_state_also_after_a_partial_reset(env_id, layout):
-    """``state()`` per copy is a single env's ``state()`` with that copy's
-    seed and actions; after ``reset_mask`` the other copies' state stays
-    (the batch keeps their output rows: PCS's state is its observations)."""
-    kw = {"pcs_v0": dict(KW, max_cycles=[3, 5, 4]), "aircraft_v0": dict(AKW, max_cycles=[3, 5, 4]),
-          "gossip_v0": dict(num_agents=8, max_cycles=[3, 5, 4])}[env_id]
-    v = vector_env(env_id, 3, num_threads=2, autoreset_mode="disabled", **kw, **layout)
-    singles = [seer_envs.make(env_id, **dict(kw, max_cycles=m), num_threads=1) for m in kw["max_cycles"]]
-    v.reset(seed=11)
-    for c, e in enumerate(singles):
-        e.reset(seed=11 + c)
-    for t in range(8):
-        a = np.asarray([[e.action_space(n).sample() for n in e.possible_agents] for e in singles])
-        obs, rew, term, trunc, info = v.step(a.astype(v.single_action_space.dtype))
-        for c, e in enumerate(singles):
-            if e.agents:
-                e.step({n: a[c, i] for i, n in enumerate(e.possible_agents) if n in e.agents})
-        before = v.state()
-        for c, e in enumerate(singles):
-            np.testing.assert_array_equal(before[c], e.state(), err_msg=f"copy {c}, step {t}")
-        if info:
-            mask = info["_seer_episode"]
-            v.reset(options={"reset_mask": mask})
-            after = v.state()
-            np.testing.assert_array_equal(after[~mask], before[~mask])
-            for c in np.flatnonzero(mask):
-                singles[c].reset()
-                np.testing.assert_array_equal(after[c], singles[c].state(), err_msg=f"copy {c} restarted")
+@pytest.mark.parametrize("threads, layout", [(1, {}), (2, {}), (3, {"copy_parallel": True}),
+                                             (2, {"batch_size": 2}), (4, {})])
+def test_state_is_every_copys_single_env_state(env_id, threads, layout):
+    """``state()`` is ``(num_envs,) + single_state_space.shape`` and row c
+    is a single env's ``state()`` with copy c's seed, across steps, copies
+    ending at different steps (auto-reset) and every layout; before a reset
+    it is refused."""
+    spec = seer_envs.envs()[env_id]
+    E, seed = 4, 3
+    mcs = [3, 5, 3, 4]
+    kw = dict(spec.test_params)
+    kw.pop("max_cycles", None)
+    v = vector_env(env_id, E, num_threads=threads, max_cycles=mcs, autoreset_mode="same_step", **layout, **kw)
+    with pytest.raises(RuntimeError, match="reset"):
+        v.state()
+    v.reset(seed=seed)
+    singles = [seer_envs.make(env_id, num_threads=1, max_cycles=m, **kw) for m in mcs]
+    for i, e in enumerate(singles):
+        e.reset(seed=seed + i)
+    rng = np.random.default_rng(0)
+    assert v.state_space.shape == (E,) + v.single_state_space.shape
+    assert singles[0].state_space == v.single_state_space
+    for t in range(7):
+        st = v.state()
+        assert st.shape == v.state_space.shape and st.dtype == v.single_state_space.dtype
+        for i, e in enumerate(singles):
+            np.testing.assert_array_equal(st[i], e.state(), err_msg=f"copy {i} at step {t}")
+        sp = v.single_action_space
+        acts = (rng.integers(0, sp.n, (E, v.num_agents)) if hasattr(sp, "n") else
+                rng.uniform(-1, 1, (E, v.num_agents) + sp.shape).astype(sp.dtype))
+        v.step(acts)
+        for i, e in enumerate(singles):
+            e.step({a: acts[i][k] for k, a in enumerate(e.possible_agents) if a in e.agents})
+            if not e.agents:     # SAME_STEP: the copy restarted, its seed drawn from its generator
+                e.reset()
+    v.close()
+
+
+@pytest.mark.parametrize("env_id", sorted(seer_envs.vector.supported()))
+def test_state_after_stepping_some_copies(env_id):
+    """``send`` / ``recv`` of one half: every copy's state is still its
+    single env's (the half not stepped keeps its earlier state); refused
+    while copies are in flight."""
+    kw = dict(seer_envs.envs()[env_id].test_params)
+    E, seed = 4, 11
+    v = vector_env(env_id, E, num_threads=2, batch_size=2, **kw)
+    v.reset(seed=seed)
+    singles = [seer_envs.make(env_id, num_threads=1, **kw) for _ in range(E)]
+    for i, e in enumerate(singles):
+        e.reset(seed=seed + i)
+    sp = v.single_action_space
+    acts = (np.ones((2, v.num_agents), np.int64) if hasattr(sp, "n") else
+            np.full((2, v.num_agents) + sp.shape, 0.5, sp.dtype))
+    for ids in ([0, 1], [2, 3], [2, 3]):
+        v.send(acts, ids)
+        with pytest.raises(RuntimeError):
+            v.state()
+        v.recv()
+        for k, i in enumerate(ids):
+            e = singles[i]
+            e.step({a: acts[k][j] for j, a in enumerate(e.possible_agents)})
+        st = v.state()
+        for i, e in enumerate(singles):
+            np.testing.assert_array_equal(st[i], e.state(), err_msg=f"copy {i} after stepping {ids}")
     v.close()

@@ -12,6 +12,7 @@ import pytest
 import seer_envs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EXAMPLES = os.path.join(ROOT, "examples")
 # every registered env, at its spec's small test parameters
 SMALL = {name: dict(spec.test_params, max_cycles=10) for name, spec in seer_envs.envs().items()}
 ENVS = list(SMALL)
@@ -64,13 +65,30 @@ def test_rllib_caps_threads_at_the_runner_cpus(monkeypatch):
     assert env.par_env.num_threads == 1
 
 
-def test_rllib_ppo_example_one_iteration():
+@pytest.mark.parametrize("args, env_cls", [
+    (["--grid", "4", "--batch", "400"], "SyncVectorMultiAgentEnv"),
+    (["--env", "aircraft_v0", "--num-uavs", "4", "--max-cycles", "20", "--batch", "160", "--vector-runner",
+      "--num-envs", "2"], "SeerVectorMultiAgentEnv"),
+])
+def test_rllib_ppo_example_one_iteration(args, env_cls):
     _rllib()
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "rllib_ppo_pcs.py"),
-                        "--iters", "1", "--grid", "4", "--batch", "400"],
+    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "rllib_ppo.py"), "--iters", "1"] + args,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
+    assert f"({env_cls})" in r.stdout
     assert "iteration   1: mean episode return" in r.stdout
+
+
+def test_rllib_tune_save_restore_example(tmp_path):
+    """Tune one iteration, restore its checkpoint, save, restore the save:
+    the learner's weights come back bit for bit (the example exits 1 if not)."""
+    _rllib()
+    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "rllib_tune_checkpoint.py"), "--iters", "1",
+                        "--batch", "100", "--dir", str(tmp_path)], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "tune: 1 iterations" in r.stdout
+    assert "weights equal to the saved ones" in r.stdout
+    assert os.path.isdir(tmp_path / "continued")
 
 
 @pytest.mark.parametrize("script, args", [
@@ -137,7 +155,10 @@ def test_rllib_sub_envs_of_one_runner_get_different_seeds():
 
 
 def _load_example(script):
+    """An example as a module (its folder on sys.path, as when it runs)."""
     import importlib.util
+    if EXAMPLES not in sys.path:
+        sys.path.insert(0, EXAMPLES)
     spec = importlib.util.spec_from_file_location(script[:-3], os.path.join(ROOT, "examples", script))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -309,26 +330,22 @@ def test_cleanrl_aircraft_rollout_equals_a_loop_of_single_envs(threads):
     assert not ref[-1][5].reshape(E, n).any(axis=1).all()
 
 
-def test_cleanrl_habits_track_save_video_total_timesteps(tmp_path):
-    """--track writes TensorBoard scalars (losses, SPS, returns), --save-model
-    the weights, --capture-video a GIF of rgb_array frames, and
-    --total-timesteps sets the number of updates (copies x steps each)."""
-    pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
-    pytest.importorskip("tensorboardX", reason="tensorboardX is not installed (pip install -e '.[train]')")
-    path = os.path.join(ROOT, "examples", "cleanrl_ippo_pcs.py")
-    r = subprocess.run([sys.executable, path, "--total-timesteps", "96", "--num-envs", "1", "--eval-seeds", "1",
-                        "--track", "--save-model", "--capture-video", "--exp-name", "t"],
-                       capture_output=True, text=True, timeout=600, cwd=tmp_path,
-                       env=dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")))
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert "update   2/2:" in r.stdout                     # 96 env steps = 2 updates of 48
-    [run] = glob.glob(str(tmp_path / "runs" / "pcs_v0__t__1__*"))
-    assert glob.glob(os.path.join(run, "events.out.tfevents.*"))
+def _run_example(script, args, cwd):
+    """Run an example as a user would, in ``cwd``."""
+    return subprocess.run([sys.executable, os.path.join(EXAMPLES, script)] + args,
+                          capture_output=True, text=True, timeout=600, cwd=cwd,
+                          env=dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")))
+
+
+def _tensorboard_tags(run):
+    """The scalar tags written to the TensorBoard event files in ``run``."""
     import struct
 
-    from tensorboardX.proto import event_pb2   # the scalars that were written
+    from tensorboardX.proto import event_pb2
+    files = glob.glob(os.path.join(run, "events.out.tfevents.*"))
+    assert files, f"no TensorBoard event file in {run}"
     tags = set()
-    for f in glob.glob(os.path.join(run, "events.out.tfevents.*")):
+    for f in files:
         data = open(f, "rb").read()
         i = 0
         while i < len(data):
@@ -336,9 +353,167 @@ def test_cleanrl_habits_track_save_video_total_timesteps(tmp_path):
             ev = event_pb2.Event.FromString(data[i + 12:i + 12 + n])
             tags |= {v.tag for v in ev.summary.value}
             i += 12 + n + 4
-    assert {"charts/SPS", "charts/episodic_return", "losses/policy_loss", "losses/value_loss",
-            "losses/approx_kl"} <= tags
-    assert os.path.getsize(os.path.join(run, "t.cleanrl_model")) > 1000
+    return tags
+
+
+HABIT_TAGS = {"charts/SPS", "charts/episodic_return", "charts/learning_rate", "losses/policy_loss",
+              "losses/value_loss", "losses/entropy", "losses/approx_kl", "losses/clipfrac"}
+
+
+@pytest.mark.parametrize("script, args, updates, frames, env_id", [
+    # 96 env steps = 2 updates of 1 copy x 48 steps
+    ("cleanrl_ippo_pcs.py", ["--total-timesteps", "96", "--num-envs", "1"], 2, 49, "pcs_v0"),
+    ("cleanrl_mappo_pcs.py", ["--total-timesteps", "192", "--num-envs", "2"], 2, 49, "pcs_v0"),
+    # 80 env steps = 2 updates of 2 copies x 20 steps (at most)
+    ("cleanrl_ppo_aircraft.py", ["--total-timesteps", "80", "--num-envs", "2", "--num-uavs", "8",
+                                 "--episode", "20"], 2, 21, "aircraft_v0"),
+])
+def test_cleanrl_habits_track_save_video_total_timesteps(tmp_path, script, args, updates, frames, env_id):
+    """--track writes TensorBoard scalars (losses, SPS, returns), --save-model
+    the weights, --capture-video a GIF of rgb_array frames, and
+    --total-timesteps sets the number of updates (copies x steps each)."""
+    torch = pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
+    pytest.importorskip("tensorboardX", reason="tensorboardX is not installed (pip install -e '.[train]')")
+    r = _run_example(script, args + ["--eval-seeds", "1", "--num-threads", "1", "--track", "--save-model",
+                                     "--capture-video", "--exp-name", "t"], tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert f"update   {updates}/{updates}:" in r.stdout and "held-out evaluation" in r.stdout
+    [run] = glob.glob(str(tmp_path / "runs" / f"{env_id}__t__1__*"))
+    assert HABIT_TAGS <= _tensorboard_tags(run)
+    weights = torch.load(os.path.join(run, "t.cleanrl_model"))
+    assert sum(w.numel() for w in weights.values()) > 1000
     from PIL import Image
     gif = Image.open(os.path.join(run, "eval_episode.gif"))
-    assert gif.n_frames == 49 and min(gif.size) >= 300          # the reset frame and 48 steps
+    assert gif.n_frames == frames and min(gif.size) >= 300          # the reset frame and every step
+
+
+@pytest.mark.parametrize("script, flag, value", [
+    ("cleanrl_ippo_pcs.py", "--num-threads", "two"), ("cleanrl_ippo_pcs.py", "--total-timesteps", "0"),
+    ("cleanrl_mappo_pcs.py", "--num-envs", "0"), ("cleanrl_mappo_pcs.py", "--lr", "-1"),
+    ("cleanrl_ppo_aircraft.py", "--updates", "x"), ("cleanrl_ppo_aircraft.py", "--num-threads", "0"),
+])
+def test_cleanrl_examples_bad_flags_are_argparse_errors(tmp_path, script, flag, value):
+    """A bad flag is one usage line naming it (exit 2), not a traceback."""
+    pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
+    r = _run_example(script, [flag, value], tmp_path)
+    assert r.returncode == 2, r.stderr[-3000:]
+    assert f"argument {flag}" in r.stderr and "Traceback" not in r.stderr
+    assert not os.path.exists(tmp_path / "runs")
+
+
+def test_cleanrl_mappo_critic_reads_the_copies_global_state():
+    """The MAPPO rollout's critic input at each step is every copy's global
+    state (a single env's ``state()`` with that copy's seed), beside the
+    per-cell observations the actor reads."""
+    torch = pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
+    ex = _load_example("cleanrl_mappo_pcs.py")
+    from seer_envs import pcs_v0
+    E, seed = 2, 9
+    kw = dict(ex.ENV_KW, grid_width=3, grid_height=3, max_cycles=6)
+    venv = seer_envs.vector_env("pcs_v0", E, num_threads=2, **kw)
+    torch.manual_seed(0)
+    agent = ex.Agent(11, venv.single_action_space.n, venv.single_state_space.shape[0], venv.num_agents)
+    obs_b, st_b, act_b, _, rew_b, val_b = ex.rollout(venv, agent, seed, 6)
+    assert st_b.shape == (6, E, 9 * 11) and val_b.shape == (6, E, 9)
+    envs = [pcs_v0.parallel_env(num_threads=1, **kw) for _ in range(E)]
+    for i, e in enumerate(envs):
+        e.reset_arrays(seed=seed + i)
+    for t in range(6):
+        for i, e in enumerate(envs):
+            np.testing.assert_array_equal(st_b[t, i].numpy(), e.state(), err_msg=f"state at {t}, copy {i}")
+            o, r, _, _ = e.step_arrays(act_b[t, i].numpy())
+            np.testing.assert_array_equal(rew_b[t, i].numpy(), r)
+            if t + 1 < 6:
+                np.testing.assert_array_equal(obs_b[t + 1, i].numpy(), o)
+    with torch.no_grad():
+        np.testing.assert_allclose(val_b[2].numpy(), agent.value(st_b[2]).numpy())
+
+
+def test_rllib_vector_multi_agent_env_equals_single_envs():
+    """RLlib's multi-agent interface on SEER's vector env: each copy's dicts
+    are a single env's with seed ``s * copies + c`` (the agents in play, the
+    rewards, the flags and ``__all__``), across UAVs that stop at different
+    steps, copies that end at different steps and their ``next_step``
+    restarts (rewards 0, no flags, the next episode's first observations)."""
+    rllib = _rllib()
+    if "aircraft_v0" not in seer_envs.registry():
+        pytest.fail("aircraft_v0 is not registered")
+    E, s = 3, 4
+    mcs = [4, 9, 6]
+    kw = dict(num_uavs=4, num_targets=2, battery_capacity=12.0, thrust_power=1.0)
+    v = rllib.SeerVectorMultiAgentEnv("aircraft_v0", E, max_cycles=mcs, num_threads=2, **kw)
+    singles = [seer_envs.make("aircraft_v0", num_threads=1, max_cycles=m, **kw) for m in mcs]
+    obs, _ = v.reset(seed=s)
+    want = [e.reset(seed=s * E + c)[0] for c, e in enumerate(singles)]
+    restart = [False] * E
+    gone = [{} for _ in range(E)]
+    seen = {"restart": 0, "term_all": 0, "trunc_all": 0, "partial": 0}
+
+    def same(a, b, what):
+        assert a.keys() == b.keys(), what
+        for k in a:
+            np.testing.assert_array_equal(a[k], b[k], err_msg=f"{what} {k}")
+
+    for t in range(14):
+        for c in range(E):
+            same(obs[c], want[c], f"obs of copy {c} at step {t}")
+        # odd UAVs (all in copy 1) burn their battery: they stop before the
+        # others; agents whose episode ended get no action (as RLlib does)
+        acts = [{a: np.array([0.9, 0.9] if int(a.split("_")[1]) % 2 or c == 1 else [0.0, 0.1], np.float32)
+                 for a in o if not (gone[c].get(a) and not restart[c])} for c, o in enumerate(obs)]
+        obs, rew, term, trunc, _ = v.step(acts)
+        gone = [{a: te[a] or tr[a] for a in te if a != "__all__"} for te, tr in zip(term, trunc)]
+        want = []
+        for c, e in enumerate(singles):
+            if restart[c]:
+                o, _ = e.reset()
+                want.append(o)
+                assert set(rew[c].values()) == {0.0} and not any(term[c].values()) and not any(trunc[c].values())
+                seen["restart"] += 1
+                restart[c] = False
+                continue
+            o, r, te, tr, _ = e.step(acts[c])
+            want.append(o)
+            assert rew[c] == r and {k: term[c][k] for k in te} == te and {k: trunc[c][k] for k in tr} == tr
+            ended = not e.agents
+            assert term[c]["__all__"] == (ended and all(te.values()))
+            assert trunc[c]["__all__"] == (ended and not all(te.values()))
+            seen["term_all"] += term[c]["__all__"]
+            seen["trunc_all"] += trunc[c]["__all__"]
+            seen["partial"] += (not ended) and any(te.values())
+            restart[c] = ended
+    assert all(seen.values()), seen          # every case happened: the comparison has teeth
+    v.close()
+
+
+def test_rllib_multi_agent_runner_on_the_vector_env():
+    """``SeerMultiAgentEnvRunner``: RLlib's multi-agent runner samples from
+    copies of one vector env (not a loop of single envs), every copy of
+    every runner on its own seed stream, with or without RLlib's seed."""
+    rllib = _rllib()
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    rllib.register()
+    seeds = {}
+    for rllib_seed in (None, 5):
+        for worker in (1, 2):
+            cfg = (PPOConfig()
+                   .environment("seer/pcs_v0", env_config=dict(SMALL["pcs_v0"], max_cycles=6, num_threads=1, seed=7))
+                   .multi_agent(policies={"shared"}, policy_mapping_fn=lambda a, *x, **k: "shared")
+                   .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={"shared": RLModuleSpec()}))
+                   .env_runners(num_env_runners=2, num_envs_per_env_runner=4,
+                                env_runner_cls=rllib.SeerMultiAgentEnvRunner)
+                   .debugging(seed=rllib_seed))
+            runner = rllib.SeerMultiAgentEnvRunner(config=cfg, worker_index=worker)
+            assert isinstance(runner.env, rllib.SeerVectorMultiAgentEnv)
+            episodes = runner.sample(num_timesteps=4 * 7, random_actions=False)
+            assert sum(ep.env_steps() for ep in episodes) >= 4 * 7
+            assert any(ep.is_done for ep in episodes)        # copies ended and restarted
+            n_agents = len(runner.env.possible_agents)
+            assert all(len(ep.agent_episodes) == n_agents for ep in episodes)
+            seeds[(rllib_seed, worker)] = runner.env.vec.seeds_used.tolist()
+            runner.stop()
+    for rllib_seed in (None, 5):
+        both = seeds[(rllib_seed, 1)] + seeds[(rllib_seed, 2)]
+        assert len(set(both)) == 8, seeds

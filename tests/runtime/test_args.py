@@ -4,7 +4,7 @@ import pytest
 import seer_runtime
 import warnings
 
-from seer_runtime import Engine, resolve_threads
+from seer_runtime import Engine, ThreadChoice, resolve_threads
 from seer_runtime import _threads
 from seer_runtime.models import phold
 from seer_runtime.models._faulty import FaultyModel
@@ -90,19 +90,19 @@ def auto_count():
 
 
 def test_resolve_threads(monkeypatch):
-    assert resolve_threads(1) == (1, {"chosen": 1, "method": "user"})
+    assert resolve_threads(1) == (1, ThreadChoice(chosen=1, method="user"))
     for bad in ("two", 0, 1.5, True, None):
         with pytest.raises(ValueError, match="num_threads"):
             resolve_threads(bad)
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     n, choice = resolve_threads("auto")
-    assert n == 1 and "OMP_NUM_THREADS" in choice["caps"]
+    assert n == 1 and "OMP_NUM_THREADS" in choice.caps and choice.method == "caps"
     monkeypatch.delenv("OMP_NUM_THREADS")
     expected = seer_runtime.available_cpus() if seer_runtime.openmp_enabled() else 1
     assert auto_count() == expected
     # "auto" asks the chooser the caller passes (the envs pass STPA), unless OpenMP is off
-    n, choice = resolve_threads("auto", choose=lambda: (3, {"chosen": 3, "method": "test"}))
-    assert (n, choice["method"]) == ((3, "test") if seer_runtime.openmp_enabled() else (expected, choice["method"]))
+    n, choice = resolve_threads("auto", choose=lambda: (3, ThreadChoice(chosen=3, method="test")))
+    assert (n, choice.method) == ((3, "test") if seer_runtime.openmp_enabled() else (expected, "caps"))
     # an explicit count is clipped to a given cap (RLlib runners), "auto" is capped too
     assert resolve_threads(5, cap=2)[0] == 2
     assert resolve_threads("auto", cap=1)[0] == 1
@@ -165,5 +165,5 @@ def test_oversubscription_warning_points_at_the_users_line(monkeypatch, make):
 
 def test_auto_threads_run():
     r = phold.run(num_lps=64, end_time=5.0, num_threads="auto")
-    assert r["num_threads"] == r["thread_choice"]["chosen"]
+    assert r["num_threads"] == r["thread_choice"].chosen
     assert 1 <= r["num_threads"] <= auto_count()

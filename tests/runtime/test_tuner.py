@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from seer_runtime import Engine, tuner as tn
+from seer_runtime import Engine, ThreadChoice, tuner as tn
 from seer_runtime.models import phold
 from seer_runtime.tuner import ThreadTuner, run_until_tuned, tuner_for
 
@@ -53,7 +53,7 @@ def test_closed_loop_moves_to_the_better_neighbour_and_ends():
 def test_closed_loop_steps_down_when_one_thread_is_faster():
     tu = ThreadTuner(2, cap=2)
     used = drive(tu, curve({1: 1.0, 2: 0.6}), 200)
-    assert tu.count == 1 and tu.report()["chosen"] == 1 and tu.closed_loop["picked"] == 1
+    assert tu.count == 1 and tu.report()["chosen"] == 1 and tu.report()["tuned"] and tu.closed_loop["picked"] == 1
     (first,) = tu.report()["adapted"]
     assert first["reason"] == "closed loop"
     # it still probes its start count now and then, backing off, and keeps 1
@@ -103,7 +103,7 @@ def test_explicit_counts_and_single_cpu_get_no_tuner(monkeypatch):
     monkeypatch.setattr(tn, "usable_threads", lambda: 1)
     assert tuner_for(Engine(phold.PholdModel(16, 1.0, 1.0, 0.25, 1, 0), num_threads=1), "auto") is None
     monkeypatch.setattr(tn, "usable_threads", lambda: 4)
-    t = tuner_for(eng, "auto", {"predicted_speedup": {1: 1.0, 2: 1.5}})
+    t = tuner_for(eng, "auto", ThreadChoice(chosen=2, method="test", predicted_speedup={1: 1.0, 2: 1.5}))
     assert t.cap == 4 and t.predicted == {1: 1.0, 2: 1.5}
     assert t.count == eng.num_threads == 1 and t._queue == [2, 3]      # smallest team first
 
@@ -277,12 +277,12 @@ def test_auto_entry_points_run_the_tuner_and_match_one_thread(monkeypatch):
     b = phold.run(num_lps=256, end_time=30.0, num_threads=1, seed=2)
     # the tuner ran (its report is merged; whether its closed loop concluded within
     # this short run depends on timing) and the result is the serial one
-    assert a["digest"] == b["digest"] and "closed_loop" in a["thread_choice"]
-    assert "closed_loop" not in b["thread_choice"]                    # explicit count: no tuner
+    assert a["digest"] == b["digest"] and a["thread_choice"].tuned
+    assert not b["thread_choice"].tuned                               # explicit count: no tuner
     h = run_headless(16, 16, end_time=60.0, num_threads="auto", seed=2)
     g = run_headless(16, 16, end_time=60.0, num_threads=1, seed=2)
     assert h["state_digest"] == g["state_digest"] and h["events"] == g["events"]
-    assert "adapted" in h["thread_choice"]
+    assert h["thread_choice"].tuned and g["thread_choice"].method == "user"
 
 
 # --- real busy-loop processes --------------------------------------------------------

@@ -8,6 +8,7 @@ import pytest
 
 import seer_envs
 import stpa
+from seer_runtime import ThreadChoice
 from seer_runtime import tuner as tn
 
 PARAMS = {"pcs_v0": dict(grid_width=12, grid_height=10), "aircraft_v0": dict(num_uavs=40)}
@@ -15,8 +16,8 @@ PARAMS = {"pcs_v0": dict(grid_width=12, grid_height=10), "aircraft_v0": dict(num
 
 @pytest.fixture
 def two_threads(monkeypatch):
-    monkeypatch.setattr(stpa, "choose", lambda w, p, **k: (2, {"chosen": 2, "method": "test",
-                                                              "predicted_speedup": {1: 1.0, 2: 1.8}}))
+    monkeypatch.setattr(stpa, "choose", lambda w, p, **k: (2, ThreadChoice(
+        chosen=2, method="test", predicted_speedup={1: 1.0, 2: 1.8})))
     monkeypatch.setattr(tn, "usable_threads", lambda: 2)
     monkeypatch.setattr(tn, "free_cpus", lambda own=1: 2)     # the test machine may be busy
 
@@ -50,8 +51,8 @@ def test_steps_down_under_load_and_back_up_after_with_unchanged_outputs(name, tw
     ref = seer_envs.make(name, max_cycles=80, num_threads=1, **PARAMS[name])
     o, r = env.reset_arrays(seed=3), ref.reset_arrays(seed=3)
     # STPA picked 2; the closed loop times the smaller team first
-    assert env.thread_choice["closed_loop"] is None and np.array_equal(o, r)
-    assert env.num_threads == env.engine.num_threads == env.thread_choice["chosen"] == 1
+    assert env.thread_choice.closed_loop is None and np.array_equal(o, r)
+    assert env.num_threads == env.engine.num_threads == env.thread_choice.chosen == 1
     _fake_timings(env, lambda k: 12 <= k < 30)
     rng1, rng2 = np.random.default_rng(0), np.random.default_rng(0)
     counts = []
@@ -60,16 +61,16 @@ def test_steps_down_under_load_and_back_up_after_with_unchanged_outputs(name, tw
         exp = ref.step_arrays(_actions(ref, rng2))
         assert all(np.array_equal(x, y) for x, y in zip(out, exp)), k
         counts.append(env.engine.num_threads)
-        assert env.num_threads == counts[-1] == env.thread_choice["chosen"]
+        assert env.num_threads == counts[-1] == env.thread_choice.chosen
     ch = env.thread_choice
-    assert ch["closed_loop"]["picked"] == 2 and set(ch["closed_loop"]["measured_s_per_event"]) == {1, 2}
-    reasons = [(d["reason"], d["from"], d["to"]) for d in ch["adapted"]]
+    assert ch.closed_loop["picked"] == 2 and set(ch.closed_loop["measured_s_per_event"]) == {1, 2}
+    reasons = [(d["reason"], d["from"], d["to"]) for d in ch.adapted]
     assert reasons[0][0].startswith("contention") and reasons[0][1:] == (2, 1)
-    assert 12 < ch["adapted"][0]["step"] <= 12 + tn.CONTENTION_WINDOW + 2
-    assert reasons[-1] == ("probe up", 1, 2) and ch["adapted"][-1]["kept"]
+    assert 12 < ch.adapted[0]["step"] <= 12 + tn.CONTENTION_WINDOW + 2
+    assert reasons[-1] == ("probe up", 1, 2) and ch.adapted[-1]["kept"]
     assert 1 in counts and counts[-1] == 2                  # both directions, mid-episode
     env.reset_arrays(seed=4)                                # next episode: the loop again
-    assert env.num_threads == 1 and env.thread_choice["adapted"] == []
+    assert env.num_threads == 1 and env.thread_choice.adapted == []
 
 
 def test_no_change_when_healthy_or_user_fixed(two_threads):
@@ -78,14 +79,14 @@ def test_no_change_when_healthy_or_user_fixed(two_threads):
     _fake_timings(env, lambda k: False)
     for _ in range(30):
         env.step_arrays(np.zeros(120, np.int64))
-    assert env.engine.num_threads == 2 and env.thread_choice["adapted"] == []
-    assert env.thread_choice["closed_loop"]["picked"] == 2
+    assert env.engine.num_threads == 2 and env.thread_choice.adapted == []
+    assert env.thread_choice.closed_loop["picked"] == 2
     fixed = seer_envs.make("pcs_v0", num_threads=2, **PARAMS["pcs_v0"])
     fixed.reset_arrays(seed=0)
     assert fixed._tuner is None                              # an explicit count is the user's
     for _ in range(12):
         fixed.step_arrays(np.zeros(120, np.int64))
-    assert fixed.engine.num_threads == 2 and "adapted" not in fixed.thread_choice
+    assert fixed.engine.num_threads == 2 and not fixed.thread_choice.tuned
 
 
 def test_threshold_sits_between_healthy_and_contended():

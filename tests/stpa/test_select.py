@@ -34,7 +34,7 @@ def fresh(monkeypatch, tmp_path):
 def test_omp_num_threads_cap_is_honoured(monkeypatch):
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     n, choice = choose()
-    assert n == 1 and choice["cap"] == 1 and "OMP_NUM_THREADS" in choice["caps"]
+    assert n == 1 and choice.cap == 1 and "OMP_NUM_THREADS" in choice.caps
     env = pcs_v0.parallel_env(**PARAMS)             # num_threads="auto" by default
     env.reset(seed=0)
     assert env.unwrapped.num_threads == 1
@@ -46,7 +46,7 @@ def test_caps_never_exceed_cores_or_affinity():
     assert 1 <= cap <= min(hw["physical_cores"], hw["affinity_cpus"])
     n, choice = choose({"num_lps": 256, "work_iters": 3000}, "phold")
     assert 1 <= n <= cap
-    assert set(choice["predicted_speedup"]) == set(range(1, cap + 1)) or choice["method"] == "cap"
+    assert set(choice.predicted_speedup) == set(range(1, cap + 1)) or choice.method == "cap"
 
 
 @pytest.mark.skipif(thread_caps()[0] < 2, reason="one CPU: the cap decides, no model runs")
@@ -54,8 +54,8 @@ def test_missing_model_falls_back_with_a_warning(monkeypatch, tmp_path):
     monkeypatch.setenv("STPA_MODEL", str(tmp_path / "nope.txt"))
     with pytest.warns(RuntimeWarning, match="without its learned residual"):
         n, choice = choose()
-    assert choice["method"] == "usl" and "nope.txt" in choice["model_warning"]
-    assert n in choice["predicted_speedup"]
+    assert choice.method == "usl" and "nope.txt" in choice.model_warning
+    assert n in choice.predicted_speedup
 
 
 @pytest.mark.skipif(thread_caps()[0] < 2, reason="one CPU: the cap decides, no model runs")
@@ -65,7 +65,7 @@ def test_corrupt_model_falls_back_with_a_warning(monkeypatch, tmp_path):
     monkeypatch.setenv("STPA_MODEL", str(bad))
     with pytest.warns(RuntimeWarning, match="cannot load STPA model"):
         _, choice = choose()
-    assert choice["method"] == "usl"
+    assert choice.method == "usl"
 
 
 @pytest.mark.skipif(thread_caps()[0] < 2, reason="one CPU: the cap decides, no model runs")
@@ -75,7 +75,7 @@ def test_without_lightgbm_the_fallback_is_used(monkeypatch, tmp_path):
     (tmp_path / "m.txt").write_text("x")
     with pytest.warns(RuntimeWarning, match="lightgbm is not installed"):
         _, choice = choose({"num_lps": 128}, "phold")
-    assert choice["method"] == "usl" and set(choice["probe_speedup"]) <= set(choice["predicted_speedup"])
+    assert choice.method == "usl" and set(choice.probe_speedup) <= set(choice.predicted_speedup)
 
 
 def test_probe_without_psutil_warns_and_works(monkeypatch):
@@ -95,9 +95,9 @@ def test_cache_avoids_a_second_preflight(monkeypatch):
     monkeypatch.setattr(stpa_select, "preflight", counting)
     n1, c1 = choose()
     n2, c2 = choose(dict(PARAMS))
-    expected = 0 if c1["method"] == "cap" else 1
+    expected = 0 if c1.method == "cap" else 1
     assert len(calls) == expected
-    assert (n1, c1["cached"], c2["cached"]) == (n2, False, True)
+    assert (n1, c1.cached, c2.cached) == (n2, False, True)
     # a different configuration is a different entry, and so is the headless form
     choose(PARAMS, headless=True)
     assert len(calls) == 2 * expected
@@ -108,8 +108,8 @@ def test_cache_avoids_a_second_preflight(monkeypatch):
     n3, c3 = choose(dict(PARAMS))
     assert len(calls) == 3 * expected and n3 == n1
     if expected:
-        assert c3["cache"] == "disk" and c3["cached"] and c3["preflight_s"] == 0.0
-        assert c3["predicted_speedup"] == c1["predicted_speedup"]
+        assert c3.cache == "disk" and c3.cached and c3.preflight_s == 0.0
+        assert c3.predicted_speedup == c1.predicted_speedup
 
 
 def test_a_preflight_taken_under_heavy_load_is_taken_again(monkeypatch):
@@ -128,11 +128,11 @@ def test_a_preflight_taken_under_heavy_load_is_taken_again(monkeypatch):
     stpa.clear_cache()
     load["v"] = 0.2                         # quiet now: measure again, and store that
     _, c = stpa.choose({"k": 1}, run)
-    assert len(calls) == 2 and c["cache"] is None
+    assert len(calls) == 2 and c.cache is None
     stpa.clear_cache()
     load["v"] = 0.3
     _, c = stpa.choose({"k": 1}, run)
-    assert len(calls) == 2 and c["cache"] == "disk"
+    assert len(calls) == 2 and c.cache == "disk"
 
 
 @pytest.mark.skipif(thread_caps()[0] < 2, reason="one CPU: the cap decides, no model runs")
@@ -142,7 +142,7 @@ def test_cache_file_is_shared_with_another_process(tmp_path):
     import subprocess
     code = ("import json, stpa, seer_runtime; s = seer_runtime.registry()['phold']; "
             "n, c = stpa.choose(s.stpa_key({'num_lps': 64}), s.opener({'num_lps': 64})); "
-            "print(json.dumps([n, c['cache'], c['preflight_s'] > 0]))")
+            "print(json.dumps([n, c.cache, c.preflight_s > 0]))")
     env = dict(os.environ, STPA_CACHE=str(tmp_path / "shared.json"))
     first = json.loads(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                                       check=True).stdout)
@@ -165,9 +165,9 @@ def test_new_entry_point_with_open_run_and_a_big_cap(monkeypatch):
     monkeypatch.setattr(stpa_select, "thread_caps", lambda hw: (16, {"physical_cores": 16}))
     n, choice = stpa.choose({"workload": "phold", "num_lps": 256}, open_run)
     assert len(opened) == 1 and opened[0].engine.num_threads in (2, 6, 16)
-    assert set(choice["predicted_speedup"]) == set(range(1, 17)) and 1 <= n <= 16
-    assert set(choice["probe_speedup"]) <= {2, 6, 16} and 2 in choice["probe_speedup"]
-    assert choice["features"]["workload_code"] == 0 and choice["law"]["k"] >= 0
+    assert set(choice.predicted_speedup) == set(range(1, 17)) and 1 <= n <= 16
+    assert set(choice.probe_speedup) <= {2, 6, 16} and 2 in choice.probe_speedup
+    assert choice.features["workload_code"] == 0 and choice.law["k"] >= 0
     with pytest.raises(ValueError, match="open_run"):
         stpa.choose({"workload": "phold"}, {"num_lps": 256})    # the dropped choose(name, params) form
 
@@ -177,9 +177,9 @@ def test_env_reset_uses_the_cache():
     env.reset(seed=0)
     first = env.unwrapped.thread_choice
     env.reset(seed=1)
-    assert env.unwrapped.thread_choice["cached"] is True
-    assert env.unwrapped.num_threads == first["chosen"]
-    assert {"chosen", "predicted_speedup", "features", "caps", "method"} <= set(first)
+    assert env.unwrapped.thread_choice.cached is True
+    assert env.unwrapped.num_threads == first.chosen
+    assert first.predicted_speedup and first.features and first.caps and first.method
 
 
 def test_choice_is_deterministic_for_fixed_features():
@@ -209,19 +209,19 @@ def test_analytic_model_orders_fine_and_coarse_work():
 
 def test_phold_and_headless_auto():
     r = pcs_v0.run_headless(grid_width=16, grid_height=16, end_time=60.0, seed=0)
-    assert r["num_threads"] == r["thread_choice"]["chosen"]
+    assert r["num_threads"] == r["thread_choice"].chosen
     # PHOLD lives in the runtime, which imports no STPA: the caller passes the chooser
     from seer_runtime.models import phold
     spec = seer_envs.get("phold")
     r = phold.run(num_lps=64, end_time=3.0, choose=seer_envs.stpa_chooser(spec, {"num_lps": 64}))
-    assert r["thread_choice"]["method"] in ("lightgbm", "usl", "analytic", "cap")
-    assert r["thread_choice"].get("features", {}).get("workload_code", 0) == 0
+    assert r["thread_choice"].method in ("lightgbm", "usl", "analytic", "cap")
+    assert (r["thread_choice"].features or {}).get("workload_code", 0) == 0
 
 
 def test_preflight_traces_the_form_it_is_given():
     if thread_caps()[0] < 2:
         pytest.skip("one CPU: the cap decides, no preflight runs")
-    codes = {form: choose(PARAMS, headless=form == "headless")[1]["features"]["workload_code"]
+    codes = {form: choose(PARAMS, headless=form == "headless")[1].features["workload_code"]
              for form in ("env", "headless")}
     spec = seer_envs.get("pcs_v0")
     assert codes == {"env": spec.workload_codes["env"], "headless": spec.workload_codes["headless"]}

@@ -108,7 +108,7 @@ def run(num_lps=PholdConfig.num_lps, end_time=100.0, num_threads="auto", seed=0,
     run_until_tuned(engine, end_time, tuner)
     wall = time.perf_counter() - t0
     if tuner is not None:
-        choice = dict(choice, **tuner.report())
+        choice = choice.replace(**tuner.report())
     events, remote = model.totals()
     stats = engine.stats()
     assert stats["events"] == events

@@ -30,7 +30,7 @@ def main(argv=None):
     except ValueError as e:
         p.error(str(e))
     if a.json:
-        print(json.dumps(r, indent=2))
+        print(json.dumps(dict(r, thread_choice=r["thread_choice"].to_dict()), indent=2))
         return 0
     print(f"PHOLD  {a.num_lps} LPs to t={a.end_time}  threads={r['num_threads']}"
           f"  (OpenMP {'on' if openmp_enabled() else 'OFF'})")

@@ -13,7 +13,7 @@ from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy
 
 from seer_runtime.contract cimport *
-from seer_runtime.loop cimport Scenario, Engine
+from seer_runtime.scenario cimport Scenario
 
 cdef extern from "src/rng.h" nogil:
     uint64_t seer_fmix_a(uint64_t z)
@@ -123,7 +123,7 @@ cdef class PholdModel(Scenario):
         free(self.s.remote_sent)
         free(self.s.last_time)
 
-    def digest(self, Engine engine):
+    def digest(self, engine):
         """Hash of every LP's final state and counters, and the engine's."""
         cdef uint64_t h = 0x452821e638d01377ULL, tbits
         cdef uint64_t i

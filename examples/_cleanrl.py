@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What the examples share (the CleanRL-style ones, and the argparse types
+of the RLlib ones): CleanRL's habits (``--track``,
+``--total-timesteps``, ``--save-model``, ``--capture-video``, ``--seed``,
+``--num-threads``), the TensorBoard logger, the layer initialisation and the
+GIF writer.  One name per thing; each example stays one file of its own
+algorithm and runs as ``python examples/<example>.py`` (Python puts this
+folder on ``sys.path``).
+"""
+
+import argparse
+import os
+import time
+
+import numpy as np
+import torch.nn as nn
+
+
+def layer(i, o, std=np.sqrt(2)):
+    """A linear layer with CleanRL's orthogonal initialisation."""
+    lin = nn.Linear(i, o)
+    nn.init.orthogonal_(lin.weight, std)
+    nn.init.constant_(lin.bias, 0.0)
+    return lin
+
+
+def threads(value):
+    """argparse type: "auto" or an int >= 1 (SEER's ``num_threads``)."""
+    if value == "auto":
+        return value
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f'expected "auto" or an int >= 1, got {value!r}')
+    return n
+
+
+def positive_int(value):
+    """argparse type: an int >= 1."""
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected an int >= 1, got {value!r}")
+    return n
+
+
+def positive_float(value):
+    """argparse type: a finite float > 0."""
+    try:
+        x = float(value)
+    except ValueError:
+        x = float("nan")
+    if not np.isfinite(x) or x <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {value!r}")
+    return x
+
+
+def add_habits(p, exp_name):
+    """CleanRL's common flags on the parser ``p``."""
+    p.add_argument("--exp-name", default=exp_name)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--total-timesteps", type=positive_int, default=None,
+                   help="env steps (copies x steps) to train for; overrides --updates")
+    p.add_argument("--track", action="store_true", help="log to TensorBoard under runs/<run name>")
+    p.add_argument("--save-model", action="store_true", help="save the agent under runs/<run name>")
+    p.add_argument("--capture-video", action="store_true",
+                   help="save the greedy policy's first evaluation episode as a GIF under runs/<run name>")
+    p.add_argument("--num-threads", default="auto", type=threads, help='SEER threads: "auto" or an int')
+    p.add_argument("--torch-threads", type=positive_int, default=1)
+
+
+def run_dir(env_id, a):
+    """``runs/<env>__<exp name>__<seed>__<time>``, created when something
+    will be written there."""
+    path = os.path.join("runs", f"{env_id}__{a.exp_name}__{a.seed}__{int(time.time())}")
+    if a.track or a.save_model or a.capture_video:
+        os.makedirs(path, exist_ok=True)
+    return path
+
+
+class Logger:
+    """TensorBoard scalars under ``runs/<run name>`` with ``--track``
+    (tensorboardX: ``pip install -e ".[train]"``), else nothing."""
+
+    def __init__(self, run_dir, track, args):
+        self.writer = None
+        if track:
+            from tensorboardX import SummaryWriter
+            self.writer = SummaryWriter(run_dir)
+            self.writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
+                f"|{k}|{v}|" for k, v in sorted(vars(args).items())))
+
+    def scalar(self, tag, value, step):
+        if self.writer is not None:
+            self.writer.add_scalar(tag, value, step)
+
+    def scalars(self, values, step):
+        """``{tag: value}`` at ``step``."""
+        for tag, value in values.items():
+            self.scalar(tag, value, step)
+
+    def close(self):
+        if self.writer is not None:
+            self.writer.close()
+
+
+def save_gif(frames, path):
+    """``rgb_array`` frames as an animated GIF (4 frames a second)."""
+    from PIL import Image
+    images = [Image.fromarray(f) for f in frames]
+    images[0].save(path, save_all=True, append_images=images[1:], duration=250, loop=0)
+    return len(images)

@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Tune a SEER env with RLlib, then continue from the checkpoint with
+``algo.save()`` / ``algo.restore()``; CPU, a few iterations.
+
+    pip install -e ".[rllib]"       # install torch==2.13.0 first for the CPU build
+    python examples/rllib_tune_checkpoint.py [--env pcs_v0 | aircraft_v0] [--iters 2] [--dir DIR]
+
+1. ``tune.Tuner`` runs PPO (the config of ``rllib_ppo.py``) for ``--iters``
+   iterations and checkpoints at the end;
+2. a new algorithm restores the trial's checkpoint (``algo.restore``),
+   trains one more iteration and saves (``algo.save``);
+3. it restores that save into itself and checks the learner's policy
+   weights are those saved, bit for bit.
+
+What a checkpoint holds (RLlib 2.60, new API stack): the learner (the
+RLModule's weights and the optimiser's state), and per env runner the
+module's weights, the connectors' states and the lifetime step counter.
+Not the environments: after a restore every env runner builds fresh envs
+and its first ``sample()`` resets them (RLlib's ``_needs_initial_reset``),
+so an episode in progress at the save is not continued.  A SEER env's own
+state can be saved beside a checkpoint with ``env.snapshot().to_bytes()``
+(docs/guide.md, "Snapshots"), for a loop of one's own; RLlib's runner would
+reset it.
+"""
+
+import argparse
+import os
+import tempfile
+import time
+
+from _cleanrl import positive_int
+from rllib_ppo import ENVS, build
+
+
+def module_weights(algo):
+    """The shared policy's weights on the learner (what trains; the env
+    runners get them at the next weight sync), as NumPy arrays."""
+    import numpy as np
+    state = algo.learner_group.get_weights()["shared"]
+    return {k: np.asarray(v) for k, v in state.items()}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--env", choices=ENVS, default="pcs_v0")
+    p.add_argument("--iters", type=positive_int, default=2, help="Tune iterations before the checkpoint")
+    p.add_argument("--batch", type=positive_int, default=200, help="env steps per training batch")
+    p.add_argument("--dir", default=None, help="where Tune and the save write (default: a temporary folder)")
+    a = p.parse_args()
+    import numpy as np
+    import ray
+    import torch
+    from ray import tune
+    torch.set_num_threads(1)
+    root = a.dir or tempfile.mkdtemp(prefix="seer_rllib_")
+    ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
+    config = build(a.env, max_cycles=20, batch=a.batch)
+
+    t0 = time.perf_counter()
+    tuner = tune.Tuner("PPO", param_space=config,
+                       run_config=tune.RunConfig(
+                           name="seer_ppo", storage_path=os.path.abspath(root), verbose=0,
+                           stop={"training_iteration": a.iters},
+                           checkpoint_config=tune.CheckpointConfig(checkpoint_at_end=True)))
+    result = tuner.fit()[0]
+    if result.error:
+        raise SystemExit(f"the Tune trial failed: {result.error}")
+    ret = result.metrics["env_runners"]["episode_return_mean"]
+    print(f"tune: {result.metrics['training_iteration']} iterations, mean episode return {ret:.2f}, "
+          f"checkpoint {result.checkpoint.path} ({time.perf_counter() - t0:.1f} s)", flush=True)
+
+    algo = config.build_algo()
+    algo.restore(result.checkpoint.path)
+    lifetime = algo.env_runner.num_env_steps_sampled_lifetime
+    print(f"restored the trial's checkpoint: env runner's lifetime env steps {lifetime}", flush=True)
+    algo.train()
+    path = algo.save(os.path.join(root, "continued")).checkpoint.path
+    saved = module_weights(algo)
+    algo.train()                                   # move on, then go back to the save
+    algo.restore(path)
+    back = module_weights(algo)
+    same = all(np.array_equal(saved[k], back[k]) for k in saved)
+    print(f"saved after one more iteration to {path}; restored: the learner's policy weights "
+          f"{'equal' if same else 'DIFFER'} to the saved ones", flush=True)
+    algo.stop()
+    ray.shutdown()
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# All a scenario cimports besides contract.pxd: the Scenario base class and
+# the engine's parallel loop for boundary kernels (docs/new_scenario.md).
+# The engine's own structures stay in loop.pxd, so a change there rebuilds
+# the runtime, not every scenario.
+
+from libc.stdint cimport int64_t
+from seer_runtime.contract cimport LPType, lp_id_t
+
+# A loop body over [lo, hi) for seer_parallel_for.
+ctypedef void (*seer_range_fn)(void* arg, int64_t lo, int64_t hi) noexcept nogil
+ctypedef void (*seer_for_fn)(int num_threads, int64_t n, seer_range_fn body,
+                             void* arg) noexcept nogil
+
+
+cdef class Scenario:
+    """Base of every model: holds its hook table and its state pointer."""
+    cdef LPType lptype
+    cdef void* model
+    cdef readonly lp_id_t num_lps
+    cdef readonly double lookahead
+
+
+# Run body over [0, n) in chunks claimed by up to num_threads members of the
+# calling thread's SEER team (the team the engines use; an elastic phase, so
+# a member that is not running holds nothing up), so boundary loops need no
+# OpenMP pool.  Iterations must be independent; the result does not depend
+# on num_threads.  Short loops, and a team that cannot grow, run serially.
+cdef void seer_parallel_for(int num_threads, int64_t n, seer_range_fn body,
+                            void* arg) noexcept nogil
+
+# The engine module installs its team's loop here when it is imported
+# (before that, seer_parallel_for runs serially).
+cdef void seer_install_parallel_for(seer_for_fn fn) noexcept
