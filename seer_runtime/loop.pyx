@@ -32,6 +32,11 @@ serialise every round.
 
 Control returns to Python every ``slice_s`` seconds of wall time (between
 rounds, with the queues consistent) so that Ctrl-C raises promptly.
+
+An engine of copies that never meet (``Engine.set_copy_groups``, a vector
+env's) runs instead in *copy groups*: one phase per slice, each member
+taking whole copies and running each copy's own windows (section "copy
+groups" below; docs/runtime.md, "Copies in groups").
 """
 
 from cpython.exc cimport PyErr_CheckSignals
@@ -191,10 +196,6 @@ cdef int32_t _check_kind(kind) except -1:
     if not _is_int(kind) or not 0 <= kind < 2**31:
         raise ValueError(f"kind must be an int in [0, 2**31), got {kind!r}")
     return <int32_t>int(kind)
-
-
-def _raise_type():
-    raise TypeError
 
 
 def _int_blocks(starts, name):
@@ -2094,9 +2095,12 @@ cdef class Engine:
         if not _is_int(num_copies) or not 1 <= num_copies <= c.n:
             raise ValueError(f"num_copies must be an int in [1, {c.n}], got {num_copies!r}")
         C = int(num_copies)
+        bl = []
         try:
-            bl = [(int(bs), int(sz)) for bs, sz in blocks
-                  if _is_int(bs) and _is_int(sz) or _raise_type()]
+            for bs, sz in blocks:
+                if not (_is_int(bs) and _is_int(sz)):
+                    raise TypeError
+                bl.append((int(bs), int(sz)))
         except (TypeError, ValueError):
             raise ValueError(f"blocks must be a sequence of (base, size) int pairs, got {blocks!r}") from None
         if not bl or len(bl) > 64:
