@@ -135,8 +135,8 @@ def main():
     if halves is not None:
         print(f"two processes, half the copies each, over vector 1 thr (this machine's 2-core "
               f"ceiling): {paired(times, '2 procs x half', 'vector 1 thr')}")
-        print(f"vector 2 thr ({vecs['vector 2 thr'].layout}) / two processes: "
-              f"{paired(times, 'vector 2 thr', '2 procs x half')}")
+        print(f"vector 2 thr / two processes: {paired(times, 'vector 2 thr', '2 procs x half')} "
+              f"({vecs['vector 2 thr'].layout})")
         print(f"vector 2 thr team (round by round, copy_parallel=False) / two processes: "
               f"{paired(times, 'vector 2 thr team', '2 procs x half')}")
         print(f"vector 2 thr groups ({groups.thread_choice['groups']} groups of copies, an engine each, "
