@@ -57,7 +57,8 @@ starts stepping those copies on the engine's own thread and returns at once;
 **Layout** (``layout``): one engine for every copy, which runs each step
 either in copy groups (``"copy_groups"``: each thread takes whole copies
 and runs each to the step's end, one join per step; chosen automatically
-when the copies are enough to share out, or with ``copy_parallel=True``) or
+on two threads or more when there are at least four copies per thread, or
+with ``copy_parallel=True``) or
 round by round over every copy (``"team"``; ``copy_parallel=False``); or
 groups of copies with an engine each (``"groups"``): one group per batch when
 ``batch_size < num_envs``, or about four per thread, stepped concurrently,
@@ -253,14 +254,13 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
     def _copy_groups(self, copies, threads):
         """Whether an engine of ``copies`` copies on ``threads`` threads runs
         its steps in copy groups: as ``copy_parallel`` says, else (None)
-        whenever there are at least two copies and enough of them to share
-        out evenly (at least four per thread, or any number on one thread).
-        Measured on 64 copies of PCS 8x8 (docs/runtime.md, "Copies in
-        groups"): faster than round by round at 1 thread too, since each
-        copy's state stays in one core's cache for its whole step."""
+        with at least two threads and enough copies to share out evenly (at
+        least four per thread).  One thread has no synchronisation to save,
+        and there the measurements were mixed (docs/runtime.md, "Copies in
+        groups"), so it keeps the team's rounds."""
         if self._copy_parallel is not None:
             return bool(self._copy_parallel)
-        return copies >= 2 and (threads == 1 or copies >= 4 * threads)
+        return threads >= 2 and copies >= 4 * threads
 
     def _ensure_layout(self):
         if not self._laid_out:

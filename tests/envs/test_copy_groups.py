@@ -103,13 +103,15 @@ def test_an_engine_error_inside_the_copies_is_the_same_at_every_thread_count(sid
 
 def test_the_layout_is_chosen_from_copies_and_threads():
     sid = ENVS[0]
-    cases = [(8, 1, None, "copy_groups"), (8, 2, None, "copy_groups"), (7, 2, None, "team"),
+    cases = [(8, 1, None, "team"), (8, 2, None, "copy_groups"), (7, 2, None, "team"),
              (16, 4, None, "copy_groups"), (15, 4, None, "team"), (1, 1, None, "team"),
              (3, 2, True, "copy_groups"), (8, 2, False, "team"), (8, 2, "engines", "groups")]
     for E, threads, cp, want in cases:
         v = seer_envs.vector_env(sid, E, num_threads=threads, copy_parallel=cp, **small(sid))
         v.reset(seed=0)
         assert v.layout == want, (E, threads, cp)
+        if threads == 1 and cp is None:
+            assert v.engine.copy_groups is None
         assert v.thread_choice["layout"] == want
         assert (v.engine is not None and v.engine.copy_groups is not None) == (want == "copy_groups")
     # asynchronous batches: an engine per batch, each in copy groups when it has enough copies

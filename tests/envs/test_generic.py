@@ -198,7 +198,7 @@ def test_vector_copies_equal_single_envs(sid, mode, threads, seed, layout):
     without a seed at each episode end, in every autoreset mode; copies end
     at different steps (per-copy max_cycles), so the engine runs them in
     groups of equal step count; in one engine, round by round (the team)
-    or in copy groups (``layout`` True, or None at 1 thread), or in groups of
+    or in copy groups (``layout`` True), or in groups of
     copies, an engine each, stepped concurrently (``layout`` "engines")."""
     E, mcs = 3, [2, 4, 3]
     p = {k: v for k, v in small(sid).items() if k != "max_cycles"}
@@ -207,7 +207,7 @@ def test_vector_copies_equal_single_envs(sid, mode, threads, seed, layout):
     singles = [seer_envs.make(sid, num_threads=1, max_cycles=mcs[c], **p) for c in range(E)]
     obs, infos = v.reset(seed=seed)
     want = {"engines": "groups", True: "copy_groups", False: "team",
-            None: "copy_groups" if threads == 1 else "team"}[layout]
+            None: "team"}[layout]           # None: 3 copies are too few to share out
     assert infos == {} and v.layout == want
     assert v.thread_choice["layout"] == v.layout
     for c, s in enumerate(singles):
