@@ -32,6 +32,11 @@ serialise every round.
 
 Control returns to Python every ``slice_s`` seconds of wall time (between
 rounds, with the queues consistent) so that Ctrl-C raises promptly.
+
+An engine of copies that never meet (``Engine.set_copy_groups``, a vector
+env's) runs instead in *copy groups*: one phase per slice, each member
+taking whole copies and running each copy's own windows (section "copy
+groups" below; docs/runtime.md, "Copies in groups").
 """
 
 from cpython.exc cimport PyErr_CheckSignals
@@ -246,6 +251,7 @@ cdef void _record_error(EngineCore* c, ThreadState* me, int code, int32_t cls, c
                         double now, double time, lp_id_t src, lp_id_t target,
                         int32_t kind) noexcept nogil:
     cdef int64_t bits
+    me.nerr += 1
     if me.err_code == 0 or _key_before(cls, key, me):
         me.err_code = code
         me.err_class = cls
@@ -260,7 +266,9 @@ cdef void _record_error(EngineCore* c, ThreadState* me, int code, int32_t cls, c
         me.key_src = key.src
         me.key_seq = key.seq
         me.key_lp = key.target
+        me.err_cross = 0
     if cls == 0:
+        me.err_last = key.time
         # Lower the shared bound: events later than it cannot fail first.
         memcpy(&bits, &key.time, sizeof(double))
         seer_fetch_min_i64_relaxed(&c.sh.err_bound, bits)
@@ -319,6 +327,9 @@ cdef int _dispatch(EngineCore* c, ThreadState* me, Ctx* ctx, const Event* key) n
             if not (e.time >= ctx.now + c.lookahead):
                 _record_error(c, me, SEER_E_LOOKAHEAD, 0, key, ctx.now, e.time, lp, e.target, e.kind)
                 return SEER_E_LOOKAHEAD
+            if me.cg_copy != 0 and not _in_copy(c, e.target, me.cg_copy - 1):
+                _record_cross(c, me, key, ctx.now, e)
+                return SEER_E_BAD_TARGET
             me.round_msgs += 1
             node = arena_alloc(&me.arena)
             if node == NULL:
@@ -466,36 +477,41 @@ cdef void _exec_units(EngineCore* c, ThreadState* me, double W, int tid, int P,
 # event, so the error does not depend on the order the messages arrived in.
 # Returns the messages drained.
 cdef int64_t _drain_part(EngineCore* c, ThreadState* me, int k, int P) noexcept nogil:
-    cdef int64_t j, i, base = _part_lo(c.n, P, k), msgs = 0
-    cdef int p, rc
-    cdef lp_id_t lp
-    cdef InboxNode* node
-    cdef LocalHeap* h
+    cdef int64_t j, base = _part_lo(c.n, P, k), msgs = 0
+    cdef int p
     cdef ThreadState* prod
-    cdef Event* last
     for p in range(P):
         prod = &c.ts[p]
         for j in range(prod.ndirty[k]):
-            lp = prod.dirty[base + j]
-            h = &c.heaps[lp]
-            node = inbox_take_all_lifo(&c.inbox[lp])
-            while node != NULL:
-                msgs += 1
-                rc = heap_push(h, &node.ev, _UNCAPPED)
-                if rc != SEER_OK:
-                    _record_error(c, me, rc, 1, &node.ev, node.ev.time, node.ev.time,
-                                  node.ev.src, lp, node.ev.kind)
-                    break
-                node = node.next
-            if h.size > c.max_pending_per_lp:
-                last = &h.data[0]
-                for i in range(1, h.size):
-                    if event_before(last, &h.data[i]):
-                        last = &h.data[i]
-                _record_error(c, me, SEER_E_QUEUE_FULL, 1, last, last.time, last.time,
-                              last.src, lp, last.kind)
-            c.next_time[lp] = heap_top_time(h, INFINITY)
+            msgs += _drain_lp(c, me, prod.dirty[base + j])
         prod.ndirty[k] = 0
+    return msgs
+
+
+# Move LP lp's inbox into its heap, then check the cap on its pending events
+# (see _drain_part).  Returns the messages moved; errors are recorded (class 1).
+cdef inline int64_t _drain_lp(EngineCore* c, ThreadState* me, lp_id_t lp) noexcept nogil:
+    cdef int64_t i, msgs = 0
+    cdef int rc
+    cdef LocalHeap* h = &c.heaps[lp]
+    cdef InboxNode* node = inbox_take_all_lifo(&c.inbox[lp])
+    cdef Event* last
+    while node != NULL:
+        msgs += 1
+        rc = heap_push(h, &node.ev, _UNCAPPED)
+        if rc != SEER_OK:
+            _record_error(c, me, rc, 1, &node.ev, node.ev.time, node.ev.time,
+                          node.ev.src, lp, node.ev.kind)
+            break
+        node = node.next
+    if h.size > c.max_pending_per_lp:
+        last = &h.data[0]
+        for i in range(1, h.size):
+            if event_before(last, &h.data[i]):
+                last = &h.data[i]
+        _record_error(c, me, SEER_E_QUEUE_FULL, 1, last, last.time, last.time,
+                      last.src, lp, last.kind)
+    c.next_time[lp] = heap_top_time(h, INFINITY)
     return msgs
 
 
@@ -625,6 +641,7 @@ cdef enum:
     PH_INIT = 2         # units: partitions (on_init hooks)
     PH_INJECT = 3       # units: chunks of an LP range
     PH_RESET = 4        # units: chunks of an LP range (Engine.reset_lps)
+    PH_GROUPS = 5       # units: whole copies (copy groups)
 
 # One phase, as every member that joins it reads it.
 ctypedef struct _Phase:
@@ -752,6 +769,8 @@ cdef void _phase_main(void* arg, void* team, int tid, int nt) noexcept nogil:
             k = (tid + i) % P
             if _claim_part(c, k):
                 _init_part(c, me, k, P, tid, ph.t)
+    elif ph.kind == PH_GROUPS:
+        _groups_units(c, me, tid)
     elif ph.kind == PH_RESET:
         _reset_units(c, me, ph, tid)
         if c.sh.test_sleep_ns > 0:
@@ -1081,6 +1100,183 @@ cdef void _range_phase(EngineCore* c, void* team, _Phase* ph, int P, int kind,
     _run_phase(c, team, ph, ph.total * est_ns)
 
 
+# --- copy groups ------------------------------------------------------------------
+#
+# An engine that holds C copies of one model (Engine.set_copy_groups: every
+# copy owns the same-shaped LP ranges, and copies never exchange events) can
+# run a run_until slice as ONE phase: each member takes a whole copy from a
+# shared counter and runs that copy's own conservative windows, serially,
+# from its earliest pending time to t_end (T over the copy's LPs only,
+# W = min(T + lookahead, t_end), exec of its LPs in LP order, then delivery
+# of the window's messages from the member's own arena), then takes the next
+# copy.  The team path synchronises every copy at every round; this one joins
+# once per slice.
+#
+# Results: an LP's events run in (time, src, seq) order under any windows
+# (no event can arrive below W once a window starts), so every LP's state is
+# the team path's, at any thread count.
+#
+# Errors and limits (docs/runtime.md, "Copy groups"): each copy runs until its
+# own first error or limit, whatever the other copies do (no bound shared
+# across copies: which copies a member ran must not change what is
+# recorded), so each copy's record depends on that copy alone.  The caller
+# then raises, as _raise_errors orders them, the smallest handling error
+# (class 0) over every copy; else a window's message cap (the first copy in
+# copy order), a stuck window (the earliest T) or the event budget (one copy's
+# events over it, or the sum over copies at the end of the call); else the
+# smallest delivery error (class 1).  Handling errors are those of the team
+# path; limits count per copy window, since a round over every copy no
+# longer exists.
+#
+# Slices: a member stops between two of its copy's windows once the slice's
+# deadline has passed (the caller not before it ran one window: progress);
+# the copy goes on from there at the next slice, with the same windows.
+
+cdef extern from "stdlib.h" nogil:
+    void* aligned_alloc(size_t alignment, size_t size)
+
+
+# Whether `lp` belongs to copy ci.
+cdef inline bint _in_copy(EngineCore* c, int64_t lp, int64_t ci) noexcept nogil:
+    cdef int b
+    cdef int64_t lo
+    for b in range(c.cg_nblocks):
+        lo = c.cg_base[b] + ci * c.cg_size[b]
+        if lo <= lp < lo + c.cg_size[b]:
+            return True
+    return False
+
+
+# A message from copy me.cg_copy - 1 to another copy's LP: a bad target in
+# this mode (the member running the other copy owns that LP's queue).
+cdef void _record_cross(EngineCore* c, ThreadState* me, const Event* key, double now,
+                        const Event* e) noexcept nogil:
+    cdef bint first = me.err_code == 0 or _key_before(0, key, me)
+    _record_error(c, me, SEER_E_BAD_TARGET, 0, key, now, e.time, e.src, e.target, e.kind)
+    if first:
+        me.err_cross = 1
+
+
+# The earliest pending time over copy ci's LPs.
+cdef inline double _copy_min(EngineCore* c, int64_t ci) noexcept nogil:
+    cdef int b
+    cdef int64_t lp, lo, hi
+    cdef double T = INFINITY
+    cdef const double* nt = c.next_time
+    for b in range(c.cg_nblocks):
+        lo = c.cg_base[b] + ci * c.cg_size[b]
+        hi = lo + c.cg_size[b]
+        for lp in range(lo, hi):
+            T = nt[lp] if nt[lp] < T else T
+    return T
+
+
+# Run copy ci's windows up to t_end, until its first error or limit, or the
+# slice's deadline (then it stays running: the next slice goes on).
+cdef void _run_copy(EngineCore* c, ThreadState* me, int64_t ci, int tid) noexcept nogil:
+    cdef CopyRun* cr = &c.cg_runs[ci]
+    cdef int b
+    cdef int64_t lp, lo, hi, j, nev, msgs
+    cdef double T, W, limit, t_end = c.sh.t_end
+    cdef bint failed
+    cdef int32_t nerr0
+    me.cg_copy = ci + 1
+    while True:
+        T = _copy_min(c, ci)
+        if not (T < t_end):
+            cr.state = 1
+            break
+        W = T + c.lookahead
+        if W > t_end:
+            W = t_end
+        if not (W > T):
+            cr.stuck = 1
+            cr.stuck_T = T
+            cr.state = 2
+            break
+        # exec: the copy's LPs with work before W, in LP order; after an
+        # error, only events up to its time (they could fail first)
+        limit = INFINITY
+        failed = False
+        nerr0 = me.nerr
+        nev = 0
+        for b in range(c.cg_nblocks):
+            lo = c.cg_base[b] + ci * c.cg_size[b]
+            hi = lo + c.cg_size[b]
+            for lp in range(lo, hi):
+                if not (c.next_time[lp] < W):
+                    continue
+                if _exec_lp(c, me, <lp_id_t>lp, W, limit, tid, &nev) != SEER_OK:
+                    failed = True
+                    limit = me.err_last if me.err_last < limit else limit
+                me.lps_executed += 1
+        me.events += nev
+        cr.events += nev
+        # deliver the window's messages (all to this copy's LPs)
+        msgs = me.round_msgs
+        for j in range(me.ndirty[0]):
+            _drain_lp(c, me, me.dirty[j])
+        me.ndirty[0] = 0
+        arena_reset(&me.arena)
+        me.round_msgs = 0
+        me.windows += 1
+        cr.windows += 1
+        if msgs > c.sh.max_msgs:
+            cr.msgs_over = msgs
+            failed = True
+        if c.sh.max_events >= 0 and cr.events > c.sh.max_events:
+            cr.budget = 1
+            failed = True
+        if failed or me.nerr != nerr0:      # nerr0: a delivery error of this window too
+            cr.state = 2
+            break
+        if seer_clock_ns() >= c.sh.deadline_ns:
+            break
+    me.cg_copy = 0
+
+
+# A member's part of the phase: whole copies from the shared counter.
+cdef void _groups_units(EngineCore* c, ThreadState* me, int tid) noexcept nogil:
+    cdef int64_t ci
+    cdef bint ran = tid != 0        # the caller runs one window whatever the clock says
+    while True:
+        if ran and seer_clock_ns() >= c.sh.deadline_ns:
+            break
+        ci = seer_fetch_add_i64_relaxed(&c.sh.cursor[0], 1)
+        if ci >= c.cg_copies:
+            break
+        if c.cg_runs[ci].state != 0:
+            continue
+        _run_copy(c, me, ci, tid)
+        ran = True
+        if c.sh.test_sleep_ns > 0:
+            _test_sleep(c, tid)
+
+
+# One slice of a run in copy groups: one phase, then (the caller) whether
+# every copy is done.
+cdef void _groups_run(EngineCore* c, void* team, int P) noexcept nogil:
+    cdef _Phase ph
+    cdef int k
+    cdef int64_t ci
+    cdef double est
+    memset(&ph, 0, sizeof(_Phase))
+    ph.c = c
+    ph.kind = PH_GROUPS
+    ph.P = P if P < c.cg_copies else <int>c.cg_copies
+    for k in range(c.max_threads):
+        c.ts[k].team = 1            # _dispatch: one dirty list per member
+    c.sh.cursor[0] = 0
+    # the last slice's length (a first one: worth waking the team for)
+    est = <double>c.sh.last_run_ns if c.sh.last_run_ns > 0 else _wake_ns
+    _run_phase(c, team, &ph, est)
+    c.sh.finished = 1
+    for ci in range(c.cg_copies):
+        if c.cg_runs[ci].state == 0:
+            c.sh.finished = 0
+            break
+
+
 # --- team calls -----------------------------------------------------------------
 
 cdef enum:
@@ -1088,6 +1284,7 @@ cdef enum:
     JOB_RUN = 1
     JOB_INJECT = 2
     JOB_RESET = 3
+    JOB_GROUPS = 4
 
 
 # Segments of a parallel loop (one per member up to this many; members
@@ -1200,6 +1397,9 @@ cdef int _team_call(Engine eng, int op, _Phase* ph) except -1:
             if c.sh.rounds > rounds0:
                 c.sh.narrow = (P > 1 and joined == 0 and c.sh.wanted == 0
                                and (c.sh.sized == 0 or c.sh.last_run_ns < _wake_ns))
+        elif op == JOB_GROUPS:
+            _groups_run(c, team, P)
+            c.sh.last_run_ns = seer_clock_ns() - t0
         elif op == JOB_INIT:
             _init_rounds(c, team, P, ph.t)
         elif op == JOB_RESET:
@@ -1325,6 +1525,9 @@ cdef class Engine:
         if c.sh != NULL:
             free(c.sh.cursor)
         free(c.sh)
+        free(c.cg_base)
+        free(c.cg_size)
+        free(c.cg_runs)
         memset(c, 0, sizeof(EngineCore))
 
     cdef int _alloc_threads(self, int32_t nthreads) except -1:
@@ -1510,6 +1713,13 @@ cdef class Engine:
         c.sh.t_end = t
         c.sh.events_base = self._team_events()
         t_start = seer_clock_ns()
+        if c.cg_copies > 0:
+            try:
+                self._run_groups_locked()
+            finally:
+                self._wall_s += (seer_clock_ns() - t_start) * 1e-9
+            self._now = t
+            return self._total_events() - before
         try:
             while True:
                 c.sh.deadline_ns = seer_clock_ns() + <int64_t>(self._slice_s * 1e9)
@@ -1824,6 +2034,108 @@ cdef class Engine:
             c.next_time[lp] = heap_top_time(&c.heaps[lp], INFINITY)
         self._frozen = False
         return None
+
+    # --- copy groups (see "copy groups" above _team_call) ----------------------
+
+    def set_copy_groups(self, blocks, num_copies=None):
+        """Run every later :meth:`run_until` in copy groups: the LPs are
+        ``num_copies`` copies of one model that never exchange events, and
+        copy ``c`` owns, for each ``(base, size)`` in ``blocks``, the LPs
+        ``[base + c * size, base + (c + 1) * size)``; the blocks' regions
+        ``[base, base + num_copies * size)`` must cover the engine's LPs
+        exactly.  A run is then one phase in which each thread takes whole
+        copies from a shared counter and runs each copy's own windows to the
+        run's end (docs/runtime.md, "Copy groups"); results are bit-identical
+        to the round-by-round team's.  A copy's event for another copy's LP
+        raises :class:`ContractViolation` (reason ``"bad_target"``).
+        ``blocks=None`` turns it off.  Between runs only."""
+        cdef EngineCore* c = &self.core
+        cdef int64_t C, b
+        self._check_idle()
+        if blocks is None:
+            free(c.cg_base)
+            free(c.cg_size)
+            free(c.cg_runs)
+            c.cg_base = c.cg_size = NULL
+            c.cg_runs = NULL
+            c.cg_copies = 0
+            c.cg_nblocks = 0
+            return None
+        if not _is_int(num_copies) or not 1 <= num_copies <= c.n:
+            raise ValueError(f"num_copies must be an int in [1, {c.n}], got {num_copies!r}")
+        C = int(num_copies)
+        bl = []
+        try:
+            for bs, sz in blocks:
+                if not (_is_int(bs) and _is_int(sz)):
+                    raise TypeError
+                bl.append((int(bs), int(sz)))
+        except (TypeError, ValueError):
+            raise ValueError(f"blocks must be a sequence of (base, size) int pairs, got {blocks!r}") from None
+        if not bl or len(bl) > 64:
+            raise ValueError(f"blocks must hold 1 to 64 (base, size) pairs, got {len(bl)}")
+        end = 0
+        for bs, sz in sorted(bl):
+            if sz < 1 or bs != end:
+                raise ValueError(f"blocks: the regions [base, base + num_copies * size) must be "
+                                 f"non-empty and cover the {c.n} LPs exactly, got {bl!r} for "
+                                 f"{C} copies")
+            end = bs + C * sz
+        if end != c.n:
+            raise ValueError(f"blocks: the regions [base, base + num_copies * size) must cover "
+                             f"the {c.n} LPs exactly, got {bl!r} for {C} copies (they end at {end})")
+        self.set_copy_groups(None)
+        c.cg_base = <int64_t*>malloc(len(bl) * sizeof(int64_t))
+        c.cg_size = <int64_t*>malloc(len(bl) * sizeof(int64_t))
+        c.cg_runs = <CopyRun*>aligned_alloc(64, C * sizeof(CopyRun))
+        if c.cg_base == NULL or c.cg_size == NULL or c.cg_runs == NULL:
+            self.set_copy_groups(None)
+            raise MemoryError()
+        for b in range(len(bl)):
+            c.cg_base[b] = bl[b][0]
+            c.cg_size[b] = bl[b][1]
+        c.cg_nblocks = len(bl)
+        c.cg_copies = C
+        self._cg_layout = (tuple(bl), C)
+        return None
+
+    @property
+    def copy_groups(self):
+        """``(blocks, num_copies)`` when runs go in copy groups
+        (:meth:`set_copy_groups`), else None."""
+        return self._cg_layout if self.core.cg_copies > 0 else None
+
+    def _run_groups_locked(self):
+        # Slices of one phase each until every copy has finished or stopped,
+        # then the errors (each copy's own first; see "copy groups").
+        cdef EngineCore* c = &self.core
+        cdef int64_t ci, total = 0, windows = 0
+        cdef CopyRun* cr
+        memset(c.cg_runs, 0, c.cg_copies * sizeof(CopyRun))
+        while True:
+            c.sh.deadline_ns = seer_clock_ns() + <int64_t>(self._slice_s * 1e9)
+            c.sh.finished = 0
+            _team_call(self, JOB_GROUPS, NULL)
+            if c.sh.finished:
+                break
+            PyErr_CheckSignals()
+        for ci in range(c.cg_copies):
+            cr = &c.cg_runs[ci]
+            total += cr.events
+            windows += cr.windows
+            if cr.msgs_over and not c.sh.msgs_over:
+                c.sh.msgs_over = cr.msgs_over
+            if cr.stuck and not (c.sh.stuck and c.sh.stuck_T <= cr.stuck_T):
+                c.sh.stuck = 1
+                c.sh.stuck_T = cr.stuck_T
+            if cr.budget:
+                c.sh.budget_hit = 1
+        if c.sh.max_events >= 0 and total > c.sh.max_events:
+            c.sh.budget_hit = 1
+        if c.sh.msgs_over or c.sh.budget_hit:
+            c.sh.abort = 1
+        c.sh.rounds += windows
+        self._raise_errors()
 
     def _check_range(self, lo, hi):
         for name, v in (("lo", lo), ("hi", hi)):
@@ -2162,7 +2474,8 @@ cdef class Engine:
     def stats(self):
         """Cumulative runtime statistics since construction or reset_stats().
 
-        Keys: ``events``, ``rounds``, ``events_per_round``,
+        Keys: ``events``, ``rounds`` (windows; in copy groups, every copy's
+        windows summed), ``events_per_round``,
         ``max_events_per_round``, ``ready_per_round`` (mean executive-list
         length: the available parallelism), ``inbox_pushes``,
         ``cas_retries``, ``wall_s`` (time inside run_until), ``threads`` (a
@@ -2319,6 +2632,9 @@ cdef class Engine:
         if code == SEER_E_LOOKAHEAD:
             msg += (f", but cross-entity events must be at least lookahead={c.lookahead!r} "
                     f"ahead (t >= {s.err_now + c.lookahead!r})")
+        elif code == SEER_E_BAD_TARGET and s.err_cross:
+            msg += (f", but in copy groups (Engine.set_copy_groups) a copy's LPs may only "
+                    f"send to LPs of their own copy")
         elif code == SEER_E_BAD_TARGET:
             msg += f", but LP ids run from 0 to {c.n - 1}"
         elif code == SEER_E_QUEUE_FULL and s.err_class == 1:
