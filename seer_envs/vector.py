@@ -562,6 +562,7 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         tuple (Gymnasium's vector convention); None without a render mode."""
         if self.render_mode is None:
             return None
+        self._check_nothing_in_flight("render()")
         self._check_steppable()
         cycle, mc = self._batch.cycle, self.max_cycles
         return tuple(self._batch.frame(c, int(cycle[c]), int(mc[c])) for c in range(self.num_envs))
