@@ -5,9 +5,12 @@ side by side in one run.
 
 Runners over the same configuration, interleaved in rounds (each
 round times a block of steps of each, so load on the machine hits all
-alike): the vector env at 1 thread, at 2 threads (every copy in one
-engine, the team; and ``copy_parallel=True``: groups of copies, an engine
-each on one thread, stepped concurrently), a plain Python loop of
+alike): the vector env at 1 thread and at 2 threads as it lays itself out
+(every copy in one engine, run in copy groups: each thread takes whole
+copies and runs each to the step's end), the same engine run round by round
+over every copy (``copy_parallel=False``, the team, at 1 and 2 threads),
+``copy_parallel="engines"`` (groups of copies, an engine each on one
+thread, stepped concurrently from Python), a plain Python loop of
 ``step_arrays`` over single envs, and SuperSuit over single envs (1 thread
 each).  Actions are random (fixed generator), each
 runner gets the same action arrays.  Reported: env steps/s (copies x steps
@@ -82,11 +85,12 @@ def main():
     engine_s = {}           # per round: seconds inside run_until (Engine.counters)
     vecs = {}
     for t in (1, 2):
-        v = vecs[t] = vector_env("pcs_v0", E, num_threads=t, **kw)
-        v.reset(seed=0)
-        engine_s[f"vector {t} thr"] = []
-        runners[f"vector {t} thr"] = (lambda v=v, t=t: _steps_timed(v, acts, engine_s[f"vector {t} thr"]))
-    groups = vector_env("pcs_v0", E, num_threads=2, copy_parallel=True, **kw)
+        for name, cp in ((f"vector {t} thr", None), (f"vector {t} thr team", False)):
+            v = vecs[name] = vector_env("pcs_v0", E, num_threads=t, copy_parallel=cp, **kw)
+            v.reset(seed=0)
+            engine_s[name] = []
+            runners[name] = (lambda v=v, name=name: _steps_timed(v, acts, engine_s[name]))
+    groups = vector_env("pcs_v0", E, num_threads=2, copy_parallel="engines", **kw)
     groups.reset(seed=0)
     runners["vector 2 thr groups"] = (lambda: [groups.step(a) for a in acts])
     singles = [pcs_v0.parallel_env(num_threads=1, **kw) for _ in range(E)]
@@ -102,7 +106,8 @@ def main():
     halves = None if args.no_halves or E < 2 else Halves(E, kw, acts)
     if halves is not None:
         runners["2 procs x half"] = halves.round
-    vecs[2].engine.reset_stats()
+    for v in vecs.values():
+        v.engine.reset_stats()
     try:
         times = interleave(runners, args.rounds)
     finally:
@@ -116,24 +121,34 @@ def main():
         print(f"{k:<18} {r:>12.0f} {r * A:>14.0f}")
     print("ratios: median of per-round ratios (range over rounds)")
     print(f"vector 1 thr / loop of singles: {paired(times, 'vector 1 thr', 'loop of singles')}")
+    print(f"layouts: vector 1 thr {vecs['vector 1 thr'].layout}, vector 2 thr {vecs['vector 2 thr'].layout}")
     print(f"2-thread speedup of the vector env: {paired(times, 'vector 2 thr', 'vector 1 thr')}")
     print(f"  of its engine part (run_until): {paired(engine_s, 'vector 2 thr', 'vector 1 thr')}; "
           f"outside it, per step (median round): "
           + ", ".join(f"{k} {1e3 * statistics.median(w - e for w, e in zip(times[k], engine_s[k])) / args.steps:.3f} ms"
                       for k in engine_s))
-    st = vecs[2].engine.stats()
-    wall = st["wall_s"]
-    busy = ", ".join(f"{b / wall:.0%}" for b in st["busy_s"])
-    print(f"  its 2-thread engine: {st['rounds'] / (args.rounds * args.steps):.0f} rounds a step; "
-          f"busy {busy} of the time inside run_until (caller, member); "
-          f"the caller waited {st['idle_s'][0] / wall:.0%} of it for the member; "
-          f"{st['straggles']} straggles")
+    print(f"copy groups over the team (round by round), same threads: "
+          f"1 thread {paired(times, 'vector 1 thr', 'vector 1 thr team')}, "
+          f"2 threads {paired(times, 'vector 2 thr', 'vector 2 thr team')}")
+    for name in ("vector 2 thr", "vector 2 thr team"):
+        st = vecs[name].engine.stats()
+        wall = st["wall_s"]
+        busy = ", ".join(f"{b / wall:.0%}" for b in st["busy_s"])
+        what = ("windows a step, every copy's summed" if vecs[name].layout == "copy_groups"
+                else "rounds a step")
+        print(f"  {name} engine: {st['rounds'] / (args.rounds * args.steps):.0f} {what}; "
+              f"busy {busy} of the time inside run_until (caller, member); "
+              f"the caller waited {st['idle_s'][0] / wall:.0%} of it for the member; "
+              f"{st['straggles']} straggles")
     if halves is not None:
         print(f"two processes, half the copies each, over vector 1 thr (this machine's 2-core "
               f"ceiling): {paired(times, '2 procs x half', 'vector 1 thr')}")
-        print(f"vector 2 thr / two processes: {paired(times, 'vector 2 thr', '2 procs x half')}")
+        print(f"vector 2 thr / two processes: {paired(times, 'vector 2 thr', '2 procs x half')} "
+              f"({vecs['vector 2 thr'].layout})")
+        print(f"vector 2 thr team (round by round, copy_parallel=False) / two processes: "
+              f"{paired(times, 'vector 2 thr team', '2 procs x half')}")
         print(f"vector 2 thr groups ({groups.thread_choice.groups} groups of copies, an engine each, "
-              f"copy_parallel=True) / two processes: {paired(times, 'vector 2 thr groups', '2 procs x half')}")
+              f'copy_parallel="engines") / two processes: {paired(times, "vector 2 thr groups", "2 procs x half")}')
     if not args.no_supersuit:
         print(f"vector 1 thr / SuperSuit: {paired(times, 'vector 1 thr', 'supersuit 1 thr')}")
         print(f"vector 2 thr / SuperSuit: {paired(times, 'vector 2 thr', 'supersuit 1 thr')}")

@@ -35,15 +35,21 @@ class Batch:
 
     ``max_cycles``: one int per copy (or one for all).  ``num_threads``: the user's setting
     (validated by the caller); ``chooser()`` returns STPA's ``choose`` for
-    "auto" (called once, at the first start).
+    "auto" (called once, at the first start).  ``copy_groups``: the engine
+    runs each step in copy groups (``Engine.set_copy_groups``: each thread
+    takes whole copies and runs each to the step's end) rather than round
+    by round over every copy; the same results (docs/runtime.md, "Copy
+    groups").  Settable until the next :meth:`start`.
     """
 
     #: Actions run at injection when they are their LP's next event
     #: (``Engine.inject(..., execute=True)``); the same results either way.
     execute_actions = True
 
-    def __init__(self, copies_cls, config, num_copies, max_cycles, num_threads, chooser):
+    def __init__(self, copies_cls, config, num_copies, max_cycles, num_threads, chooser,
+                 copy_groups=False):
         self.config = config
+        self.copy_groups = bool(copy_groups)
         self.copies = cp = copies_cls(config, num_copies)
         self.num_copies = E = int(num_copies)
         self.num_agents = A = cp.num_agents
@@ -167,6 +173,8 @@ class Batch:
             cp.fresh_outputs()
         self.engine = None
         eng = Engine(cp.model, num_threads=threads, seed=0)
+        if self.copy_groups and E > 1:
+            eng.set_copy_groups(cp.engine_blocks(), E)
         for c, s in enumerate(episode_seeds):
             self.seeds_used[c] = s
             for lo, hi, first in cp.copy_blocks(c):
@@ -444,11 +452,13 @@ class Groups:
     :class:`Batch`'s.
     """
 
-    def __init__(self, copies_cls, config, bounds, max_cycles, workers, threads=1):
+    def __init__(self, copies_cls, config, bounds, max_cycles, workers, threads=1,
+                 copy_groups=False):
         self.bounds = list(bounds)
         self.num_copies = E = self.bounds[-1][1]
         max_cycles = np.broadcast_to(np.asarray(max_cycles, np.int64), (E,))
-        self.groups = [Batch(copies_cls, config, hi - lo, max_cycles[lo:hi], threads, None)
+        self.groups = [Batch(copies_cls, config, hi - lo, max_cycles[lo:hi], threads, None,
+                             copy_groups)
                        for lo, hi in self.bounds]
         self.copies = self.groups[0].copies
         self.num_agents = self.groups[0].num_agents

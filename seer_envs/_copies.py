@@ -168,6 +168,11 @@ class Copies:
         """``(lo, hi, first entity)`` of each LP block of copy ``c``."""
         return [(b + c * n, b + (c + 1) * n, first) for b, n, first in self._blocks]
 
+    def engine_blocks(self):
+        """``(base, lps per copy)`` of each LP block: the layout
+        ``Engine.set_copy_groups`` takes."""
+        return [(b, n) for b, n, _ in self._blocks]
+
     def range_blocks(self, c0, c1):
         """``(lo, hi)`` LP ranges holding copies ``[c0, c1)``."""
         return [(b + c0 * n, b + c1 * n) for b, n, _ in self._blocks]

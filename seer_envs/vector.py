@@ -54,10 +54,15 @@ starts stepping those copies on the engine's own thread and returns at once;
 ``infos["env_id"]``; ``async_reset()`` queues the copies in groups of
 ``batch_size``.  Each copy's trajectory is the synchronous env's.
 
-**Layout** (``layout``): one engine for every copy (the team, the default),
-or groups of copies with an engine each: one group per batch when
+**Layout** (``layout``): one engine for every copy, which runs each step
+either in copy groups (``"copy_groups"``: each thread takes whole copies
+and runs each to the step's end, one join per step; chosen automatically
+on two threads or more when there are at least four copies per thread, or
+with ``copy_parallel=True``) or
+round by round over every copy (``"team"``; ``copy_parallel=False``); or
+groups of copies with an engine each (``"groups"``): one group per batch when
 ``batch_size < num_envs``, or about four per thread, stepped concurrently,
-with ``copy_parallel=True`` (docs/runtime.md, "Copies in groups").
+with ``copy_parallel="engines"`` (docs/runtime.md, "Copies in groups").
 
 **Threads.**  ``num_threads="auto"`` asks STPA once for the whole batch
 (its preflight runs the vector env itself, cached per configuration and
@@ -166,8 +171,9 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
                 or not 1 <= batch_size <= num_envs):
             raise ValueError(f"batch_size must be an int in [1, num_envs = {num_envs}], got {batch_size!r}")
         check_num_threads(num_threads)
-        if copy_parallel not in (None, True, False):
-            raise ValueError(f"copy_parallel must be None (automatic), True or False, got {copy_parallel!r}")
+        if not any(copy_parallel is v for v in (None, True, False)) and copy_parallel != "engines":
+            raise ValueError(f'copy_parallel must be None (automatic), True, False or "engines", '
+                             f'got {copy_parallel!r}')
         self._init_kwargs = dict(params, num_threads=num_threads, autoreset_mode=mode.value,
                                  render_mode=render_mode, batch_size=int(batch_size),
                                  copy_parallel=copy_parallel)
@@ -222,29 +228,44 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
     # --- layout and threads -------------------------------------------------------
 
     def _lay_out(self, choice, max_cycles, rng_states=None, team=None):
-        """One engine for every copy (the team: its ``threads`` threads work
-        round by round on all copies), or groups of copies with an engine
-        each: one group per batch of ``batch_size`` copies (each engine with
-        ``threads`` threads; a batch sent alone steps whole, nothing frozen),
-        or with ``copy_parallel=True`` about four groups per thread, each
-        engine on one thread, the groups stepped concurrently.  See
-        docs/runtime.md, "Copies in groups"."""
+        """One engine for every copy (its ``threads`` threads run each step
+        in copy groups, or round by round on all copies: :meth:`_copy_groups`),
+        or groups of copies with an engine each: one group per batch of
+        ``batch_size`` copies (each engine with ``threads`` threads; a batch
+        sent alone steps whole, nothing frozen), or with
+        ``copy_parallel="engines"`` about four groups per thread, each engine
+        on one thread, the groups stepped concurrently.  See docs/runtime.md,
+        "Copies in groups"."""
         threads, info = choice
         E = self.num_envs
-        if self._copy_parallel:
+        if self._copy_parallel == "engines":
             bounds = group_bounds(E, self.batch_size, threads)
             b = Groups(self._spec.copies, self.config, bounds, max_cycles, threads, 1)
         elif self.batch_size < E:
             bounds = group_bounds(E, self.batch_size, 1)
-            b = Groups(self._spec.copies, self.config, bounds, max_cycles, 1, threads)
-        elif team is not None:            # "auto": the team it has, with its tuner
+            b = Groups(self._spec.copies, self.config, bounds, max_cycles, 1, threads,
+                       self._copy_groups(self.batch_size, threads))
+        elif team is not None:            # "auto": the batch it has, with its tuner
+            team.copy_groups = self._copy_groups(E, threads)
             return team
         else:
-            return Batch(self._spec.copies, self.config, E, max_cycles, threads, lambda: None)
+            return Batch(self._spec.copies, self.config, E, max_cycles, threads, lambda: None,
+                         self._copy_groups(E, threads))
         b.thread_choice = info.replace(groups=len(bounds), workers=b.workers)
         if rng_states is not None:
             b.set_rng_states(rng_states)
         return b
+
+    def _copy_groups(self, copies, threads):
+        """Whether an engine of ``copies`` copies on ``threads`` threads runs
+        its steps in copy groups: as ``copy_parallel`` says, else (None)
+        with at least two threads and enough copies to share out evenly (at
+        least four per thread).  One thread has no synchronisation to save,
+        and there the measurements were mixed (docs/runtime.md, "Copies in
+        groups"), so it keeps the team's rounds."""
+        if self._copy_parallel is not None:
+            return bool(self._copy_parallel)
+        return threads >= 2 and copies >= 4 * threads
 
     def _ensure_layout(self):
         if not self._laid_out:
@@ -272,16 +293,22 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
     @property
     def thread_choice(self):
         """How the thread count was chosen (STPA, the tuner) and the layout
-        (``"layout"``: ``"team"`` or ``"groups"``), or None before a reset."""
+        (``"layout"``: ``"copy_groups"``, ``"team"`` or ``"groups"``), or None
+        before a reset."""
         c = self._batch.thread_choice
         return None if c is None else c.replace(layout=self.layout)
 
     @property
     def layout(self):
-        """``"team"``: one engine, its threads working round by round on
-        every copy; ``"groups"``: groups of copies, an engine each, stepped
-        concurrently (docs/runtime.md, "Copies in groups")."""
-        return "groups" if isinstance(self._batch, Groups) else "team"
+        """``"copy_groups"``: one engine, each of its threads taking whole
+        copies and running each to the step's end; ``"team"``: one engine,
+        its threads working round by round on every copy; ``"groups"``:
+        groups of copies, an engine each, stepped concurrently
+        (docs/runtime.md, "Copies in groups")."""
+        b = self._batch
+        if isinstance(b, Groups):
+            return "groups"
+        return "copy_groups" if b.copy_groups and self.num_envs > 1 else "team"
 
     # --- state -------------------------------------------------------------------
 
@@ -535,6 +562,7 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         tuple (Gymnasium's vector convention); None without a render mode."""
         if self.render_mode is None:
             return None
+        self._check_nothing_in_flight("render()")
         self._check_steppable()
         cycle, mc = self._batch.cycle, self.max_cycles
         return tuple(self._batch.frame(c, int(cycle[c]), int(mc[c])) for c in range(self.num_envs))
@@ -606,13 +634,13 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         of copy ids), as a :class:`~seer_envs.Snapshot`.  :meth:`restore`
         continues from it bit for bit, at any thread count and layout.
 
-        Every copy of the team layout (one engine): one engine-wide
-        snapshot, which restores into a vector env of the same copies.  With
-        ``copies``, or copies in groups: a snapshot of single copies, each
-        in a single env's coordinates, which restores into any slots of a
-        vector env of the scenario and parameters (``max_cycles`` aside: a
-        copy keeps its own), in either layout, or, one copy, into a single
-        env."""
+        Every copy of one engine (the team or copy groups): one engine-wide
+        snapshot, which restores into a one-engine vector env of the same
+        copies.  With ``copies``, or from groups of engines: a snapshot of
+        single copies, each in a single env's coordinates, which restores
+        into any slots of a vector env of the scenario and parameters
+        (``max_cycles`` aside: a copy keeps its own), in any layout, or, one
+        copy, into a single env."""
         from seer_envs._snapshot import capture, capture_copies, capture_copy
         self._check_nothing_in_flight("snapshot()")
         self._check_steppable()
@@ -727,14 +755,15 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         self._last_obs = full
 
     def _restore_whole(self, snapshot):
-        """An engine-wide snapshot into the team layout of the same copies."""
+        """An engine-wide snapshot into a one-engine layout (the team or copy
+        groups) of the same copies."""
         from seer_envs._snapshot import check, restore
         self._ensure_layout()
         b = self._batch
         if isinstance(b, Groups):
-            raise ValueError("an engine-wide snapshot (team layout) cannot be restored into copies in "
-                             "groups: take snapshot(copies=range(num_envs)) instead, which restores "
-                             "into either layout")
+            raise ValueError("an engine-wide snapshot (one engine: the team or copy groups) cannot be "
+                             "restored into groups of engines: take snapshot(copies=range(num_envs)) "
+                             "instead, which restores into every layout")
         with b.using():
             check(snapshot, b, self.env_id, self._snapshot_params(), "vector")
             extra = {}
@@ -811,8 +840,9 @@ def vector_run(env_id, num_envs, num_threads, seed, params):
     """A :class:`seer_runtime.Run` of a vector env (STPA's preflight and the
     benchmarks): each unit is one step of every copy with zero actions."""
     from seer_runtime import Run
-    # the team layout: STPA's preflight reads the one engine's statistics
-    venv = SeerVectorEnv(env_id, num_envs, num_threads=num_threads, copy_parallel=False, **params)
+    # one engine (not groups of engines): STPA's preflight reads its statistics;
+    # it runs in copy groups or round by round as the env at this thread count
+    venv = SeerVectorEnv(env_id, num_envs, num_threads=num_threads, **params)
     venv.reset(seed=seed)
     shape = (num_envs, venv.num_agents) + tuple(venv.single_action_space.shape or ())
     acts = np.zeros(shape, venv.single_action_space.dtype)

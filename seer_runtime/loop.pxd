@@ -29,6 +29,11 @@ ctypedef struct ThreadState:
     int64_t drained             # drain-phase work items (messages and LPs planned)
     int64_t phases              # phases this thread worked in
     int64_t round_msgs          # cross-LP messages sent (or refused) this round
+    int64_t windows             # copy groups: windows run (cumulative)
+    int64_t cg_copy             # copy groups: 1 + the copy this thread is running (0: none)
+    int32_t err_cross           # the recorded error is a message out of its copy (copy groups)
+    int32_t nerr                # errors recorded (copy groups: did this window fail?)
+    double err_last             # time key of the last class-0 error recorded (copy groups)
     # the error of this thread that comes first in serial order (err_code == 0:
     # none); ordered by the key (err_class, handled event's time, src, seq, LP)
     int32_t err_code
@@ -87,6 +92,19 @@ ctypedef struct RunShared:
     int32_t test_sleep_force    # the hook also opens and wakes every phase
     char _pad2[64]
 
+# Copy groups (see "Copy groups" in loop.pyx): one copy's run within a
+# run_until call, written only by the member running that copy.  64 bytes:
+# copies run by different members never share a cache line.
+ctypedef struct CopyRun:
+    int64_t events              # events of this run_until call
+    int64_t msgs_over           # a window's messages over max_messages_per_round (0: none)
+    int64_t windows             # windows of this run_until call
+    double stuck_T              # the T of a window that could not advance
+    int32_t state               # 0: running, 1: finished (nothing before t_end), 2: stopped
+    int32_t stuck
+    int32_t budget              # its own events exceeded max_events_per_run
+    char _pad[20]
+
 ctypedef struct EngineCore:
     LPType lptype
     void* model
@@ -102,6 +120,13 @@ ctypedef struct EngineCore:
     uint64_t* emit_seq          # n emission counters (the event key)
     ThreadState* ts             # max_threads thread states
     RunShared* sh
+    # copy groups (cg_copies == 0: off): copy c's LPs are, for each block b,
+    # [cg_base[b] + c * cg_size[b], cg_base[b] + (c + 1) * cg_size[b])
+    int64_t cg_copies
+    int32_t cg_nblocks
+    int64_t* cg_base
+    int64_t* cg_size
+    CopyRun* cg_runs
 
 
 cdef class Engine:
@@ -124,6 +149,7 @@ cdef class Engine:
     cdef int64_t _retired_retries
     # set (with the GIL) while a call runs the team: one caller at a time
     cdef bint _busy
+    cdef object _cg_layout          # copy groups: (blocks, num_copies)
 
     cdef int _alloc_threads(self, int32_t nthreads) except -1
     cdef void _free_threads(self) noexcept

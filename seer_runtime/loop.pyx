@@ -32,6 +32,21 @@ serialise every round.
 
 Control returns to Python every ``slice_s`` seconds of wall time (between
 rounds, with the queues consistent) so that Ctrl-C raises promptly.
+
+An engine of copies that never meet (``Engine.set_copy_groups``, a vector
+env's) runs instead in *copy groups*: one phase per slice, each member
+taking whole copies and running each copy's own windows
+(``_copy_groups.pxi``; docs/runtime.md, "Copies in groups").
+
+Files (included textually: one C module):
+
+- ``_round.pxi``: the round core (an LP's events, dispatch, drain, plan, init);
+- ``_phases.pxi``: the phases and who runs them (phase policy, stragglers,
+  the round driver, the inject and restart units of the copies API);
+- ``_copy_groups.pxi``: a run slice as one phase of whole copies;
+- ``_team.pxi``: team calls and ``seer_parallel_for``;
+- this file: the Python ``Engine`` (runs, the copies API, state export,
+  statistics).
 """
 
 from cpython.exc cimport PyErr_CheckSignals
@@ -202,1017 +217,12 @@ def _reason_of(code, hook):
     return "model", f"the model's {hook} returned error code {code}"
 
 
-# --- phases (all nogil) ---------------------------------------------------------
-
-# LPs are split into P contiguous partitions (P = the engine's num_threads).
-# A partition is a unit of the drain and plan phases, and its executive list
-# a segment of the exec phase; member k takes partition k first, so an LP's
-# state stays in one core's cache while the team is all there, but any
-# member may take any unit (see "Phases" in the module docstring).
-cdef inline int64_t _part_lo(int64_t n, int nt, int k) noexcept nogil:
-    return n * k // nt
-
-cdef inline void _partition(int64_t n, int nt, int tid, int64_t* lo, int64_t* hi) noexcept nogil:
-    lo[0] = n * tid // nt
-    hi[0] = n * (tid + 1) // nt
-
-# The k with _part_lo(k) <= lp < _part_lo(k + 1).
-cdef inline int _owner(int64_t lp, int nt, int64_t n) noexcept nogil:
-    return <int>(((lp + 1) * nt - 1) // n)
-
-
-# Errors.  Serial order decides which one is raised: every error is recorded
-# with the key of the event being handled when it happened (init hooks: the
-# start time and the LP), and each thread keeps its smallest.  Within a window
-# LPs do not interact, so an LP's first failing event does not depend on the
-# schedule; after an error the other threads still run every event that could
-# fail earlier (events at or before the smallest error time recorded so far),
-# and the smallest key over all threads is the failing event a one-thread,
-# one-event-at-a-time run meets first.  Class 1 (delivery into a full queue)
-# sorts after class 0: its messages are at least a lookahead later.
-cdef inline bint _key_before(int32_t cls, const Event* key, ThreadState* me) noexcept nogil:
-    if cls != me.err_class:
-        return cls < me.err_class
-    if key.time != me.key_time:
-        return key.time < me.key_time
-    if key.src != me.key_src:
-        return key.src < me.key_src
-    if key.seq != me.key_seq:
-        return key.seq < me.key_seq
-    return key.target < me.key_lp
-
-
-cdef void _record_error(EngineCore* c, ThreadState* me, int code, int32_t cls, const Event* key,
-                        double now, double time, lp_id_t src, lp_id_t target,
-                        int32_t kind) noexcept nogil:
-    cdef int64_t bits
-    if me.err_code == 0 or _key_before(cls, key, me):
-        me.err_code = code
-        me.err_class = cls
-        me.err_now = now
-        me.err_time = time
-        me.err_src = src
-        me.err_target = target
-        me.err_kind = kind
-        # the LP being handled (or drained): this thread owns its heap now
-        me.err_count = c.heaps[key.target].size
-        me.key_time = key.time
-        me.key_src = key.src
-        me.key_seq = key.seq
-        me.key_lp = key.target
-    if cls == 0:
-        # Lower the shared bound: events later than it cannot fail first.
-        memcpy(&bits, &key.time, sizeof(double))
-        seer_fetch_min_i64_relaxed(&c.sh.err_bound, bits)
-    seer_store_i32_relaxed(&c.sh.abort, 1)
-
-
-# The events a thread may still skip after an error: later than every error
-# recorded so far (INFINITY while there is none).
-cdef inline double _error_bound(EngineCore* c) noexcept nogil:
-    cdef int64_t bits
-    cdef double t
-    if seer_load_i32_relaxed(&c.sh.abort) == 0:
-        return INFINITY
-    bits = seer_load_i64_relaxed(&c.sh.err_bound)
-    memcpy(&t, &bits, sizeof(double))
-    return t
-
-
-cdef inline void _make_ctx(EngineCore* c, ThreadState* me, Ctx* ctx, lp_id_t lp, int tid) noexcept nogil:
-    ctx.lp = lp
-    ctx.thread = tid
-    ctx.rng_key = c.rng_key[lp]
-    ctx.rng_ctr = &c.rng_ctr[lp]
-    ctx.out.events = me.outbox
-    ctx.out.count = 0
-    ctx.out.dropped = 0
-
-
-# Validate and deliver what one hook call emitted while handling `key` (for
-# init hooks, a stand-in event at the start time).  Runs on the thread that
-# owns ctx.lp for this round.
-cdef int _dispatch(EngineCore* c, ThreadState* me, Ctx* ctx, const Event* key) noexcept nogil:
-    cdef int32_t i
-    cdef int rc, k
-    cdef Event* e
-    cdef InboxNode* node
-    cdef bint was_empty = False
-    cdef lp_id_t lp = ctx.lp
-    for i in range(ctx.out.count):
-        e = &ctx.out.events[i]
-        if not (e.time >= ctx.now):
-            _record_error(c, me, SEER_E_PAST, 0, key, ctx.now, e.time, lp, e.target, e.kind)
-            return SEER_E_PAST
-        if e.target >= c.n:
-            _record_error(c, me, SEER_E_BAD_TARGET, 0, key, ctx.now, e.time, lp, e.target, e.kind)
-            return SEER_E_BAD_TARGET
-        e.src = lp
-        e.seq = c.emit_seq[lp]
-        c.emit_seq[lp] += 1
-        if e.target == lp:
-            rc = heap_push(&c.heaps[lp], e, c.max_pending_per_lp)
-            if rc != SEER_OK:
-                _record_error(c, me, rc, 0, key, ctx.now, e.time, lp, e.target, e.kind)
-                return rc
-        else:
-            if not (e.time >= ctx.now + c.lookahead):
-                _record_error(c, me, SEER_E_LOOKAHEAD, 0, key, ctx.now, e.time, lp, e.target, e.kind)
-                return SEER_E_LOOKAHEAD
-            me.round_msgs += 1
-            node = arena_alloc(&me.arena)
-            if node == NULL:
-                if me.arena.oom:
-                    _record_error(c, me, SEER_E_NO_MEMORY, 0, key, ctx.now, e.time, lp,
-                                  e.target, e.kind)
-                    return SEER_E_NO_MEMORY
-                # Over max_messages_per_round: drop it and keep counting; the
-                # plan raises messages_full from the round's total, which does
-                # not depend on how the LPs were spread over threads.
-                continue
-            node.ev = e[0]
-            me.cas_retries += inbox_push(&c.inbox[e.target], node, &was_empty)
-            me.pushes += 1
-            if was_empty:
-                k = _owner(e.target, me.team, c.n)
-                me.dirty[_part_lo(c.n, me.team, k) + me.ndirty[k]] = e.target
-                me.ndirty[k] += 1
-    return SEER_OK
-
-
-# Handle one event of ctx.lp: its hook, then what the hook emitted.
-# Returns 0 or an error code (recorded with the event's key).
-cdef inline int _handle(EngineCore* c, ThreadState* me, Ctx* ctx, const Event* ev) noexcept nogil:
-    cdef int rc
-    ctx.now = ev.time
-    ctx.out.count = 0
-    rc = c.lptype.on_event(c.model, ctx, ev)
-    if rc == SEER_OK and ctx.out.dropped != 0:
-        rc = SEER_E_OUTBOX_FULL
-    if rc != SEER_OK:
-        _record_error(c, me, rc, 0, ev, ev.time, ev.time, ev.src, ctx.lp, ev.kind)
-        return rc
-    if ctx.out.count > 0:
-        return _dispatch(c, me, ctx, ev)
-    return SEER_OK
-
-
-# The event the environment injects into `lp` (Engine.inject): source
-# SEER_ENV_SOURCE, payload word i[0] = index.
-cdef inline void _env_event(Event* ev, double time, int32_t kind, uint64_t seq, lp_id_t lp,
-                            int64_t index) noexcept nogil:
-    memset(ev, 0, sizeof(Event))
-    ev.time = time
-    ev.seq = seq
-    ev.src = SEER_ENV_SOURCE
-    ev.target = lp
-    ev.kind = kind
-    ev.data.i[0] = index
-
-
-# Run every event of `lp` with time < W, except those later than `limit` (an
-# error's time: they cannot fail first).  Returns 0 or an error code.
-cdef int _exec_lp(EngineCore* c, ThreadState* me, lp_id_t lp, double W, double limit, int tid,
-                  int64_t* nevents) noexcept nogil:
-    cdef LocalHeap* h = &c.heaps[lp]
-    cdef Ctx ctx
-    cdef Event ev
-    cdef int rc
-    cdef int64_t count = 0, budget = c.sh.max_events
-    _make_ctx(c, me, &ctx, lp, tid)
-    while h.size > 0 and h.data[0].time < W and not (h.data[0].time > limit):
-        heap_pop(h, &ev)
-        rc = _handle(c, me, &ctx, &ev)
-        if rc != SEER_OK:
-            return rc
-        nevents[0] += 1
-        count += 1
-        # An event storm inside one window (zero-delay self events, say)
-        # never reaches the plan's budget check: stop it here.
-        if budget >= 0 and count > budget:
-            _record_error(c, me, SEER_E_EVENT_BUDGET, 0, &ev, ev.time, ev.time, ev.src, lp, ev.kind)
-            return SEER_E_EVENT_BUDGET
-    c.next_time[lp] = heap_top_time(h, INFINITY)
-    return SEER_OK
-
-
-# Claim the next chunk [start, end) of a counter over [0, total); False when
-# none is left.  Relaxed: what the chunks cover was published before the
-# phase opened.
-cdef inline bint _claim(int64_t* cursor, int64_t chunk, int64_t total, int64_t* start,
-                        int64_t* end) noexcept nogil:
-    start[0] = seer_fetch_add_i64_relaxed(cursor, chunk)
-    if start[0] >= total:
-        return False
-    end[0] = start[0] + chunk if start[0] + chunk < total else total
-    return True
-
-
-# Claim the next chunk of [0, total) split into P segments (segment k:
-# [_part_lo(total, P, k), _part_lo(total, P, k + 1)), through cursors[LINE_I64 * k]):
-# the claimer's own segment first, then the others in ring order.  Entries
-# in LP order then mostly go to the member whose partition holds their LPs
-# (whose cache holds their state), as the exec phase's do, rather than
-# alternating between members chunk by chunk.  seg: the segments tried so far
-# (start at 0).
-cdef inline bint _claim_own_first(int64_t* cursors, int P, int tid, int64_t total, int64_t chunk,
-                                  int* seg, int64_t* start, int64_t* end) noexcept nogil:
-    cdef int k
-    cdef int64_t lo
-    while seg[0] < P:
-        k = (tid + seg[0]) % P
-        lo = _part_lo(total, P, k)
-        if _claim(&cursors[LINE_I64 * k], chunk, _part_lo(total, P, k + 1) - lo, start, end):
-            start[0] += lo
-            end[0] += lo
-            return True
-        seg[0] += 1
-    return False
-
-
-# Claim chunks of one segment of the executive list.  After an error the
-# claims go on (see _record_error), but only events up to the error bound run.
-cdef void _exec_segment(EngineCore* c, ThreadState* me, int seg, int64_t chunk, double W,
-                        int tid, int64_t* nevents) noexcept nogil:
-    cdef ThreadState* owner = &c.ts[seg]
-    cdef int64_t total = owner.nready, start, end, idx
-    cdef int64_t* cursor = &c.sh.cursor[LINE_I64 * seg]
-    cdef lp_id_t lp
-    while _claim(cursor, chunk, total, &start, &end):
-        for idx in range(start, end):
-            lp = owner.ready[idx]
-            if idx + 1 < end:
-                seer_prefetch(c.heaps[owner.ready[idx + 1]].data)
-            # A plan candidate (see _plan_part) without work in this window.
-            if not (c.next_time[lp] < W):
-                continue
-            _exec_lp(c, me, lp, W, _error_bound(c), tid, nevents)
-            me.lps_executed += 1
-
-
-cdef void _exec_units(EngineCore* c, ThreadState* me, double W, int tid, int P,
-                      int64_t chunk) noexcept nogil:
-    cdef int64_t nevents = 0
-    cdef int k
-    # Own segment first, then the others in ring order.
-    for k in range(P):
-        _exec_segment(c, me, (tid + k) % P, chunk, W, tid, &nevents)
-    me.events += nevents
-
-
-# Drain the inboxes of partition k that any producer announced this round,
-# and clear those announcements.  The cap on pending events is checked once
-# an LP has all its messages, and an overflow names the LP's latest pending
-# event, so the error does not depend on the order the messages arrived in.
-# Returns the messages drained.
-cdef int64_t _drain_part(EngineCore* c, ThreadState* me, int k, int P) noexcept nogil:
-    cdef int64_t j, i, base = _part_lo(c.n, P, k), msgs = 0
-    cdef int p, rc
-    cdef lp_id_t lp
-    cdef InboxNode* node
-    cdef LocalHeap* h
-    cdef ThreadState* prod
-    cdef Event* last
-    for p in range(P):
-        prod = &c.ts[p]
-        for j in range(prod.ndirty[k]):
-            lp = prod.dirty[base + j]
-            h = &c.heaps[lp]
-            node = inbox_take_all_lifo(&c.inbox[lp])
-            while node != NULL:
-                msgs += 1
-                rc = heap_push(h, &node.ev, _UNCAPPED)
-                if rc != SEER_OK:
-                    _record_error(c, me, rc, 1, &node.ev, node.ev.time, node.ev.time,
-                                  node.ev.src, lp, node.ev.kind)
-                    break
-                node = node.next
-            if h.size > c.max_pending_per_lp:
-                last = &h.data[0]
-                for i in range(1, h.size):
-                    if event_before(last, &h.data[i]):
-                        last = &h.data[i]
-                _record_error(c, me, SEER_E_QUEUE_FULL, 1, last, last.time, last.time,
-                              last.src, lp, last.kind)
-            c.next_time[lp] = heap_top_time(h, INFINITY)
-        prod.ndirty[k] = 0
-    return msgs
-
-
-# Plan partition k for the next window: its earliest pending time m and, as
-# its segment of the next executive list, every LP earlier than m +
-# lookahead.  The global T is at most m, so the candidates hold every LP with
-# work before W = min(T + lookahead, t_end); exec skips those with nothing
-# before W (one read of next_time), which saves a separate filter phase.
-# Two plain passes (a min, then a branch-free gather) beat one pass with a
-# running min: no unpredictable branch, and fewer candidates.  The min keeps
-# four running minima: one chain waits a min's latency per LP, four overlap
-# (times are never NaN, and a min does not depend on the order it is taken in).
-cdef void _plan_part(EngineCore* c, int k, int P) noexcept nogil:
-    cdef ThreadState* part = &c.ts[k]
-    cdef int64_t lo, hi, lp, n = 0
-    cdef double m = INFINITY, m1 = INFINITY, m2 = INFINITY, m3 = INFINITY, t, lim
-    cdef const double* nt = c.next_time
-    cdef lp_id_t* cand = part.ready
-    _partition(c.n, P, k, &lo, &hi)
-    lp = lo
-    while lp + 4 <= hi:
-        m = nt[lp] if nt[lp] < m else m
-        m1 = nt[lp + 1] if nt[lp + 1] < m1 else m1
-        m2 = nt[lp + 2] if nt[lp + 2] < m2 else m2
-        m3 = nt[lp + 3] if nt[lp + 3] < m3 else m3
-        lp += 4
-    while lp < hi:
-        t = nt[lp]
-        m = t if t < m else m
-        lp += 1
-    m = m1 if m1 < m else m
-    m2 = m3 if m3 < m2 else m2
-    m = m2 if m2 < m else m
-    lim = m + c.lookahead
-    for lp in range(lo, hi):
-        cand[n] = <lp_id_t>lp
-        n += nt[lp] < lim
-    part.local_min = m
-    part.nready = n
-
-
-# Thread 0, after every exec and drain of a round: the limits that count over
-# the whole round or run, so that they trip in the same round at every thread
-# count.  Returns whether one tripped.
-cdef bint _check_round_limits(EngineCore* c) noexcept nogil:
-    cdef int64_t msgs = 0, events = 0
-    cdef int k
-    cdef bint hit = False
-    for k in range(c.max_threads):
-        msgs += c.ts[k].round_msgs
-        events += c.ts[k].events
-    if msgs > c.sh.max_msgs:
-        c.sh.msgs_over = msgs
-        hit = True
-        seer_store_i32_relaxed(&c.sh.abort, 1)
-    if c.sh.max_events >= 0 and events - c.sh.events_base > c.sh.max_events:
-        c.sh.budget_hit = 1
-        hit = True
-        seer_store_i32_relaxed(&c.sh.abort, 1)
-    return hit
-
-
-cdef void _test_sleep(EngineCore* c, int tid) noexcept nogil:
-    if tid == c.sh.test_sleep_tid:
-        seer_sleep_ns(c.sh.test_sleep_ns)
-
-
-# Init partition k's LPs in order up to the partition's first error (no early
-# stop on another partition's error): the smallest failing LP is then found
-# at every thread count.
-cdef void _init_part(EngineCore* c, ThreadState* me, int k, int P, int tid,
-                     double t0) noexcept nogil:
-    cdef int64_t lo, hi, lp
-    _partition(c.n, P, k, &lo, &hi)
-    for lp in range(lo, hi):
-        if _init_lp(c, me, <lp_id_t>lp, t0, tid, 0, c.n, False) != SEER_OK:
-            return
-
-
-# Run LP lp's on_init at t0 and deliver what it emitted; errors are recorded
-# with the key (t0, lp).  confine (a restart of [lo, hi)): every emitted
-# event is first checked, in emission order, as a serial restart checked it
-# (not before t0, inside [lo, hi), a lookahead ahead when for another LP),
-# so that nothing is delivered from an LP whose events break a rule.
-# Returns 0 or the error code.
-cdef int _init_lp(EngineCore* c, ThreadState* me, lp_id_t lp, double t0, int tid,
-                  int64_t lo, int64_t hi, bint confine) noexcept nogil:
-    cdef Ctx ctx
-    cdef Event key
-    cdef Event* e
-    cdef int32_t i
-    cdef int rc
-    memset(&key, 0, sizeof(Event))
-    key.time = t0
-    key.src = lp
-    key.target = lp
-    _make_ctx(c, me, &ctx, lp, tid)
-    ctx.now = t0
-    rc = c.lptype.on_init(c.model, &ctx)
-    if rc == SEER_OK and ctx.out.dropped != 0:
-        rc = SEER_E_OUTBOX_FULL
-    if rc != SEER_OK:
-        _record_error(c, me, rc, 0, &key, t0, t0, lp, lp, -1)
-        return rc
-    if confine:
-        for i in range(ctx.out.count):
-            e = &ctx.out.events[i]
-            if not (e.time >= t0):
-                rc = SEER_E_PAST
-            elif e.target < lo or e.target >= hi:
-                rc = SEER_E_BAD_TARGET
-            elif e.target != lp and not (e.time >= t0 + c.lookahead):
-                rc = SEER_E_LOOKAHEAD
-            if rc != SEER_OK:
-                _record_error(c, me, rc, 0, &key, t0, e.time, lp, e.target, e.kind)
-                return rc
-    if ctx.out.count > 0:
-        return _dispatch(c, me, &ctx, &key)
-    return SEER_OK
-
-
-# --- the phases of a round, and who runs them ----------------------------------
-
-cdef enum:
-    PH_EXEC = 0         # units: chunks of the executive list's segments
-    PH_DRAIN = 1        # units: partitions (drain, then refresh and/or plan)
-    PH_INIT = 2         # units: partitions (on_init hooks)
-    PH_INJECT = 3       # units: chunks of an LP range
-    PH_RESET = 4        # units: chunks of an LP range (Engine.reset_lps)
-
-# One phase, as every member that joins it reads it.
-ctypedef struct _Phase:
-    EngineCore* c
-    int kind
-    int P               # partitions (the engine's num_threads)
-    double W            # exec: the window's end
-    int64_t chunk       # exec, inject: entries per claim
-    int refresh         # drain: recompute next_time of every LP of the partition
-    int plan            # drain: then plan the partition
-    double t            # init, inject: the time
-    int32_t ev_kind     # inject
-    uint64_t seq        # inject
-    int64_t lo          # inject: the LP range (starts NULL) ...
-    const int64_t* starts   # ... or blocks [starts[b], starts[b] + cnt)
-    int64_t cnt
-    int64_t total       # inject: entries
-    int execute         # inject: run the event at once where it is the LP's next (see inject_blocks)
-    # inject: the first failing entry (what a serial loop meets first), times
-    # 2, plus 1 when the failure was the allocator's (INT64_MAX: none); an
-    # atomic min, so no failure is lost whichever member met it
-    int64_t failed
-
-
-# Claim whole partitions (own first) through the partition claim counters.
-cdef inline bint _claim_part(EngineCore* c, int k) noexcept nogil:
-    return seer_fetch_add_i64_relaxed(&c.sh.pclaim[LINE_I64 * k], 1) == 0
-
-
-# An injected event that is its LP's next (before every pending event, and
-# no message can arrive before it: the caller checked time < now + lookahead)
-# runs now instead of going through the LP's queue: the LP would run it
-# first in the next window anyway, from the same state.  What it emits is
-# delivered as in a round (self events to the queue, messages to inboxes,
-# drained after the phase).  Errors are recorded with the event's key.
-cdef void _execute_one(EngineCore* c, ThreadState* me, lp_id_t lp, _Phase* ph, int64_t index,
-                       int tid) noexcept nogil:
-    cdef Event ev
-    cdef Ctx ctx
-    _env_event(&ev, ph.t, ph.ev_kind, ph.seq, lp, index)
-    _make_ctx(c, me, &ctx, lp, tid)
-    if _handle(c, me, &ctx, &ev) != SEER_OK:
-        return
-    me.events += 1
-    if ctx.out.count > 0:
-        c.next_time[lp] = heap_top_time(&c.heaps[lp], INFINITY)
-
-
-# Inject units: chunks of ph.total entries; entry idx is LP
-# starts[idx // cnt] + idx % cnt (blocks), or lo + idx (a range: starts NULL),
-# with payload word idx % cnt (or idx).  A failure lowers ph.failed to
-# 2 * idx (+ 1 for the allocator's), so the first failing entry is reported.
-cdef void _inject_units(EngineCore* c, ThreadState* me, _Phase* ph, int tid) noexcept nogil:
-    cdef int64_t start, end, idx, b, off, lp, cnt = ph.cnt
-    cdef int rc, seg = 0
-    while _claim_own_first(c.sh.cursor, ph.P, tid, ph.total, ph.chunk, &seg, &start, &end):
-        if ph.starts == NULL:
-            b = 0
-            off = start
-        else:
-            b = start // cnt
-            off = start % cnt
-        for idx in range(start, end):
-            lp = ph.lo + off if ph.starts == NULL else ph.starts[b] + off
-            if ph.execute and ph.t < c.next_time[lp]:
-                _execute_one(c, me, <lp_id_t>lp, ph, off, tid)
-                rc = SEER_OK
-            else:
-                if idx + 1 < end:
-                    seer_prefetch(c.heaps[lp + 1 if lp + 1 < c.n else lp].data)
-                rc = _inject_one(c, <lp_id_t>lp, ph.t, ph.ev_kind, ph.seq, off)
-            if rc != SEER_OK:
-                seer_fetch_min_i64_relaxed(&ph.failed, 2 * idx + (rc == SEER_E_NO_MEMORY))
-            off += 1
-            if ph.starts != NULL and off == cnt:
-                off = 0
-                b += 1
-
-
-# Restart units (Engine.reset_lps): chunks of the range [ph.lo, ph.lo +
-# ph.total).  Each LP's queue and counters start over, then its on_init runs
-# with its events confined to the range (_init_lp), delivered as in a round
-# (messages drained after the phase).  An LP that fails records the error
-# with the key (t0, LP): the smallest failing LP, the one a serial restart
-# stops at, is reported at any thread count.
-cdef void _reset_units(EngineCore* c, ThreadState* me, _Phase* ph, int tid) noexcept nogil:
-    cdef int64_t start, end, idx, lo = ph.lo, hi = ph.lo + ph.total
-    cdef lp_id_t lp
-    cdef int seg = 0
-    while _claim_own_first(c.sh.cursor, ph.P, tid, ph.total, ph.chunk, &seg, &start, &end):
-        for idx in range(start, end):
-            lp = <lp_id_t>(lo + idx)
-            c.heaps[lp].size = 0
-            c.rng_ctr[lp] = 0
-            c.emit_seq[lp] = 0
-            if _init_lp(c, me, lp, ph.t, tid, lo, hi, True) == SEER_OK:
-                c.next_time[lp] = heap_top_time(&c.heaps[lp], INFINITY)
-
-
-cdef void _phase_main(void* arg, void* team, int tid, int nt) noexcept nogil:
-    cdef _Phase* ph = <_Phase*>arg
-    cdef EngineCore* c = ph.c
-    cdef ThreadState* me = &c.ts[tid]
-    cdef int64_t t0 = seer_clock_ns(), start, end, idx, items = 0, lo, hi, lp
-    cdef int i, k, rc, P = ph.P
-    if ph.kind == PH_EXEC:
-        _exec_units(c, me, ph.W, tid, P, ph.chunk)
-        if c.sh.test_sleep_ns > 0:
-            _test_sleep(c, tid)
-    elif ph.kind == PH_DRAIN:
-        for i in range(P):
-            k = (tid + i) % P
-            if not _claim_part(c, k):
-                continue
-            items += _drain_part(c, me, k, P)
-            _partition(c.n, P, k, &lo, &hi)
-            if ph.refresh:
-                for lp in range(lo, hi):
-                    c.next_time[lp] = heap_top_time(&c.heaps[lp], INFINITY)
-            if ph.plan:
-                _plan_part(c, k, P)
-            items += hi - lo
-    elif ph.kind == PH_INIT:
-        for i in range(P):
-            k = (tid + i) % P
-            if _claim_part(c, k):
-                _init_part(c, me, k, P, tid, ph.t)
-    elif ph.kind == PH_RESET:
-        _reset_units(c, me, ph, tid)
-        if c.sh.test_sleep_ns > 0:
-            _test_sleep(c, tid)
-    else:
-        _inject_units(c, me, ph, tid)
-        if c.sh.test_sleep_ns > 0:
-            _test_sleep(c, tid)
-    me.drained += items
-    me.phases += 1
-    me.phase_ns = seer_clock_ns() - t0
-    me.busy_ns += me.phase_ns
-
-
-# Granularity (see "Phases" in the module docstring): a phase estimated
-# under _grain_ns runs on the caller alone (opening it costs more than a
-# second thread saves), a larger one opens to one member per half grain of
-# its estimate (up to the team); one over _wake_ns also wakes parked members
-# (a futex wake and a thread's wake-up cost tens of microseconds).
-#: The shipped (grain_ns, wake_ns), before any environment variable.
-DEFAULT_PHASE_POLICY = (2000.0, 100000.0)
-cdef double _grain_ns = DEFAULT_PHASE_POLICY[0]
-cdef double _wake_ns = DEFAULT_PHASE_POLICY[1]
-
-
-def phase_policy(grain_ns=None, wake_ns=None):
-    """Get, or set, the engine's granularity thresholds (nanoseconds of
-    estimated work in one phase of a round): below ``grain_ns`` a phase runs
-    on the calling thread alone, above it opens to one worker per
-    ``grain_ns / 2`` of its estimate (up to the team), from ``wake_ns`` on it
-    also wakes parked workers.  Results never depend on them.  Returns the
-    previous ``(grain_ns, wake_ns)``.  The environment variables
-    ``SEER_PHASE_GRAIN_NS`` and ``SEER_PHASE_WAKE_NS`` set them at import;
-    ``phase_policy(0, 0)`` opens every phase to every worker (what the
-    equivalence tests use)."""
-    global _grain_ns, _wake_ns
-    old = (_grain_ns, _wake_ns)
-    for name, v in (("grain_ns", grain_ns), ("wake_ns", wake_ns)):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
-                              or not v >= 0):
-            raise ValueError(f"{name} must be a number >= 0, got {v!r}")
-    if grain_ns is not None:
-        _grain_ns = float(grain_ns)
-    if wake_ns is not None:
-        _wake_ns = float(wake_ns)
-    return old
-
-
-def _policy_from_environ():
-    import os
-    for name, key in (("grain_ns", "SEER_PHASE_GRAIN_NS"), ("wake_ns", "SEER_PHASE_WAKE_NS")):
-        raw = os.environ.get(key)
-        if raw:
-            try:
-                phase_policy(**{name: float(raw)})
-            except ValueError:
-                raise ValueError(f"{key} must be a number >= 0 (nanoseconds), got {raw!r}") from None
-
-
-_policy_from_environ()
-
-
-# Stragglers.  A member preempted while it holds units makes the caller wait
-# for the OS to run it again: a time slice, milliseconds, against phases of
-# microseconds.  A wait over STRAGGLE_NS that is also longer than the phase's
-# own work is taken for one (an interrupt or a page fault costs tens of
-# microseconds); phases then open to half the threads for straggle_mult
-# times the wait (8, doubling while straggles recur as soon as the team is
-# whole again, up to 64; at most STRAGGLE_MAX_NS), so on a machine whose
-# other processes take cores the team shrinks to what it gets, and grows
-# back when they leave.  Results do not depend on who joins a phase.
-DEF STRAGGLE_NS = 200000
-DEF STRAGGLE_MAX_NS = 100000000
-
-
-cdef inline int _open_width(EngineCore* c, int P) noexcept nogil:
-    """Threads a phase may open to now (P, or fewer after a straggle)."""
-    if c.sh.width == 0:
-        return P
-    if seer_clock_ns() < c.sh.width_until_ns:
-        return c.sh.width if c.sh.width < P else P
-    c.sh.width = 0
-    return P
-
-
-cdef void _straggled(EngineCore* c, int nt, int64_t waited, int64_t now) noexcept nogil:
-    cdef int64_t span
-    c.sh.straggles += 1
-    # a straggle within one narrowing's length of the last one's end: the
-    # load is still there
-    if c.sh.straggle_mult == 0 or now > c.sh.width_until_ns + c.sh.straggle_span_ns:
-        c.sh.straggle_mult = 8
-    elif c.sh.straggle_mult < 64:
-        c.sh.straggle_mult *= 2
-    span = waited * c.sh.straggle_mult
-    if span > STRAGGLE_MAX_NS:
-        span = STRAGGLE_MAX_NS
-    c.sh.width = nt // 2 if nt > 2 else 1
-    c.sh.width_until_ns = now + span
-    c.sh.straggle_span_ns = span
-
-
-# Members a phase of estimate est_ns opens to, of nt: at least half a grain
-# of work each, so a phase just over the grain opens to two threads, not to
-# the whole team (each member adds a join and moves the phase's cache
-# lines).  Under the grain: 1 (the caller alone).
-cdef inline int _phase_width(double est_ns, int nt) noexcept nogil:
-    if _grain_ns > 0 and est_ns < nt * 0.5 * _grain_ns:
-        return <int>(est_ns / (0.5 * _grain_ns))
-    return nt
-
-
-def _phase_width_for(est_ns, nt):
-    """Test hook: the members a phase estimated at ``est_ns`` opens to, of a
-    team of ``nt``, under the current :func:`phase_policy` (no straggler)."""
-    return max(1, _phase_width(est_ns, nt))
-
-
-# Run one phase: alone when its estimate is under the grain, else open to the
-# team (or the part of it a recent straggler left open).  The test hook's
-# sleep can open and wake every phase (it exists to test a member stalled
-# inside one).
-cdef void _run_phase(EngineCore* c, void* team, _Phase* ph, double est_ns) noexcept nogil:
-    cdef ThreadState* me = &c.ts[0]
-    cdef bint force = c.sh.test_sleep_force and c.sh.test_sleep_ns > 0
-    cdef int nt = ph.P
-    cdef int64_t waited
-    if est_ns >= _wake_ns or force:
-        c.sh.wanted += 1
-    if est_ns >= _grain_ns or force:
-        c.sh.sized += 1
-    if not force and nt > 1:
-        nt = _phase_width(est_ns, _open_width(c, nt))      # 1 under the grain
-    if team == NULL or nt <= 1:
-        _phase_main(ph, team, 0, ph.P)
-    else:
-        c.sh.opened += 1
-        waited = seer_team_phase(team, nt, _phase_main, ph, force or est_ns >= _wake_ns)
-        me.idle_ns += waited
-        # me.phase_ns: the caller's own work in the phase (_phase_main)
-        if waited > STRAGGLE_NS and waited > me.phase_ns and not force:
-            _straggled(c, nt, waited, seer_clock_ns())
-
-
-# The caller's cost per unit of work, an average over its recent phases.
-cdef inline void _learn(double* rate, int64_t ns, int64_t items) noexcept nogil:
-    cdef double r
-    if items <= 0:
-        return
-    r = <double>ns / <double>items
-    if rate[0] <= 0:
-        rate[0] = r
-    else:
-        rate[0] += (r - rate[0]) * 0.125
-
-
-# A phase over whole partitions: init hooks (PH_INIT), or drain and then
-# refresh and/or plan (PH_DRAIN).
-cdef void _partition_phase(EngineCore* c, void* team, _Phase* ph, int kind, int refresh,
-                           int plan, double est_ns) noexcept nogil:
-    cdef int k
-    for k in range(ph.P):
-        c.sh.pclaim[LINE_I64 * k] = 0
-    ph.kind = kind
-    ph.refresh = refresh
-    ph.plan = plan
-    _run_phase(c, team, ph, est_ns)
-
-
-# Drain and plan (one phase), then end the round on the caller: errors,
-# limits and the next window.  Returns 1 when the run must stop.
-cdef int _plan_round(EngineCore* c, void* team, _Phase* ph, int check_deadline,
-                     double* W_out) noexcept nogil:
-    cdef ThreadState* me = &c.ts[0]
-    cdef int P = ph.P, k
-    cdef int64_t msgs = 0, total, drained0 = me.drained
-    cdef double T, W
-    cdef int stop, failed = 0
-    cdef bint stuck
-    for k in range(P):
-        msgs += c.ts[k].round_msgs
-    _partition_phase(c, team, ph, PH_DRAIN, 0, 1, (c.n + msgs) * c.sh.ns_drain)
-    _learn(&c.sh.ns_drain, me.phase_ns, me.drained - drained0)
-    # Every member that joined has left: their errors and counters are in.
-    for k in range(P):
-        if c.ts[k].err_code != 0:
-            failed = 1
-    c.sh.deadline_hit = check_deadline and seer_clock_ns() >= c.sh.deadline_ns
-    total = 0
-    for k in range(P):
-        total += c.ts[k].events
-    if total - c.sh.last_events > c.sh.max_round_events:
-        c.sh.max_round_events = total - c.sh.last_events
-    c.sh.last_events = total
-    total = 0
-    for k in range(P):
-        total += c.ts[k].lps_executed
-    c.sh.ready_total += total - c.sh.last_lps
-    c.sh.last_lps = total
-    if _check_round_limits(c):
-        failed = 1
-    # Every drain of the round is done: messages start over.
-    for k in range(P):
-        arena_reset(&c.ts[k].arena)
-        c.ts[k].round_msgs = 0
-    T = INFINITY
-    for k in range(P):
-        if c.ts[k].local_min < T:
-            T = c.ts[k].local_min
-    W = T + c.lookahead
-    if W > c.sh.t_end:
-        W = c.sh.t_end
-    # A window that cannot advance (T + lookahead rounds back to T) would
-    # spin for ever: stop.
-    stuck = T < c.sh.t_end and not (W > T)
-    stop = (not (T < c.sh.t_end)) or failed != 0 or c.sh.deadline_hit != 0 or stuck
-    c.sh.finished = not (T < c.sh.t_end)
-    if stuck:
-        c.sh.stuck = 1
-        c.sh.stuck_T = T
-    if not stop:
-        c.sh.rounds += 1
-    W_out[0] = W
-    return stop
-
-
-cdef inline void _set_partitions(EngineCore* c, _Phase* ph, int P) noexcept nogil:
-    cdef int k
-    ph.P = P
-    for k in range(c.max_threads):
-        c.ts[k].team = P
-
-
-# One slice of run_until on the caller: rounds of exec, then drain and plan.
-# narrow: start on one partition (see _team_call); a round whose exec phase
-# is worth waking members for widens to P partitions first (between rounds
-# no message is in flight, so the partition count may change; only the
-# plan is redone).
-cdef void _run_rounds(EngineCore* c, void* team, int P, bint narrow) noexcept nogil:
-    cdef ThreadState* me = &c.ts[0]
-    cdef _Phase ph
-    cdef double W, est
-    cdef int stop, k
-    cdef int64_t total, chunk, lps0
-    memset(&ph, 0, sizeof(_Phase))
-    ph.c = c
-    _set_partitions(c, &ph, 1 if narrow else P)
-    # The first plan (the inboxes are empty: its drain finds nothing).
-    stop = _plan_round(c, team, &ph, 0, &W)
-    while not stop:
-        total = 0
-        for k in range(ph.P):
-            total += c.ts[k].nready
-        est = total * c.sh.ns_exec
-        if ph.P < P and est >= _wake_ns:
-            _set_partitions(c, &ph, P)
-            _partition_phase(c, team, &ph, PH_DRAIN, 0, 1, c.n * c.sh.ns_drain)
-            total = 0
-            for k in range(P):
-                total += c.ts[k].nready
-        for k in range(ph.P):
-            c.sh.cursor[LINE_I64 * k] = 0
-        # Chunks small enough to balance, large enough that a claim counter
-        # is not touched per LP.
-        chunk = total // (8 * ph.P)
-        if chunk < 1:
-            chunk = 1
-        elif chunk > 64:
-            chunk = 64
-        ph.kind = PH_EXEC
-        ph.W = W
-        ph.chunk = chunk
-        lps0 = me.lps_executed
-        _run_phase(c, team, &ph, est)
-        _learn(&c.sh.ns_exec, me.phase_ns, me.lps_executed - lps0)
-        stop = _plan_round(c, team, &ph, 1, &W)
-
-
-# After a phase that ran hooks outside a round (an inject that executed
-# events, a restart): drain the messages they sent (as a round's drain does,
-# with the same partitions), check the round's message cap, and start the
-# arenas over.
-cdef void _deliver_messages(EngineCore* c, void* team, _Phase* ph) noexcept nogil:
-    cdef int64_t msgs = 0
-    cdef int k
-    for k in range(ph.P):
-        msgs += c.ts[k].round_msgs
-    if msgs > 0:
-        _partition_phase(c, team, ph, PH_DRAIN, 0, 0, msgs * c.sh.ns_drain)
-    if msgs > c.sh.max_msgs:
-        c.sh.msgs_over = msgs
-        seer_store_i32_relaxed(&c.sh.abort, 1)
-    for k in range(ph.P):
-        arena_reset(&c.ts[k].arena)
-        c.ts[k].round_msgs = 0
-
-
-cdef void _init_rounds(EngineCore* c, void* team, int P, double t0) noexcept nogil:
-    cdef _Phase ph
-    cdef int k
-    memset(&ph, 0, sizeof(_Phase))
-    ph.c = c
-    ph.P = P
-    ph.t = t0
-    # once per engine: open both to whoever is there (an estimate that opens
-    # to the whole team without waking parked members)
-    _partition_phase(c, team, &ph, PH_INIT, 0, 0, 0.5 * _grain_ns * P)
-    _partition_phase(c, team, &ph, PH_DRAIN, 1, 0, 0.5 * _grain_ns * P)
-    for k in range(P):
-        arena_reset(&c.ts[k].arena)
-
-
-# A phase over ph.total entries of an LP range (inject, reset), claimed in
-# chunks, own segment first (_claim_own_first); est_ns: the estimated cost
-# of one entry.
-cdef void _range_phase(EngineCore* c, void* team, _Phase* ph, int P, int kind,
-                       double est_ns) noexcept nogil:
-    cdef int k
-    ph.c = c
-    ph.P = P
-    ph.kind = kind
-    ph.chunk = ph.total // (8 * P)
-    if ph.chunk < 1:
-        ph.chunk = 1
-    for k in range(P):
-        c.sh.cursor[LINE_I64 * k] = 0
-    _run_phase(c, team, ph, ph.total * est_ns)
-
-
-# --- team calls -----------------------------------------------------------------
-
-cdef enum:
-    JOB_INIT = 0
-    JOB_RUN = 1
-    JOB_INJECT = 2
-    JOB_RESET = 3
-
-
-# Segments of a parallel loop (one per member up to this many; members
-# beyond share them): a member takes its own segment's chunks first.
-DEF _FOR_SEGS = 16
-
-ctypedef struct _ForJob:
-    seer_range_fn body
-    void* arg
-    int64_t n
-    int64_t chunk
-    int segs
-    int64_t cursors[LINE_I64 * _FOR_SEGS]      # one per segment, 64 bytes apart
-
-
-cdef void _for_main(void* arg, void* team, int tid, int nt) noexcept nogil:
-    cdef _ForJob* j = <_ForJob*>arg
-    cdef int64_t a, b
-    cdef int seg = 0
-    while _claim_own_first(j.cursors, j.segs, tid % j.segs, j.n, j.chunk, &seg, &a, &b):
-        j.body(j.arg, a, b)
-
-
-# Loops shorter than this run on the caller; from _FOR_WAKE iterations on
-# the loop also wakes parked workers (boundary loops cost 0.1-1 us an item).
-cdef int64_t _FOR_GRAIN = 256
-cdef int64_t _FOR_WAKE = 2048
-
-
-cdef void _parallel_for(int num_threads, int64_t n, seer_range_fn body,
-                        void* arg) noexcept nogil:
-    # scenario.pxd's seer_parallel_for, on this module's teams (installed below)
-    cdef _ForJob j
-    cdef void* team
-    cdef int k
-    if n <= 0:
-        return
-    if num_threads > n:
-        num_threads = <int>n
-    if num_threads > MAX_THREADS:
-        num_threads = MAX_THREADS
-    if num_threads <= 1 or (n < _FOR_GRAIN and _grain_ns > 0):
-        body(arg, 0, n)
-        return
-    team = seer_team_acquire(num_threads)
-    if team == NULL:
-        body(arg, 0, n)     # no threads to be had: same result, serially
-        return
-    j.body = body
-    j.arg = arg
-    j.n = n
-    j.segs = num_threads if num_threads < _FOR_SEGS else _FOR_SEGS
-    for k in range(j.segs):
-        j.cursors[LINE_I64 * k] = 0
-    j.chunk = n // (4 * num_threads)
-    if j.chunk < 1:
-        j.chunk = 1
-    seer_team_phase(team, num_threads, _for_main, &j,
-                    n >= _FOR_WAKE or _wake_ns == 0)
-
-
-seer_install_parallel_for(_parallel_for)
-
-
-# Run init, a slice of a run, or an inject on the calling thread's team.
-cdef int _team_call(Engine eng, int op, _Phase* ph) except -1:
-    cdef int P = eng._num_threads, k
-    cdef EngineCore* c = &eng.core
-    cdef void* team = NULL
-    cdef int64_t t0, joined, rounds0
-    cdef bint wake
-    # Every caller holds the one-caller guard (Engine._enter): the GIL is
-    # released below, and a second Python thread must be refused before it
-    # changes anything, not race this call.
-    if not eng._busy:
-        raise RuntimeError("internal error: a team call without the engine's one-caller guard")
-    for k in range(P):
-        c.ts[k].team = P         # init and inject: P partitions
-    if P > 1:
-        with nogil:
-            team = seer_team_acquire(P)
-        if team == NULL and seer_team_parallel():
-            raise RuntimeError(f"could not start {P} worker threads (pthread_create failed); "
-                               "use fewer num_threads")
-    # A run as long as a wake-up is worth one (judged by the last run),
-    # unless it will run alone.
-    wake = c.sh.last_run_ns >= _wake_ns and not (op == JOB_RUN and c.sh.narrow)
-    with nogil:
-        seer_team_live(team, 1, wake)
-        t0 = seer_clock_ns()
-        if op == JOB_RUN:
-            # The next slice runs on one partition (results are the same for
-            # any partition count, and per-partition claims and scans are
-            # pure cost there) when this one had no member join the caller
-            # and no phase worth a wake-up, and either had no phase over the
-            # grain or was too short to wake members at its start: then the
-            # next would run alone anyway.  A narrow slice still estimates
-            # every phase, and widens for one worth a wake-up.  A slice
-            # without a round says nothing: the mode stays.
-            c.sh.wanted = 0
-            c.sh.sized = 0
-            joined = 0
-            rounds0 = c.sh.rounds
-            for k in range(1, P):
-                joined -= c.ts[k].phases
-            _run_rounds(c, team, P, c.sh.narrow)
-            for k in range(1, P):
-                joined += c.ts[k].phases
-            c.sh.last_run_ns = seer_clock_ns() - t0
-            if c.sh.rounds > rounds0:
-                c.sh.narrow = (P > 1 and joined == 0 and c.sh.wanted == 0
-                               and (c.sh.sized == 0 or c.sh.last_run_ns < _wake_ns))
-        elif op == JOB_INIT:
-            _init_rounds(c, team, P, ph.t)
-        elif op == JOB_RESET:
-            # an on_init schedules an LP's first events: a microsecond or so
-            _range_phase(c, team, ph, P, PH_RESET, 1000.0)
-            _deliver_messages(c, team, ph)
-        else:
-            # a heap push is a cache miss or two
-            _range_phase(c, team, ph, P, PH_INJECT, 50.0)
-            if ph.execute:
-                _deliver_messages(c, team, ph)
-        seer_team_live(team, 0, 0)
-    return 0
+# The engine in files by concern (textual includes: one C module, so nothing
+# changes but the layout):
+include "_round.pxi"
+include "_phases.pxi"
+include "_copy_groups.pxi"
+include "_team.pxi"
 
 
 cdef inline uint64_t _event_hash(const Event* e) noexcept nogil:
@@ -1325,6 +335,9 @@ cdef class Engine:
         if c.sh != NULL:
             free(c.sh.cursor)
         free(c.sh)
+        free(c.cg_base)
+        free(c.cg_size)
+        free(c.cg_runs)
         memset(c, 0, sizeof(EngineCore))
 
     cdef int _alloc_threads(self, int32_t nthreads) except -1:
@@ -1510,6 +523,13 @@ cdef class Engine:
         c.sh.t_end = t
         c.sh.events_base = self._team_events()
         t_start = seer_clock_ns()
+        if c.cg_copies > 0:
+            try:
+                self._run_groups_locked()
+            finally:
+                self._wall_s += (seer_clock_ns() - t_start) * 1e-9
+            self._now = t
+            return self._total_events() - before
         try:
             while True:
                 c.sh.deadline_ns = seer_clock_ns() + <int64_t>(self._slice_s * 1e9)
@@ -1824,6 +844,108 @@ cdef class Engine:
             c.next_time[lp] = heap_top_time(&c.heaps[lp], INFINITY)
         self._frozen = False
         return None
+
+    # --- copy groups (see "copy groups" above _team_call) ----------------------
+
+    def set_copy_groups(self, blocks, num_copies=None):
+        """Run every later :meth:`run_until` in copy groups: the LPs are
+        ``num_copies`` copies of one model that never exchange events, and
+        copy ``c`` owns, for each ``(base, size)`` in ``blocks``, the LPs
+        ``[base + c * size, base + (c + 1) * size)``; the blocks' regions
+        ``[base, base + num_copies * size)`` must cover the engine's LPs
+        exactly.  A run is then one phase in which each thread takes whole
+        copies from a shared counter and runs each copy's own windows to the
+        run's end (docs/runtime.md, "Copy groups"); results are bit-identical
+        to the round-by-round team's.  A copy's event for another copy's LP
+        raises :class:`ContractViolation` (reason ``"bad_target"``).
+        ``blocks=None`` turns it off.  Between runs only."""
+        cdef EngineCore* c = &self.core
+        cdef int64_t C, b
+        self._check_idle()
+        if blocks is None:
+            free(c.cg_base)
+            free(c.cg_size)
+            free(c.cg_runs)
+            c.cg_base = c.cg_size = NULL
+            c.cg_runs = NULL
+            c.cg_copies = 0
+            c.cg_nblocks = 0
+            return None
+        if not _is_int(num_copies) or not 1 <= num_copies <= c.n:
+            raise ValueError(f"num_copies must be an int in [1, {c.n}], got {num_copies!r}")
+        C = int(num_copies)
+        bl = []
+        try:
+            for bs, sz in blocks:
+                if not (_is_int(bs) and _is_int(sz)):
+                    raise TypeError
+                bl.append((int(bs), int(sz)))
+        except (TypeError, ValueError):
+            raise ValueError(f"blocks must be a sequence of (base, size) int pairs, got {blocks!r}") from None
+        if not bl or len(bl) > 64:
+            raise ValueError(f"blocks must hold 1 to 64 (base, size) pairs, got {len(bl)}")
+        end = 0
+        for bs, sz in sorted(bl):
+            if sz < 1 or bs != end:
+                raise ValueError(f"blocks: the regions [base, base + num_copies * size) must be "
+                                 f"non-empty and cover the {c.n} LPs exactly, got {bl!r} for "
+                                 f"{C} copies")
+            end = bs + C * sz
+        if end != c.n:
+            raise ValueError(f"blocks: the regions [base, base + num_copies * size) must cover "
+                             f"the {c.n} LPs exactly, got {bl!r} for {C} copies (they end at {end})")
+        self.set_copy_groups(None)
+        c.cg_base = <int64_t*>malloc(len(bl) * sizeof(int64_t))
+        c.cg_size = <int64_t*>malloc(len(bl) * sizeof(int64_t))
+        c.cg_runs = <CopyRun*>aligned_alloc(64, C * sizeof(CopyRun))
+        if c.cg_base == NULL or c.cg_size == NULL or c.cg_runs == NULL:
+            self.set_copy_groups(None)
+            raise MemoryError()
+        for b in range(len(bl)):
+            c.cg_base[b] = bl[b][0]
+            c.cg_size[b] = bl[b][1]
+        c.cg_nblocks = len(bl)
+        c.cg_copies = C
+        self._cg_layout = (tuple(bl), C)
+        return None
+
+    @property
+    def copy_groups(self):
+        """``(blocks, num_copies)`` when runs go in copy groups
+        (:meth:`set_copy_groups`), else None."""
+        return self._cg_layout if self.core.cg_copies > 0 else None
+
+    def _run_groups_locked(self):
+        # Slices of one phase each until every copy has finished or stopped,
+        # then the errors (each copy's own first; see "copy groups").
+        cdef EngineCore* c = &self.core
+        cdef int64_t ci, total = 0, windows = 0
+        cdef CopyRun* cr
+        memset(c.cg_runs, 0, c.cg_copies * sizeof(CopyRun))
+        while True:
+            c.sh.deadline_ns = seer_clock_ns() + <int64_t>(self._slice_s * 1e9)
+            c.sh.finished = 0
+            _team_call(self, JOB_GROUPS, NULL)
+            if c.sh.finished:
+                break
+            PyErr_CheckSignals()
+        for ci in range(c.cg_copies):
+            cr = &c.cg_runs[ci]
+            total += cr.events
+            windows += cr.windows
+            if cr.msgs_over and not c.sh.msgs_over:
+                c.sh.msgs_over = cr.msgs_over
+            if cr.stuck and not (c.sh.stuck and c.sh.stuck_T <= cr.stuck_T):
+                c.sh.stuck = 1
+                c.sh.stuck_T = cr.stuck_T
+            if cr.budget:
+                c.sh.budget_hit = 1
+        if c.sh.max_events >= 0 and total > c.sh.max_events:
+            c.sh.budget_hit = 1
+        if c.sh.msgs_over or c.sh.budget_hit:
+            c.sh.abort = 1
+        c.sh.rounds += windows
+        self._raise_errors()
 
     def _check_range(self, lo, hi):
         for name, v in (("lo", lo), ("hi", hi)):
@@ -2162,7 +1284,8 @@ cdef class Engine:
     def stats(self):
         """Cumulative runtime statistics since construction or reset_stats().
 
-        Keys: ``events``, ``rounds``, ``events_per_round``,
+        Keys: ``events``, ``rounds`` (windows; in copy groups, every copy's
+        windows summed), ``events_per_round``,
         ``max_events_per_round``, ``ready_per_round`` (mean executive-list
         length: the available parallelism), ``inbox_pushes``,
         ``cas_retries``, ``wall_s`` (time inside run_until), ``threads`` (a
@@ -2319,6 +1442,9 @@ cdef class Engine:
         if code == SEER_E_LOOKAHEAD:
             msg += (f", but cross-entity events must be at least lookahead={c.lookahead!r} "
                     f"ahead (t >= {s.err_now + c.lookahead!r})")
+        elif code == SEER_E_BAD_TARGET and s.err_cross:
+            msg += (f", but in copy groups (Engine.set_copy_groups) a copy's LPs may only "
+                    f"send to LPs of their own copy")
         elif code == SEER_E_BAD_TARGET:
             msg += f", but LP ids run from 0 to {c.n - 1}"
         elif code == SEER_E_QUEUE_FULL and s.err_class == 1:

@@ -18,6 +18,9 @@ in ``fault_lps``) commits the fault named by ``mode``:
                   storm that never leaves the window);
 ``"init_error"``  returns error code -7777 from its init hook;
 ``"none"``        never faults.
+
+``copy_lps`` (> 0): the LPs form rings of that many LPs (copies that never
+exchange events, for the copy-groups tests) instead of one ring.
 """
 
 from libc.math cimport NAN
@@ -29,6 +32,7 @@ from seer_runtime.scenario cimport Scenario
 
 ctypedef struct FaultyState:
     lp_id_t num_lps
+    lp_id_t ring                # LPs per ring
     uint8_t* faulty             # per LP: 1 if it commits the fault
     double fault_time
     double lookahead
@@ -50,7 +54,7 @@ cdef int on_init(void* model, Ctx* ctx) noexcept nogil:
 
 cdef int on_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
     cdef FaultyState* s = <FaultyState*>model
-    cdef lp_id_t right = (ctx.lp + 1) % s.num_lps
+    cdef lp_id_t right = ctx.lp - ctx.lp % s.ring + (ctx.lp % s.ring + 1) % s.ring
     cdef int i
     if s.faulty[ctx.lp] and ctx.now >= s.fault_time:
         if s.mode == 1:
@@ -92,11 +96,14 @@ cdef class FaultyModel(Scenario):
         self.model = &self.s
 
     def __init__(self, num_lps, mode, fault_lp=0, fault_time=3.0, lookahead=1.0,
-                 fault_lps=None):
+                 fault_lps=None, copy_lps=0):
         if mode not in _MODES:
             raise ValueError(f"mode must be one of {sorted(_MODES)}, got {mode!r}")
         Scenario.__init__(self, num_lps, lookahead)
         self.s.num_lps = num_lps
+        if copy_lps and (copy_lps < 1 or num_lps % copy_lps):
+            raise ValueError(f"copy_lps must divide num_lps = {num_lps}, got {copy_lps!r}")
+        self.s.ring = copy_lps if copy_lps else num_lps
         self.s.faulty = <uint8_t*>calloc(num_lps, 1)
         if self.s.faulty == NULL:
             raise MemoryError()

@@ -121,3 +121,19 @@ def test_step_is_send_and_recv_of_all_copies():
         for x, y in zip(want[:4], got[:4]):
             np.testing.assert_array_equal(x, y)
         assert want[4].keys() == got[4].keys()
+
+
+def test_render_and_state_wait_for_no_copy_in_flight():
+    """A frame or a state of copies whose step is still running would show
+    a state in motion: both are refused until the copies are received."""
+    v = seer_envs.vector_env("pcs_v0", 2, num_threads=1, batch_size=1, grid_width=4, grid_height=4,
+                             render_mode="rgb_array")
+    v.reset(seed=0)
+    v.send(np.zeros((1, 16), np.int64), [0])
+    for call in (v.render, v.state):
+        with pytest.raises(RuntimeError, match="in flight: recv"):
+            call()
+    v.recv()
+    frames = v.render()
+    assert len(frames) == 2 and frames[0].ndim == 3 and v.state().shape[0] == 2
+    v.close()

@@ -191,20 +191,24 @@ def _actions(space, shape, rng):
 @pytest.mark.parametrize("sid", ENVS)
 @pytest.mark.parametrize("mode", ["next_step", "same_step", "disabled"])
 @pytest.mark.parametrize("threads, seed, layout", [(1, 0, None), (2, 5, False), (3, 9, None), (4, 12, None),
-                                                   (2, 3, True), (3, 4, True)])
+                                                   (2, 3, True), (3, 4, True), (4, 6, True),
+                                                   (2, 7, "engines"), (3, 8, "engines")])
 def test_vector_copies_equal_single_envs(sid, mode, threads, seed, layout):
     """Copy c of the vector env is a single env seeded seed + c and reset
     without a seed at each episode end, in every autoreset mode; copies end
     at different steps (per-copy max_cycles), so the engine runs them in
-    groups of equal step count; in one engine (the team) or in groups of
-    copies, an engine each, stepped concurrently (``layout`` True)."""
+    groups of equal step count; in one engine, round by round (the team)
+    or in copy groups (``layout`` True), or in groups of
+    copies, an engine each, stepped concurrently (``layout`` "engines")."""
     E, mcs = 3, [2, 4, 3]
     p = {k: v for k, v in small(sid).items() if k != "max_cycles"}
     v = seer_envs.vector_env(sid, E, num_threads=threads, autoreset_mode=mode, max_cycles=mcs,
                              copy_parallel=layout, **p)
     singles = [seer_envs.make(sid, num_threads=1, max_cycles=mcs[c], **p) for c in range(E)]
     obs, infos = v.reset(seed=seed)
-    assert infos == {} and v.layout == ("groups" if layout else "team")
+    want = {"engines": "groups", True: "copy_groups", False: "team",
+            None: "team"}[layout]           # None: 3 copies are too few to share out
+    assert infos == {} and v.layout == want
     assert v.thread_choice.layout == v.layout
     for c, s in enumerate(singles):
         np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=seed + c))

@@ -354,13 +354,15 @@ def test_vector_copy_into_its_own_slot_and_a_single_env(sid):
 
 @pytest.mark.parametrize("sid", sorted(SPECS))
 def test_groups_layout_snapshots_and_between_layouts(sid):
-    """Copies in groups (copy_parallel=True, batch_size < num_envs): whole
-    and per-copy snapshots, restored into the other layout and back."""
+    """Groups of engines (copy_parallel="engines", batch_size < num_envs):
+    whole and per-copy snapshots, restored into the other layouts (the
+    team, copy groups) and back."""
     k, m = 3, 10
     mcs = [9, 5, 7, 9, 6, 8]
-    groups = _vec(sid, 6, 2, mcs, copy_parallel=True)
+    groups = _vec(sid, 6, 2, mcs, copy_parallel="engines")
     team = _vec(sid, 6, 1, mcs, copy_parallel=False)
-    assert groups.layout == "groups" and team.layout == "team"
+    cg = _vec(sid, 6, 2, mcs, copy_parallel=True)
+    assert (groups.layout, team.layout, cg.layout) == ("groups", "team", "copy_groups")
     groups.reset(seed=9)
     acts = _vec_actions(groups, k + m, 5)
     for a in acts[:k]:
@@ -370,11 +372,12 @@ def test_groups_layout_snapshots_and_between_layouts(sid):
     part = groups.snapshot(copies=[5, 1])
     want = [groups.step(a) for a in acts[k:]]
     team.restore(whole.to_bytes())
+    cg.restore(whole)
     batched = _vec(sid, 6, 3, mcs, batch_size=4)
     assert batched.layout == "groups"
     batched.restore(whole)
     for a, w in zip(acts[k:], want):
-        for e in (team, batched):
+        for e in (team, cg, batched):
             _same_rows(_rows_of(e.step(a), list(range(6))), _rows_of(w, list(range(6))))
     # team -> groups, per copy, into other slots
     t2 = _vec(sid, 6, 1, mcs, copy_parallel=False)
@@ -382,8 +385,8 @@ def test_groups_layout_snapshots_and_between_layouts(sid):
     for a in acts[:k]:
         t2.step(a)
     tpart = t2.snapshot(copies=[5, 1])
-    for snap in (part, tpart):
-        g2 = _vec(sid, 4, 2, [9, 9, 9, 9], copy_parallel=True)
+    for snap, layout in ((part, "engines"), (tpart, "engines"), (part, True)):
+        g2 = _vec(sid, 4, 2, [9, 9, 9, 9], copy_parallel=layout)
         g2.reset(seed=0)
         g2.restore(snap, copies=[0, 3])
         moved = _move_actions(acts[k:], _vec_actions(g2, m, 6), [5, 1], [0, 3])

@@ -547,8 +547,9 @@ def test_returned_arrays_are_the_callers(env_id, mode):
 
 
 @pytest.mark.parametrize("env_id", sorted(seer_envs.vector.supported()))
-@pytest.mark.parametrize("threads, layout", [(1, {}), (2, {}), (3, {"copy_parallel": True}),
-                                             (2, {"batch_size": 2}), (4, {})])
+@pytest.mark.parametrize("threads, layout", [(1, {}), (2, {}), (3, {"copy_parallel": "engines"}),
+                                             (2, {"copy_parallel": True}), (2, {"batch_size": 2}),
+                                             (4, {})])
 def test_state_is_every_copys_single_env_state(env_id, threads, layout):
     """``state()`` is ``(num_envs,) + single_state_space.shape`` and row c
     is a single env's ``state()`` with copy c's seed, across steps, copies
