@@ -104,13 +104,16 @@ def run(tree, threads, blocks):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--rev", default="ff92699")
+    p.add_argument("--rev", help="the revision to compare with (default ff92699; with --rev-tree, "
+                                  "only its name in the output)")
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--blocks", type=int, default=5)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--rev-tree", help="the revision already unpacked and built in this folder")
     a = p.parse_args()
-    old = a.rev_tree or prepare(a.rev)
+    old = a.rev_tree or prepare(a.rev or "ff92699")
+    # the other tree's name in the output: the revision, else the folder given
+    a.rev = a.rev or (a.rev_tree.rstrip("/") if a.rev_tree else "ff92699")
     try:
         trees = {"tree": ROOT, a.rev: old}
         times = {k: [] for k in trees}

@@ -85,7 +85,8 @@ def main():
     engine_s = {}           # per round: seconds inside run_until (Engine.counters)
     vecs = {}
     for t in (1, 2):
-        for name, cp in ((f"vector {t} thr", None), (f"vector {t} thr team", False)):
+        for name, cp in ((f"vector {t} thr", None), (f"vector {t} thr cg", True),
+                         (f"vector {t} thr team", False)):
             v = vecs[name] = vector_env("pcs_v0", E, num_threads=t, copy_parallel=cp, **kw)
             v.reset(seed=0)
             engine_s[name] = []
@@ -127,10 +128,10 @@ def main():
           f"outside it, per step (median round): "
           + ", ".join(f"{k} {1e3 * statistics.median(w - e for w, e in zip(times[k], engine_s[k])) / args.steps:.3f} ms"
                       for k in engine_s))
-    print(f"copy groups over the team (round by round), same threads: "
-          f"1 thread {paired(times, 'vector 1 thr', 'vector 1 thr team')}, "
-          f"2 threads {paired(times, 'vector 2 thr', 'vector 2 thr team')}")
-    for name in ("vector 2 thr", "vector 2 thr team"):
+    print(f"copy groups (cg, copy_parallel=True) over the team (round by round), same threads: "
+          f"1 thread {paired(times, 'vector 1 thr cg', 'vector 1 thr team')}, "
+          f"2 threads {paired(times, 'vector 2 thr cg', 'vector 2 thr team')}")
+    for name in ("vector 2 thr cg", "vector 2 thr team"):
         st = vecs[name].engine.stats()
         wall = st["wall_s"]
         busy = ", ".join(f"{b / wall:.0%}" for b in st["busy_s"])
@@ -145,6 +146,8 @@ def main():
               f"ceiling): {paired(times, '2 procs x half', 'vector 1 thr')}")
         print(f"vector 2 thr / two processes: {paired(times, 'vector 2 thr', '2 procs x half')} "
               f"({vecs['vector 2 thr'].layout})")
+        print(f"vector 2 thr cg (copy groups, copy_parallel=True) / two processes: "
+              f"{paired(times, 'vector 2 thr cg', '2 procs x half')}")
         print(f"vector 2 thr team (round by round, copy_parallel=False) / two processes: "
               f"{paired(times, 'vector 2 thr team', '2 procs x half')}")
         print(f"vector 2 thr groups ({groups.thread_choice.groups} groups of copies, an engine each, "

@@ -57,7 +57,7 @@ starts stepping those copies on the engine's own thread and returns at once;
 **Layout** (``layout``): one engine for every copy, which runs each step
 either in copy groups (``"copy_groups"``: each thread takes whole copies
 and runs each to the step's end, one join per step; chosen automatically
-on two threads or more when there are at least four copies per thread, or
+on four threads or more when there are at least four copies per thread, or
 with ``copy_parallel=True``) or
 round by round over every copy (``"team"``; ``copy_parallel=False``); or
 groups of copies with an engine each (``"groups"``): one group per batch when
@@ -259,13 +259,14 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
     def _copy_groups(self, copies, threads):
         """Whether an engine of ``copies`` copies on ``threads`` threads runs
         its steps in copy groups: as ``copy_parallel`` says, else (None)
-        with at least two threads and enough copies to share out evenly (at
-        least four per thread).  One thread has no synchronisation to save,
-        and there the measurements were mixed (docs/runtime.md, "Copies in
-        groups"), so it keeps the team's rounds."""
+        from four threads on, with enough copies to share out evenly (at
+        least four per thread).  Up to three threads the team's rounds
+        keep: on two cores they measured level with copy groups or faster
+        (docs/runtime.md, "Copies in groups"); the synchronisations copy
+        groups save grow with the team."""
         if self._copy_parallel is not None:
             return bool(self._copy_parallel)
-        return threads >= 2 and copies >= 4 * threads
+        return threads >= 4 and copies >= 4 * threads
 
     def _ensure_layout(self):
         if not self._laid_out:

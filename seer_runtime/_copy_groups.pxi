@@ -138,15 +138,18 @@ cdef void _run_copy(EngineCore* c, ThreadState* me, int64_t ci, int tid) noexcep
     me.cg_copy = 0
 
 
-# A member's part of the phase: whole copies from the shared counter.
-cdef void _groups_units(EngineCore* c, ThreadState* me, int tid) noexcept nogil:
-    cdef int64_t ci
+# A member's part of the phase: whole copies, its own share first (copies
+# split into P contiguous segments, member k taking segment k's first, as the
+# team's partitions do), then the others': from one step to the next a copy
+# mostly runs on the same member, whose cache still holds its state.
+cdef void _groups_units(EngineCore* c, ThreadState* me, int P, int tid) noexcept nogil:
+    cdef int64_t ci, end
+    cdef int seg = 0
     cdef bint ran = tid != 0        # the caller runs one window whatever the clock says
     while True:
         if ran and seer_clock_ns() >= c.sh.deadline_ns:
             break
-        ci = seer_fetch_add_i64_relaxed(&c.sh.cursor[0], 1)
-        if ci >= c.cg_copies:
+        if not _claim_own_first(c.sh.cursor, P, tid, c.cg_copies, 1, &seg, &ci, &end):
             break
         if c.cg_runs[ci].state != 0:
             continue
@@ -169,7 +172,8 @@ cdef void _groups_run(EngineCore* c, void* team, int P) noexcept nogil:
     ph.P = P if P < c.cg_copies else <int>c.cg_copies
     for k in range(c.max_threads):
         c.ts[k].team = 1            # _dispatch: one dirty list per member
-    c.sh.cursor[0] = 0
+    for k in range(ph.P):
+        c.sh.cursor[LINE_I64 * k] = 0
     # the last slice's length (a first one: worth waking the team for)
     est = <double>c.sh.last_run_ns if c.sh.last_run_ns > 0 else _wake_ns
     _run_phase(c, team, &ph, est)

@@ -141,7 +141,7 @@ cdef void _phase_main(void* arg, void* team, int tid, int nt) noexcept nogil:
             if _claim_part(c, k):
                 _init_part(c, me, k, P, tid, ph.t)
     elif ph.kind == PH_GROUPS:
-        _groups_units(c, me, tid)
+        _groups_units(c, me, ph.P, tid)
     elif ph.kind == PH_RESET:
         _reset_units(c, me, ph, tid)
         if c.sh.test_sleep_ns > 0:

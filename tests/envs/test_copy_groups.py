@@ -103,7 +103,7 @@ def test_an_engine_error_inside_the_copies_is_the_same_at_every_thread_count(sid
 
 def test_the_layout_is_chosen_from_copies_and_threads():
     sid = ENVS[0]
-    cases = [(8, 1, None, "team"), (8, 2, None, "copy_groups"), (7, 2, None, "team"),
+    cases = [(8, 1, None, "team"), (8, 2, None, "team"), (12, 3, None, "team"),
              (16, 4, None, "copy_groups"), (15, 4, None, "team"), (1, 1, None, "team"),
              (3, 2, True, "copy_groups"), (8, 2, False, "team"), (8, 2, "engines", "groups")]
     for E, threads, cp, want in cases:
@@ -115,7 +115,7 @@ def test_the_layout_is_chosen_from_copies_and_threads():
         assert v.thread_choice.layout == want
         assert (v.engine is not None and v.engine.copy_groups is not None) == (want == "copy_groups")
     # asynchronous batches: an engine per batch, each in copy groups when it has enough copies
-    v = seer_envs.vector_env(sid, 16, num_threads=2, batch_size=8, **small(sid))
+    v = seer_envs.vector_env(sid, 32, num_threads=4, batch_size=16, **small(sid))
     v.reset(seed=0)
     assert v.layout == "groups"
     assert all(e.copy_groups is not None for e in v.engines)
