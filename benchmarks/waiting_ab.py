@@ -26,6 +26,7 @@ WORKLOADS = {
     "pcs32": "PCS env 32x32, step_arrays (steps/s)",
     "air4096": "Aircraft env 4096 UAVs, step_arrays (steps/s)",
     "vec64": "PCS 8x8 vector env, 64 copies, step (vector steps/s)",
+    "pcs256h": "PCS headless 256x256 to t=300 (events/s)",
 }
 
 CHILD = r"""
@@ -41,6 +42,9 @@ if work == "phold16k":
         t += 5.0
         eng.run_until(t)
     rate = (eng.stats()["events"] - e0) / (time.perf_counter() - t0)
+elif work == "pcs256h":
+    from seer_envs.pcs.headless import run_headless
+    rate = run_headless(256, 256, end_time=300.0, num_threads=threads, seed=1)["events_per_s"]
 elif work == "vec64":
     from seer_envs.vector import vector_env
     env = vector_env("pcs_v0", 64, num_threads=threads, grid_width=8, grid_height=8,
