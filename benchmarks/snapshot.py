@@ -29,12 +29,7 @@ from seer_envs import Snapshot
 def v1_round_trip(snap):
     """Format 1's bytes round trip (CRC-32 over unaligned arrays): the
     reference the current format is measured against."""
-    names = sorted(snap.arrays)
-    arrays = [np.ascontiguousarray(snap.arrays[n]) for n in names]
-    header = json.dumps({"scenario": snap.scenario, "params": snap.params, "kind": snap.kind,
-                         "num_copies": snap.num_copies, "meta": snap.meta,
-                         "arrays": [[n, a.dtype.str, list(a.shape)] for n, a in zip(names, arrays)]},
-                        sort_keys=True).encode()
+    names, arrays, header = snap._layout()
     parts = [b"SEERSNAP" + (1).to_bytes(4, "little") + len(header).to_bytes(8, "little"), header]
     parts += [memoryview(a).cast("B") for a in arrays if a.size]
     crc = 0

@@ -155,6 +155,37 @@ def rollout_async(venv, agent, seed, T):
     return obs_buf, act_buf, logp_buf, rew_buf, val_buf, env_time
 
 
+def save_and_evaluate(agent, a, out, threads, n_actions, n_cells):
+    """After training: the model saved (``--save-model``), then the held-out
+    evaluation of the greedy actor against random and fixed guards, and its
+    episode as a GIF (``--capture-video``)."""
+    if a.save_model:
+        path = os.path.join(out, f"{a.exp_name}.cleanrl_model")
+        torch.save(agent.state_dict(), path)
+        print(f"model saved to {path}")
+    seeds = list(range(10_000, 10_000 + a.eval_seeds))          # never used in training
+
+    def learned(obs, rng):
+        with torch.no_grad():
+            return agent.actor(torch.from_numpy(obs)).argmax(-1).numpy()
+    results = {
+        "learned (greedy)": evaluate(learned, seeds, threads),
+        "random": evaluate(lambda o, rng: rng.integers(0, n_actions, n_cells), seeds, threads),
+        "fixed guard 0": evaluate(lambda o, rng: np.zeros(n_cells, np.int64), seeds, threads),
+        "fixed guard 3": evaluate(lambda o, rng: np.full(n_cells, 3, np.int64), seeds, threads),
+    }
+    if a.capture_video:
+        path = os.path.join(out, "eval_episode.gif")
+        frames = capture_video(learned, path, threads, seeds[0])
+        print(f"video of the greedy policy's episode (seed {seeds[0]}, {frames} frames) saved to {path}")
+    print(f"\nheld-out evaluation, {len(seeds)} seeds, episode return per cell (higher is better):")
+    for name, (m, s) in results.items():
+        print(f"  {name:<18} {m:9.2f} +- {s:.2f}")
+    ours = results["learned (greedy)"][0]
+    beat = ours > results["random"][0] and ours > results["fixed guard 0"][0]
+    print(f"learned policy beats random and guard-0: {'YES' if beat else 'NO'}")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_habits(p, "cleanrl_ippo_pcs")
@@ -248,31 +279,7 @@ def main():
               f"({time.perf_counter() - t0:5.1f} s, env {env_time:5.1f} s)")
 
     log.close()
-    if a.save_model:
-        path = os.path.join(out, f"{a.exp_name}.cleanrl_model")
-        torch.save(agent.state_dict(), path)
-        print(f"model saved to {path}")
-    seeds = list(range(10_000, 10_000 + a.eval_seeds))          # never used in training
-
-    def learned(obs, rng):
-        with torch.no_grad():
-            return agent.actor(torch.from_numpy(obs)).argmax(-1).numpy()
-    results = {
-        "learned (greedy)": evaluate(learned, seeds, threads),
-        "random": evaluate(lambda o, rng: rng.integers(0, n_actions, n_cells), seeds, threads),
-        "fixed guard 0": evaluate(lambda o, rng: np.zeros(n_cells, np.int64), seeds, threads),
-        "fixed guard 3": evaluate(lambda o, rng: np.full(n_cells, 3, np.int64), seeds, threads),
-    }
-    if a.capture_video:
-        path = os.path.join(out, "eval_episode.gif")
-        frames = capture_video(learned, path, threads, seeds[0])
-        print(f"video of the greedy policy's episode (seed {seeds[0]}, {frames} frames) saved to {path}")
-    print(f"\nheld-out evaluation, {len(seeds)} seeds, episode return per cell (higher is better):")
-    for name, (m, s) in results.items():
-        print(f"  {name:<18} {m:9.2f} +- {s:.2f}")
-    ours = results["learned (greedy)"][0]
-    beat = ours > results["random"][0] and ours > results["fixed guard 0"][0]
-    print(f"learned policy beats random and guard-0: {'YES' if beat else 'NO'}")
+    save_and_evaluate(agent, a, out, threads, n_actions, n_cells)
     return 0
 
 

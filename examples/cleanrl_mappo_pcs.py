@@ -33,14 +33,13 @@ policy and fixed guards on held-out seeds and prints the comparison.
 """
 
 import argparse
-import os
 import time
 
 import numpy as np
 import torch
 import torch.nn as nn
 from _cleanrl import Logger, add_habits, layer, positive_float, positive_int, run_dir
-from cleanrl_ippo_pcs import ENV_KW, capture_video, evaluate
+from cleanrl_ippo_pcs import ENV_KW, save_and_evaluate
 from torch.distributions import Categorical
 
 import seer_envs
@@ -176,31 +175,7 @@ def main():
               f"mean guard {act_buf.float().mean().item():.2f}  ({time.perf_counter() - t0:5.1f} s)")
 
     log.close()
-    if a.save_model:
-        path = os.path.join(out, f"{a.exp_name}.cleanrl_model")
-        torch.save(agent.state_dict(), path)
-        print(f"model saved to {path}")
-    seeds = list(range(10_000, 10_000 + a.eval_seeds))          # never used in training
-
-    def learned(obs, rng):
-        with torch.no_grad():
-            return agent.actor(torch.from_numpy(obs)).argmax(-1).numpy()
-    results = {
-        "learned (greedy)": evaluate(learned, seeds, threads),
-        "random": evaluate(lambda o, rng: rng.integers(0, n_actions, A), seeds, threads),
-        "fixed guard 0": evaluate(lambda o, rng: np.zeros(A, np.int64), seeds, threads),
-        "fixed guard 3": evaluate(lambda o, rng: np.full(A, 3, np.int64), seeds, threads),
-    }
-    if a.capture_video:
-        path = os.path.join(out, "eval_episode.gif")
-        frames = capture_video(learned, path, threads, seeds[0])
-        print(f"video of the greedy policy's episode (seed {seeds[0]}, {frames} frames) saved to {path}")
-    print(f"\nheld-out evaluation, {len(seeds)} seeds, episode return per cell (higher is better):")
-    for name, (m, s) in results.items():
-        print(f"  {name:<18} {m:9.2f} +- {s:.2f}")
-    ours = results["learned (greedy)"][0]
-    beat = ours > results["random"][0] and ours > results["fixed guard 0"][0]
-    print(f"learned policy beats random and guard-0: {'YES' if beat else 'NO'}")
+    save_and_evaluate(agent, a, out, threads, n_actions, A)
     return 0
 
 

@@ -106,15 +106,20 @@ class Snapshot:
         return (f"Snapshot({self.scenario!r}, {self.kind}, {self.num_copies} copies, "
                 f"{self.nbytes / 1e6:.2f} MB)")
 
-    def to_bytes(self):
-        """The snapshot as bytes: one copy of the arrays (each 8-byte
-        aligned) behind a JSON header, and a checksum of it all."""
+    def _layout(self):
+        """(array names in order, the arrays contiguous, the JSON header)."""
         names = sorted(self.arrays)
         arrays = [np.ascontiguousarray(self.arrays[n]) for n in names]
         header = json.dumps({"scenario": self.scenario, "params": self.params, "kind": self.kind,
                              "num_copies": self.num_copies, "meta": self.meta,
                              "arrays": [[n, a.dtype.str, list(a.shape)] for n, a in zip(names, arrays)]},
                             sort_keys=True).encode()
+        return names, arrays, header
+
+    def to_bytes(self):
+        """The snapshot as bytes: one copy of the arrays (each 8-byte
+        aligned) behind a JSON header, and a checksum of it all."""
+        names, arrays, header = self._layout()
         header += b" " * _pad8(len(header))
         # Runs of small arrays are joined first (one checksum call per run),
         # large ones summed where they lie; then one join makes the bytes.
