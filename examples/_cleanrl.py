@@ -2,8 +2,8 @@
 """What the examples share (the CleanRL-style ones, and the argparse types
 of the RLlib ones): CleanRL's habits (``--track``,
 ``--total-timesteps``, ``--save-model``, ``--capture-video``, ``--seed``,
-``--num-threads``), the TensorBoard logger, the layer initialisation and the
-GIF writer.  One name per thing; each example stays one file of its own
+``--num-threads``), the TensorBoard logger, the layer initialisation, PPO's
+minibatch loss and the GIF writer.  One name per thing; each example stays one file of its own
 algorithm and runs as ``python examples/<example>.py`` (Python puts this
 folder on ``sys.path``).
 """
@@ -13,6 +13,7 @@ import os
 import time
 
 import numpy as np
+import torch
 import torch.nn as nn
 
 
@@ -22,6 +23,50 @@ def layer(i, o, std=np.sqrt(2)):
     nn.init.orthogonal_(lin.weight, std)
     nn.init.constant_(lin.bias, 0.0)
     return lin
+
+
+def ppo_loss(logp, old_logp, adv, val, ret, ent, clip, ent_coef):
+    """CleanRL's PPO loss on one minibatch.
+
+    Parameters
+    ----------
+    logp, old_logp : torch.Tensor
+        Log-probabilities of the taken actions under the current policy and
+        under the policy that collected them; any shape, the same for all
+        the per-sample tensors here.
+    adv : torch.Tensor
+        Advantages; normalised over the minibatch here.
+    val, ret : torch.Tensor
+        The critic's values and the return targets.
+    ent : torch.Tensor
+        The policy's entropy per sample.
+    clip : float
+        The clip range of the probability ratio.
+    ent_coef : float
+        The entropy bonus's weight (the value loss weighs 0.5).
+
+    Returns
+    -------
+    loss : torch.Tensor
+        The scalar to minimise: the clipped policy objective, half the value
+        loss, minus the entropy bonus.
+    stats : dict
+        Floats for logging: ``policy_loss``, ``value_loss``, ``entropy``,
+        ``approx_kl`` (the k3 estimator, ``(r - 1) - log r``) and
+        ``clipfrac`` (the share of samples whose ratio left the clip range).
+    """
+    log_ratio = logp - old_logp
+    ratio = log_ratio.exp()
+    with torch.no_grad():
+        approx_kl = ((ratio - 1) - log_ratio).mean().item()
+        clipfrac = ((ratio - 1.0).abs() > clip).float().mean().item()
+    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip, 1 + clip)).mean()
+    v_loss = 0.5 * ((val - ret) ** 2).mean()
+    entropy = ent.mean()
+    loss = pg + 0.5 * v_loss - ent_coef * entropy
+    return loss, {"policy_loss": pg.item(), "value_loss": v_loss.item(), "entropy": entropy.item(),
+                  "approx_kl": approx_kl, "clipfrac": clipfrac}
 
 
 def threads(value):

@@ -40,7 +40,7 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from _cleanrl import Logger, add_habits, layer, positive_float, positive_int, run_dir, save_gif
+from _cleanrl import Logger, add_habits, layer, positive_float, positive_int, ppo_loss, run_dir, save_gif
 from torch.distributions import Categorical
 
 import seer_envs
@@ -251,29 +251,18 @@ def main():
             for s in range(0, len(idx), mb):
                 j = torch.from_numpy(idx[s:s + mb])
                 _, logp, ent, val = agent.act(b_obs[j], b_act[j])
-                log_ratio = logp - b_logp[j]
-                ratio = log_ratio.exp()
-                with torch.no_grad():
-                    approx_kl = ((ratio - 1) - log_ratio).mean().item()
-                    clipfracs.append(((ratio - 1.0).abs() > a.clip).float().mean().item())
-                adv_j = (b_adv[j] - b_adv[j].mean()) / (b_adv[j].std() + 1e-8)
-                pg = torch.max(-adv_j * ratio, -adv_j * ratio.clamp(1 - a.clip, 1 + a.clip)).mean()
-                v_loss = 0.5 * ((val - b_ret[j]) ** 2).mean()
-                loss = pg + 0.5 * v_loss - a.ent_coef * ent.mean()
+                loss, stats = ppo_loss(logp, b_logp[j], b_adv[j], val, b_ret[j], ent, a.clip, a.ent_coef)
+                clipfracs.append(stats["clipfrac"])
                 opt.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
                 opt.step()
         ep_ret = rew_buf.sum(0).mean().item()
         env_steps = (update + 1) * a.num_envs * T
-        log.scalar("charts/episodic_return", ep_ret, env_steps)
-        log.scalar("charts/learning_rate", opt.param_groups[0]["lr"], env_steps)
-        log.scalar("charts/SPS", env_steps / (time.perf_counter() - t0), env_steps)
-        log.scalar("losses/policy_loss", pg.item(), env_steps)
-        log.scalar("losses/value_loss", v_loss.item(), env_steps)
-        log.scalar("losses/entropy", ent.mean().item(), env_steps)
-        log.scalar("losses/approx_kl", approx_kl, env_steps)
-        log.scalar("losses/clipfrac", float(np.mean(clipfracs)), env_steps)
+        log.scalars({"charts/episodic_return": ep_ret, "charts/learning_rate": opt.param_groups[0]["lr"],
+                     "charts/SPS": env_steps / (time.perf_counter() - t0),
+                     **{f"losses/{k}": v for k, v in stats.items()},
+                     "losses/clipfrac": float(np.mean(clipfracs))}, env_steps)
         print(f"update {update + 1:3d}/{a.updates}: episode return per cell {ep_ret:8.2f}  "
               f"mean guard {act_buf.float().mean().item():.2f}  "
               f"({time.perf_counter() - t0:5.1f} s, env {env_time:5.1f} s)")

@@ -41,7 +41,7 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from _cleanrl import Logger, add_habits, layer, positive_float, positive_int, run_dir, save_gif
+from _cleanrl import Logger, add_habits, layer, positive_float, positive_int, ppo_loss, run_dir, save_gif
 from torch.distributions import Normal
 
 import seer_envs
@@ -231,15 +231,8 @@ def main():
             for s in range(0, len(idx), mb):
                 j = torch.from_numpy(idx[s:s + mb])
                 _, logp, ent, val = agent.act(b_obs[j], b_act[j])
-                log_ratio = logp - b_logp[j]
-                ratio = log_ratio.exp()
-                with torch.no_grad():
-                    approx_kl = ((ratio - 1) - log_ratio).mean().item()
-                    clipfracs.append(((ratio - 1.0).abs() > a.clip).float().mean().item())
-                adv_j = (b_adv[j] - b_adv[j].mean()) / (b_adv[j].std() + 1e-8)
-                pg = torch.max(-adv_j * ratio, -adv_j * ratio.clamp(1 - a.clip, 1 + a.clip)).mean()
-                v_loss = 0.5 * ((val - b_ret[j]) ** 2).mean()
-                loss = pg + 0.5 * v_loss - a.ent_coef * ent.mean()
+                loss, stats = ppo_loss(logp, b_logp[j], b_adv[j], val, b_ret[j], ent, a.clip, a.ent_coef)
+                clipfracs.append(stats["clipfrac"])
                 opt.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
@@ -248,8 +241,7 @@ def main():
         env_steps += a.num_envs * T_used
         log.scalars({"charts/episodic_return": ep_ret, "charts/learning_rate": opt.param_groups[0]["lr"],
                      "charts/SPS": env_steps / (time.perf_counter() - t0),
-                     "losses/policy_loss": pg.item(), "losses/value_loss": v_loss.item(),
-                     "losses/entropy": ent.mean().item(), "losses/approx_kl": approx_kl,
+                     **{f"losses/{k}": v for k, v in stats.items()},
                      "losses/clipfrac": float(np.mean(clipfracs))}, env_steps)
         print(f"update {update + 1:3d}/{a.updates}: episode return per UAV "
               f"{ep_ret:8.2f}  ({time.perf_counter() - t0:5.1f} s)")
