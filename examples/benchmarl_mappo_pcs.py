@@ -14,8 +14,8 @@ episodes with the same held-out seeds; printed: the mean episode return per
 cell of each, and of a fixed guard of 0 and of 3 for scale, and the
 learned-minus-random difference paired by seed, with its standard error.
 
-Needs BenchMARL (docs/training.md, "BenchMARL": ``pip install --no-deps
-benchmarl==1.5.2 hydra-core omegaconf`` beside the ``torchrl`` extra).
+Needs BenchMARL (docs/training.md, "BenchMARL": ``pip install hydra-core &&
+pip install --no-deps benchmarl==1.5.2`` beside the ``torchrl`` extra).
 
     PYTHONPATH=$PWD python examples/benchmarl_mappo_pcs.py [--iters 150] [--algorithm mappo|ippo]
 """

@@ -21,9 +21,10 @@ root ``"state"`` (MAPPO's and MASAC's centralised critics take it).
 ``torchrl>=0.10,<0.12``, while SEER's ``torchrl`` extra takes TorchRL 0.14;
 and it imports ``torchrl.collectors.SyncDataCollector``, which TorchRL 0.14
 calls ``Collector``.  With TorchRL 0.14 installed, BenchMARL has to be
-installed without its dependencies (``pip install --no-deps benchmarl==1.5.2
-hydra-core omegaconf``), and this module gives TorchRL's collector its old
-name before importing BenchMARL (docs/training.md, "BenchMARL").
+installed without its dependencies (``pip install hydra-core && pip install
+--no-deps benchmarl==1.5.2``, as README's RL line does), and this module
+gives TorchRL's collector its old name before importing BenchMARL
+(docs/training.md, "BenchMARL").
 """
 
 import copy
@@ -34,7 +35,7 @@ try:
 except ImportError as e:
     raise ImportError("seer_envs.integrations.benchmarl needs torch, torchrl and benchmarl: "
                       'pip install torch==2.13.0 && pip install -e ".[torchrl]" && '
-                      "pip install --no-deps benchmarl==1.5.2 hydra-core omegaconf") from e
+                      "pip install hydra-core && pip install --no-deps benchmarl==1.5.2") from e
 if not hasattr(_collectors, "SyncDataCollector") and hasattr(_collectors, "Collector"):
     # BenchMARL 1.5.2 imports the name TorchRL used before 0.14 (module docstring).
     _collectors.SyncDataCollector = _collectors.Collector
@@ -42,7 +43,7 @@ try:
     from benchmarl.environments.common import Task, TaskClass
 except ImportError as e:
     raise ImportError("seer_envs.integrations.benchmarl needs benchmarl: "
-                      "pip install --no-deps benchmarl==1.5.2 hydra-core omegaconf "
+                      "pip install hydra-core && pip install --no-deps benchmarl==1.5.2 "
                       "(docs/training.md, BenchMARL)") from e
 from torchrl.data import Composite
 

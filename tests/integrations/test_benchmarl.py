@@ -1,19 +1,23 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """BenchMARL tasks over SEER's TorchRL env (``seer_envs.integrations.benchmarl``).
 
-Here, not in tests/integrations: BenchMARL 1.5.2 declares ``torchrl<0.12``,
-so no extra can install it beside the ``torchrl`` extra (TorchRL 0.14) and
-CI's RL step (no skip allowed) does not have it; these run where it was
-installed by hand (docs/training.md, "BenchMARL") and skip elsewhere."""
+BenchMARL 1.5.2 declares ``torchrl<0.12``, so no extra can carry it beside
+the ``torchrl`` extra (TorchRL 0.14); README's RL line installs it without
+its dependencies, then hydra-core with its own (which changes nothing
+installed), and CI's RL step runs these with no skip allowed.  Elsewhere
+they skip where BenchMARL is missing."""
 
 import importlib.util
+import os
+import subprocess
+import sys
 
 import pytest
 
 pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
 pytest.importorskip("torchrl", reason="torchrl is not installed (pip install -e '.[torchrl]')")
 if importlib.util.find_spec("benchmarl") is None:      # found, not imported: SEER's module goes first
-    pytest.skip("benchmarl is not installed (pip install --no-deps benchmarl==1.5.2 hydra-core omegaconf)",
+    pytest.skip("benchmarl is not installed (pip install hydra-core && pip install --no-deps benchmarl==1.5.2)",
                 allow_module_level=True)
 
 from seer_envs.integrations.benchmarl import SeerTask  # noqa: E402  (before benchmarl itself)
@@ -50,9 +54,13 @@ def test_task_specs_match_the_env(name):
         SeerTask.PCS_V0.get_task({"grid_width": 0})
 
 
-def test_one_mappo_iteration_runs(tmp_path):
+@pytest.mark.parametrize("name, algorithm", [("PCS_V0", "mappo"), ("AIRCRAFT_V0", "ippo")])
+def test_one_iteration_trains(name, algorithm, tmp_path):
+    """One BenchMARL iteration on 4 copies: MAPPO (its critic on the state)
+    with discrete actions on PCS, IPPO with continuous ones on Aircraft; the
+    policy's weights move."""
     import torch
-    from benchmarl.algorithms import MappoConfig
+    from benchmarl.algorithms import IppoConfig, MappoConfig
     from benchmarl.experiment import Experiment, ExperimentConfig
     from benchmarl.models.mlp import MlpConfig
     torch.set_num_threads(1)
@@ -69,10 +77,25 @@ def test_one_mappo_iteration_runs(tmp_path):
     cfg.create_json = False
     cfg.checkpoint_interval = 0
     cfg.save_folder = str(tmp_path)
-    exp = Experiment(task=SeerTask.PCS_V0.get_task(TINY["PCS_V0"]),
-                     algorithm_config=MappoConfig.get_from_yaml(), model_config=MlpConfig.get_from_yaml(),
-                     critic_model_config=MlpConfig.get_from_yaml(), seed=0, config=cfg)
+    algo = (MappoConfig if algorithm == "mappo" else IppoConfig).get_from_yaml()
+    exp = Experiment(task=SeerTask[name].get_task(TINY[name]), algorithm_config=algo,
+                     model_config=MlpConfig.get_from_yaml(), critic_model_config=MlpConfig.get_from_yaml(),
+                     seed=0, config=cfg)
+    assert exp.continuous_actions == (name == "AIRCRAFT_V0")
     before = [p.detach().clone() for p in exp.policy.parameters()]
     exp.run()
     assert exp.n_iters_performed == 1 and exp.total_frames == 24
     assert any(not torch.equal(b, p) for b, p in zip(before, exp.policy.parameters()))
+
+
+def test_example_runs():
+    """examples/benchmarl_mappo_pcs.py end to end at its smallest: train,
+    then the held-out comparison."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, os.path.join(root, "examples", "benchmarl_mappo_pcs.py"), "--iters", "1",
+                        "--grid", "2", "--copies", "2", "--eval-copies", "2"],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "mappo: 1 iterations x 96 env steps" in r.stdout
+    assert "learned - random, paired by seed" in r.stdout
