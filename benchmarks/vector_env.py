@@ -38,12 +38,23 @@ PettingZoo env (``pufferlib.emulation.PettingZooPufferEnv`` in
 ``pufferlib.vector``'s ``Serial`` and ``Multiprocessing`` backends, 1 SEER
 thread per copy; ``pip install --no-deps pufferlib-core psutil``: its wheel
 pins torch 2.9.0) beside the vector env, on the PCS copies and on the
-Aircraft copies, in rounds of their own (:func:`pufferlib_rows`).
+Aircraft copies, in rounds of their own (:func:`pufferlib_rows`).  There
+every runner exists only during its own timed block
+(:func:`interleave_built`): each round builds it (envs, worker processes),
+resets it and steps it once untimed, times its steps, and closes it (worker
+processes joined) before the next runner is built.  PufferLib's
+``Multiprocessing`` workers poll shared memory in a busy loop (for 0.5 s
+after their last step, then every 10 ms; PufferLib has no setting for
+that), so a pool kept alive across the round takes a core from whatever
+runs next; on 2 cores that cut the vector env's rate there to a half or a
+third.
 
     PYTHONPATH=$PWD python benchmarks/vector_env.py [--copies 64] [--grid 8] [--steps 40] [--rounds 5]
 """
 
 import argparse
+import functools
+import gc
 import multiprocessing
 import os
 import statistics
@@ -289,40 +300,79 @@ def _puffer_env(env_id, kw, buf=None, seed=0):
                                                    buf=buf, seed=seed)
 
 
+def _seer_block(env_id, E, t, kw, acts):
+    """A vector env of ``E`` copies at ``t`` threads, reset and stepped once
+    (warm-up); returns (timed steps, close)."""
+    v = vector_env(env_id, E, num_threads=t, **kw)
+    v.reset(seed=0)
+    v.step(acts[0])
+    return (lambda: [v.step(a) for a in acts]), v.close
+
+
+def _puffer_block(env_id, E, kw, acts, backend, **extra):
+    """PufferLib's ``backend`` over ``E`` single envs, reset and stepped once
+    (warm-up: the workers' first step); returns (timed steps, close).  The
+    close also joins the worker processes: ``Multiprocessing.close`` only
+    sends them SIGTERM, and a worker still alive would take a core from the
+    next runner."""
+    import pufferlib.vector
+    pv = pufferlib.vector.make(functools.partial(_puffer_env, env_id, kw), backend=backend,
+                               num_envs=E, **extra)
+    pv.reset(seed=0)
+    flat = [np.ascontiguousarray(a.reshape((-1,) + a.shape[2:])) for a in acts]
+    pv.step(flat[0])
+
+    def close():
+        pv.close()
+        for p in getattr(pv, "processes", ()):
+            p.join(10)
+    return (lambda: [pv.step(a) for a in flat]), close
+
+
+def interleave_built(builders, rounds):
+    """Like :func:`interleave`, but each runner exists only during its own
+    timed block: each round, each builder makes its runner (env copies, worker
+    processes), resets it and steps it once, untimed; the steps are timed; the
+    runner is closed (worker processes joined), untimed, before the next is
+    built.  So no runner's idle threads or processes (PufferLib's
+    ``Multiprocessing`` workers poll their semaphore in a busy loop, for 0.5 s
+    after their last step and then every 10 ms) run while another is timed."""
+    times = {k: [] for k in builders}
+    for _ in range(rounds):
+        for k, build in builders.items():
+            fn, close = build()
+            try:
+                t0 = time.perf_counter()
+                fn()
+                times[k].append(time.perf_counter() - t0)
+            finally:
+                close()
+            gc.collect()
+    return times
+
+
 def _puffer_part(env_id, E, kw, acts, rounds):
     """Vector env (1 and 2 threads) against PufferLib's Serial and
     Multiprocessing (2 workers, one per core) over the same ``E`` copies and
-    actions, interleaved in rounds; prints rates and SEER's ratio to
-    PufferLib's best backend per round."""
-    import functools
-
+    actions, interleaved in rounds, each runner built and closed around its
+    own timed block (:func:`interleave_built`); prints rates and SEER's ratio
+    to PufferLib's best backend per round."""
     import pufferlib.vector
-    runners, close = {}, []
-    for t in (1, 2):
-        v = vector_env(env_id, E, num_threads=t, **kw)
-        v.reset(seed=0)
-        runners[f"vector {t} thr"] = (lambda v=v: [v.step(a) for a in acts])
-    make = functools.partial(_puffer_env, env_id, kw)
     workers = min(2, os.cpu_count() or 1)
-    for name, backend, extra in (("puffer Serial", pufferlib.vector.Serial, {}),
-                                 (f"puffer MP {workers}w", pufferlib.vector.Multiprocessing,
-                                  dict(num_workers=workers, overwork=True))):
-        pv = pufferlib.vector.make(make, backend=backend, num_envs=E, **extra)
-        pv.reset(seed=0)
-        flat = [np.ascontiguousarray(a.reshape((-1,) + a.shape[2:])) for a in acts]
-        pv.step(flat[0])                                    # the workers' first step: warm-up
-        runners[name] = (lambda pv=pv, flat=flat: [pv.step(a) for a in flat])
-        close.append(pv)
-    try:
-        times = interleave(runners, rounds)
-    finally:
-        for pv in close:
-            pv.close()
+    builders = {f"vector {t} thr": functools.partial(_seer_block, env_id, E, t, kw, acts)
+                for t in (1, 2)}
+    builders["puffer Serial"] = functools.partial(_puffer_block, env_id, E, kw, acts,
+                                                  pufferlib.vector.Serial)
+    builders[f"puffer MP {workers}w"] = functools.partial(
+        _puffer_block, env_id, E, kw, acts, pufferlib.vector.Multiprocessing,
+        num_workers=workers, overwork=True)
+    times = interleave_built(builders, rounds)
     puffer = [k for k in times if k.startswith("puffer")]
     times["puffer best"] = [min(r) for r in zip(*(times[k] for k in puffer))]
     rate = median_rates(times, E * len(acts))
     A = acts[0].shape[1]
-    print(f"\n{env_id} {kw}, {E} copies, {len(acts)} steps x {rounds} interleaved rounds (median round); "
+    print(f"\n{env_id} {kw}, {E} copies, {len(acts)} steps x {rounds} interleaved rounds (median round; "
+          f"each runner built before and closed after its own block); "
           f"load average {os.getloadavg()[0]:.1f}")
     print(f"{'runner':<18} {'env steps/s':>12} {'agent steps/s':>14}")
     for k, r in rate.items():
