@@ -50,6 +50,7 @@ runs next; on 2 cores that cut the vector env's rate there to a half or a
 third.
 
     PYTHONPATH=$PWD python benchmarks/vector_env.py [--copies 64] [--grid 8] [--steps 40] [--rounds 5]
+        [--busy 1]     # beside one busy-loop process (the PCS part)
 """
 
 import argparse
@@ -58,12 +59,16 @@ import gc
 import multiprocessing
 import os
 import statistics
+import sys
 import time
 
 import numpy as np
 
 from seer_envs import pcs_v0
 from seer_envs.vector import vector_env
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from contention import start_busy, stop                 # noqa: E402
 
 
 def supersuit_pcs(copies, kw):
@@ -84,6 +89,8 @@ def main():
     p.add_argument("--aircraft-copies", type=int, default=256, help="0 skips the Aircraft part")
     p.add_argument("--aircraft-steps", type=int, default=10)
     p.add_argument("--no-pufferlib", action="store_true", help="skip the PufferLib rows")
+    p.add_argument("--busy", type=int, default=0,
+                   help="busy-loop processes beside the PCS rounds (a machine that is not idle)")
     args = p.parse_args()
     E, g = args.copies, args.grid
     kw = dict(grid_width=g, grid_height=g, max_cycles=10**6)
@@ -120,14 +127,16 @@ def main():
         runners["2 procs x half"] = halves.round
     for v in vecs.values():
         v.engine.reset_stats()
+    busy = start_busy(args.busy)
     try:
         times = interleave(runners, args.rounds)
     finally:
+        stop(busy)
         if halves is not None:
             halves.close()
     rate = median_rates(times, E * args.steps)
-    print(f"PCS {g}x{g}, {E} copies, {args.steps} steps x {args.rounds} interleaved rounds (median round); "
-          f"load average {os.getloadavg()[0]:.1f}")
+    print(f"PCS {g}x{g}, {E} copies, {args.steps} steps x {args.rounds} interleaved rounds (median round), "
+          f"{args.busy} busy-loop processes beside them; load average {os.getloadavg()[0]:.1f}")
     print(f"{'runner':<18} {'env steps/s':>12} {'agent steps/s':>14}")
     for k, r in rate.items():
         print(f"{k:<18} {r:>12.0f} {r * A:>14.0f}")

@@ -190,6 +190,26 @@ def phase_policy(grain_ns=None, wake_ns=None):
     return old
 
 
+def wait_policy(dock_ns=None, join_ns=None, phase_ns=None):
+    """Get, or set, the ceilings (nanoseconds) of the workers' spin budgets
+    per kind of wait: ``dock`` (a worker waiting for the next run, the gap
+    between two env steps), ``join`` (the caller waiting for members to
+    leave a phase), ``phase`` (a member waiting for the next phase of a
+    run).  Each thread adapts its budget under the ceiling to the waits it
+    measures, then yields and parks.  Results never depend on them.
+    Returns the previous ``(dock_ns, join_ns, phase_ns)``."""
+    old = tuple(int(seer_spin_get_max(k)) for k in range(3))
+    new = (("dock_ns", dock_ns), ("join_ns", join_ns), ("phase_ns", phase_ns))
+    for name, v in new:             # all checked before any is set
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
+                              or not 0 <= v <= 1e9):
+            raise ValueError(f"{name} must be a number from 0 to 1e9, got {v!r}")
+    for k, (name, v) in enumerate(new):
+        if v is not None:
+            seer_spin_set_max(k, <int64_t>v)
+    return old
+
+
 def _policy_from_environ():
     import os
     for name, key in (("grain_ns", "SEER_PHASE_GRAIN_NS"), ("wake_ns", "SEER_PHASE_WAKE_NS")):

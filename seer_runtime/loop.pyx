@@ -90,6 +90,8 @@ cdef extern from "src/team.h" nogil:
     int seer_team_parallel()
     int64_t seer_test_join_delay_ns
     void seer_sleep_ns(int64_t d)
+    void seer_spin_set_max(int kind, int64_t ns)
+    int64_t seer_spin_get_max(int kind)
 
 cdef extern from "src/rng.h" nogil:
     uint64_t seer_fmix_a(uint64_t z)

@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
+import contextlib
 import os
+import signal
 import tempfile
+import threading
 
 import pytest
 
@@ -29,3 +32,24 @@ def thread_counts():
     """Thread counts every equivalence test compares (1 is the reference).
     More threads than cores is deliberate: it forces preemption mid-round."""
     return (1, 2, 3, 4)
+
+
+@contextlib.contextmanager
+def _ctrl_c_after(delay):
+    timer = threading.Timer(delay, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            yield
+    finally:
+        timer.cancel()
+
+
+@pytest.fixture
+def ctrl_c_after():
+    """``with ctrl_c_after(seconds): ...``: a real SIGINT to this process
+    that long after entering, and the ``KeyboardInterrupt`` it must raise
+    inside the block (a test fails if none does)."""
+    if not hasattr(signal, "SIGINT") or os.name == "nt":
+        pytest.skip("POSIX signals")
+    return _ctrl_c_after

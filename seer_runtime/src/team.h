@@ -63,7 +63,14 @@ static inline void seer_sleep_ns(int64_t d) {
  * phase wait is a member waiting for the next phase inside a run. */
 #define SEER_SPIN_START_NS 4000
 #define SEER_SPIN_MIN_NS 300
-static const int64_t seer_spin_max_ns[3] = {200000, 50000, 50000};
+static int64_t seer_spin_max_ns[3] = {200000, 50000, 50000};
+/* Set a kind's ceiling (read relaxed at each wait; budgets follow). */
+static inline void seer_spin_set_max(int kind, int64_t ns) {
+    __atomic_store_n(&seer_spin_max_ns[kind], ns, __ATOMIC_RELAXED);
+}
+static inline int64_t seer_spin_get_max(int kind) {
+    return __atomic_load_n(&seer_spin_max_ns[kind], __ATOMIC_RELAXED);
+}
 /* Two spin checks this far apart mean the spinner itself lost its core:
  * the machine is oversubscribed, so spinning only steals time. */
 #define SEER_PREEMPT_GAP_NS 40000
@@ -123,7 +130,7 @@ static inline void seer_unpark(seer_wword *w) {
  * then yield, then park.  Returns the new value (acquire). */
 static inline uint32_t seer_wait_change(seer_wword *w, uint32_t old, int kind) {
     int64_t t0 = seer_clock_ns(), prev = t0, now = t0, wait;
-    int64_t budget = seer_spin_budget[kind], cap = seer_spin_max_ns[kind];
+    int64_t budget = seer_spin_budget[kind], cap = seer_spin_get_max(kind);
     int i, preempted = 0, spun = 0;
     int32_t ok;
     uint32_t v;

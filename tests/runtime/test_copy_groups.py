@@ -4,9 +4,6 @@ meet runs each slice as one phase, every thread taking whole copies.  The
 same state as the round-by-round team at every thread count, and the same
 errors at every thread count (handling errors: the team's too)."""
 
-import os
-import signal
-import threading
 import time
 
 import pytest
@@ -173,8 +170,7 @@ def test_set_copy_groups_validation():
     eng.run_until(5.0)
 
 
-@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name == "nt", reason="POSIX signals")
-def test_ctrl_c_interrupts_promptly_and_the_run_continues_exactly():
+def test_ctrl_c_interrupts_promptly_and_the_run_continues_exactly(ctrl_c_after):
     end = 600.0         # 10M events: most of a second at 2 threads
     copies, lps = 64, 256
 
@@ -185,14 +181,9 @@ def test_ctrl_c_interrupts_promptly_and_the_run_continues_exactly():
             eng.set_copy_groups([(0, lps)], copies)
         return eng
     eng = make(2, True)
-    timer = threading.Timer(0.15, os.kill, (os.getpid(), signal.SIGINT))
     t0 = time.perf_counter()
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            eng.run_until(end)
-    finally:
-        timer.cancel()
+    with ctrl_c_after(0.15):
+        eng.run_until(end)
     # control returns to Python every 50 ms: each thread stops between two
     # of its copy's windows
     assert time.perf_counter() - t0 < 0.45

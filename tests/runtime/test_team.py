@@ -317,3 +317,36 @@ def test_default_policy_env_steps_match_one_thread(default_policy):
     outs, opened = run(2)
     assert outs == ref
     assert opened > 0        # 24x24 rounds are big enough to open phases
+
+
+# --- wait policy (spin ceilings per kind of wait) -------------------------------
+
+@pytest.fixture
+def default_waits():
+    old = seer_runtime.wait_policy()
+    yield old
+    seer_runtime.wait_policy(*old)
+
+
+def test_wait_policy_round_trips_and_rejects_bad_values(default_waits):
+    assert default_waits == (200000, 50000, 50000)
+    assert seer_runtime.wait_policy(dock_ns=1e6) == default_waits
+    assert seer_runtime.wait_policy() == (1000000, 50000, 50000)
+    assert seer_runtime.wait_policy(join_ns=0, phase_ns=7) == (1000000, 50000, 50000)
+    assert seer_runtime.wait_policy() == (1000000, 0, 7)
+    for bad in (-1, True, "long", float("nan"), 2e9):
+        with pytest.raises(ValueError, match="dock_ns must be a number from 0 to 1e9"):
+            seer_runtime.wait_policy(dock_ns=bad)
+    with pytest.raises(ValueError, match="phase_ns"):
+        seer_runtime.wait_policy(dock_ns=5, phase_ns=-1)     # nothing set
+    assert seer_runtime.wait_policy() == (1000000, 0, 7)
+
+
+@parallel_only
+def test_any_wait_policy_gives_the_serial_digest(default_waits):
+    # no spinning at all (every wait parks) and long spins: the same events
+    ref = _digest(1, end=4.0, num_lps=4096, start_events=4)
+    for waits in ((0, 0, 0), (1e6, 1e6, 1e6)):
+        seer_runtime.wait_policy(*waits)
+        for threads in (2, 3):
+            assert _digest(threads, end=4.0, num_lps=4096, start_events=4) == ref, (waits, threads)
