@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 import os
+import sys
 import tempfile
 
 import pytest
@@ -13,6 +14,10 @@ os.environ.setdefault("SEER_PHASE_GRAIN_NS", "0")
 os.environ.setdefault("SEER_PHASE_WAKE_NS", "0")
 
 import seer_runtime  # noqa: E402
+
+# Test modules share helpers through tests/_shared/seer_test_helpers.py (the
+# suite imports with --import-mode=importlib: no package to import them from).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "_shared"))
 
 # STPA keeps preflight results in a user cache file; tests must neither read
 # a developer's nor leave one behind.
