@@ -168,12 +168,13 @@ def measure(sid, kw, warm, repeats):
 
     paths = {"bytes": bytes_path, "previous": lambda: _timed(previous_path, env, other),
              "memory": lambda: _timed(lambda: other.restore(env.snapshot()))}
-    # Each path in its own run of rounds (a warm-up round first), as a user's
+    # Each path in its own run of rounds (warm-up rounds first), as a user's
     # loop repeats one: interleaved, one path's large allocations change where
     # the next one's come from (on this machine a fresh page costs ~8 us).
     for name, path in paths.items():
-        path()
-        env.step_arrays(act)
+        for _ in range(3):              # the allocator settles (a fresh 6 MB costs ~1500 page faults)
+            path()
+            env.step_arrays(act)
         for r in range(repeats):
             took = path()
             t0 = time.perf_counter()

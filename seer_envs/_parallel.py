@@ -344,10 +344,12 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
 
     def _set_agents(self, agents):
         self.agents = agents
-        self._live = set(agents)
         if len(agents) == self._n:          # every agent (a reset, a restore): no lookups
+            if len(getattr(self, "_live", ())) != self._n:  # (already every agent: kept)
+                self._live = set(agents)
             self._live_rows = self._all_rows
         else:
+            self._live = set(agents)
             self._live_rows = np.fromiter(map(self._index.__getitem__, agents), np.intp, len(agents))
 
     def _actions_from_dict(self, actions):

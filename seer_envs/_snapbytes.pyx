@@ -2,7 +2,7 @@
 """The byte work of a snapshot (seer_envs._snapshot), nogil C at memory
 speed: the checksum, and packing the arrays into one bytes object.
 
-Checksum of 64-bit little-endian words ``w_0 .. w_{n-1}``:
+Checksum (seer_runtime/src/checksum.h) of 64-bit words ``w_0 .. w_{n-1}``:
 ``s1 = sum w_i`` and ``s2 = sum (i + 1) * w_i``, both mod 2**64 (a
 Fletcher-style pair: a flipped bit changes ``s1``, words that moved change
 ``s2``).  It detects corruption, not tampering.
@@ -17,51 +17,20 @@ over memory and allocated once (a fresh large buffer costs page faults).
 from cpython.buffer cimport PyBUF_WRITE
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.memoryview cimport PyMemoryView_FromMemory
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memcpy, memset
 
 cdef enum:
     CHUNK = 32768       # bytes copied, then summed from the cache (a multiple of 8)
 
 
-cdef inline uint64_t _word(const unsigned char* p) noexcept nogil:
-    # memcpy: the buffer may be unaligned; compilers make it one load
-    cdef uint64_t w
-    memcpy(&w, p, 8)
-    return w
+cdef extern from "src/checksum.h" nogil:
+    void seer_sum64(const unsigned char* p, int64_t nwords, uint64_t first, uint64_t* s1, uint64_t* s2)
 
 
-cdef void _sum(const unsigned char* p, Py_ssize_t nwords, uint64_t first,
-               uint64_t* s1, uint64_t* s2) noexcept nogil:
-    """Add words ``first + 1 ..`` (1-based weights) at ``p`` to ``s1``, ``s2``."""
-    cdef uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0
-    cdef uint64_t b0 = 0, b1 = 0, b2 = 0, b3 = 0
-    cdef uint64_t k = first + 1, w
-    cdef Py_ssize_t i = 0
-    # four chains: the adds and multiplies of one word do not wait on the last
-    while i + 4 <= nwords:
-        w = _word(p + 8 * i)
-        a0 += w
-        b0 += k * w
-        w = _word(p + 8 * i + 8)
-        a1 += w
-        b1 += (k + 1) * w
-        w = _word(p + 8 * i + 16)
-        a2 += w
-        b2 += (k + 2) * w
-        w = _word(p + 8 * i + 24)
-        a3 += w
-        b3 += (k + 3) * w
-        k += 4
-        i += 4
-    while i < nwords:
-        w = _word(p + 8 * i)
-        a0 += w
-        b0 += k * w
-        k += 1
-        i += 1
-    s1[0] += a0 + a1 + a2 + a3
-    s2[0] += b0 + b1 + b2 + b3
+cdef inline void _sum(const unsigned char* p, Py_ssize_t nwords, uint64_t first,
+                      uint64_t* s1, uint64_t* s2) noexcept nogil:
+    seer_sum64(p, nwords, first, s1, s2)
 
 
 cdef inline void _put(unsigned char* p, uint64_t w) noexcept nogil:
@@ -142,15 +111,26 @@ def empty(Py_ssize_t n):
     return b, PyMemoryView_FromMemory(PyBytes_AS_STRING(b), n, PyBUF_WRITE)
 
 
-def seal(bytes b):
+def seal(bytes b, known=()):
     """Write the checksum of ``b``'s bytes before its last 16 into them
-    (``b`` from :func:`empty`, not yet shared)."""
-    cdef Py_ssize_t n = len(b) - 16
+    (``b`` from :func:`empty`, not yet shared).  ``known``: ``(lo, hi, s1,
+    s2)`` per byte range already summed (8-byte aligned, not overlapping;
+    its sums taken from word ``lo // 8``), skipped here."""
+    cdef Py_ssize_t n = len(b) - 16, at = 0, lo, hi
     cdef uint64_t s1 = 0, s2 = 0
     cdef unsigned char* p = <unsigned char*>PyBytes_AS_STRING(b)
     if n < 0 or n % 8:
         raise ValueError("seal(): the bytes before the checksum are not whole 8-byte words")
+    for r in sorted(known):
+        lo, hi = r[0], r[1]
+        if lo < at or hi < lo or hi > n or lo % 8 or hi % 8:
+            raise ValueError(f"seal(): range {lo}..{hi} is not 8-byte aligned inside the bytes, in order")
+        with nogil:
+            _sum(p + at, (lo - at) // 8, at // 8, &s1, &s2)
+        s1 += <uint64_t>r[2]
+        s2 += <uint64_t>r[3]
+        at = hi
     with nogil:
-        _sum(p, n // 8, 0, &s1, &s2)
+        _sum(p + at, (n - at) // 8, at // 8, &s1, &s2)
         _put(p + n, s1)
         _put(p + n + 8, s2)

@@ -212,9 +212,12 @@ def capture(batch, scenario, params, kind, extra=None):
             out[k[len("engine/"):]] = slot
         else:
             slot[...] = v
-    eng.export_state(out=out)
+    ev = offs[names.index("engine/events")]
+    evn = total * EVENT.itemsize
+    # the events (most of the bytes) are summed by the engine as it writes them
+    sums = eng.export_state(out=out, sums_from=ev // 8)["events_sums"]
     del buf, view, slot                 # no writable window on the bytes stays
-    seal(raw)
+    seal(raw, [(ev, ev + evn, int(sums[0]), int(sums[1]))])
     arrays = {k: np.frombuffer(raw, src[k][0], math.prod(src[k][1]), o).reshape(src[k][1])
               for k, o in zip(names, offs)}
     snap = Snapshot(scenario, params, kind, batch.num_copies, arrays, meta)
