@@ -1063,8 +1063,8 @@ cdef class Engine:
             for i in range(c.n):
                 if c.heaps[i].size:
                     memcpy(dst + off, c.heaps[i].data, c.heaps[i].size * sizeof(Event))
-                    if summing:         # (sizeof(Event) is a multiple of 8)
-                        seer_sum64(<const unsigned char*>dst + off, c.heaps[i].size * sizeof(Event) // 8,
+                    if summing:         # the source: loads of what was just stored would wait on the stores
+                        seer_sum64(<const unsigned char*>c.heaps[i].data, c.heaps[i].size * sizeof(Event) // 8,
                                    first + off // 8, &s1, &s2)
                     off += c.heaps[i].size * sizeof(Event)
         rng_key, rng_ctr, emit_seq, next_time = a["rng_key"], a["rng_ctr"], a["emit_seq"], a["next_time"]
