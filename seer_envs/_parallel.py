@@ -474,7 +474,11 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
     # --- snapshots ------------------------------------------------------------
 
     def _snapshot_params(self):
-        return json.loads(json.dumps(dataclasses.asdict(self.config)))
+        # (a fresh dict each call, from the JSON kept for this config: it is frozen)
+        cached = getattr(self, "_params_json", None)
+        if cached is None or cached[0] is not self.config:
+            self._params_json = cached = (self.config, json.dumps(dataclasses.asdict(self.config)))
+        return json.loads(cached[1])
 
     def snapshot(self):
         """The env's whole state now, as a :class:`~seer_envs.Snapshot`

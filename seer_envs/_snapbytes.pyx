@@ -14,7 +14,8 @@ it is still in the cache, so the bytes are written and summed in one pass
 over memory and allocated once (a fresh large buffer costs page faults).
 """
 
-from cpython.buffer cimport PyBUF_WRITE
+from cpython.buffer cimport (PyBUF_C_CONTIGUOUS, PyBUF_WRITABLE, PyBUF_WRITE, PyBuffer_Release,
+                             PyObject_GetBuffer)
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.memoryview cimport PyMemoryView_FromMemory
 from libc.stdint cimport int64_t, uint64_t
@@ -134,3 +135,30 @@ def seal(bytes b, known=()):
         _sum(p + at, (n - at) // 8, at // 8, &s1, &s2)
         _put(p + n, s1)
         _put(p + n + 8, s2)
+
+
+def place(view, list items):
+    """Into ``view`` (a writable buffer, :func:`empty`'s), for each
+    ``(offset, nbytes, source)`` of ``items``: ``source``'s bytes (a
+    C-contiguous buffer of ``nbytes``, or None: written later) at ``offset``,
+    then zeros up to the next multiple of 8.  One C call for a snapshot's
+    small arrays instead of a few NumPy calls each."""
+    cdef Py_buffer out, src
+    cdef Py_ssize_t off, nb, pad
+    PyObject_GetBuffer(view, &out, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS)
+    try:
+        for off, nb, source in items:
+            pad = (8 - nb % 8) % 8
+            if off < 0 or off + nb + pad > out.len:
+                raise ValueError(f"place(): {nb} bytes at {off} run past the buffer's {out.len}")
+            if source is not None:
+                PyObject_GetBuffer(source, &src, PyBUF_C_CONTIGUOUS)
+                try:
+                    if src.len != nb:
+                        raise ValueError(f"place(): a source of {src.len} bytes for {nb}")
+                    memcpy(<char*>out.buf + off, src.buf, nb)
+                finally:
+                    PyBuffer_Release(&src)
+            memset(<char*>out.buf + off + nb, 0, pad)
+    finally:
+        PyBuffer_Release(&out)

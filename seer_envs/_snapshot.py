@@ -31,7 +31,7 @@ import struct
 
 import numpy as np
 
-from seer_envs._snapbytes import empty, pack, seal, sums
+from seer_envs._snapbytes import empty, pack, place, seal, sums
 
 MAGIC = b"SEERSNAP"
 #: Bumped when the layout changes: other versions are refused, not guessed.
@@ -199,24 +199,22 @@ def capture(batch, scenario, params, kind, extra=None):
         if nb:
             off += nb + _pad8(nb)
     raw, view = empty(off + _SUM.size)
-    buf = np.frombuffer(view, np.uint8)
-    buf[:_HEAD.size + len(header)] = np.frombuffer(_HEAD.pack(MAGIC, FORMAT_VERSION, 0, len(header)) + header,
-                                                   np.uint8)
-    slots, out = {}, {}
+    head = _HEAD.pack(MAGIC, FORMAT_VERSION, 0, len(header)) + header
+    items, out = [(0, len(head), head)], {}
     for k, o in zip(names, offs):
         dt, shape, v = src[k]
-        nb = dt.itemsize * math.prod(shape)
-        buf[o + nb:o + nb + _pad8(nb)] = 0
-        slot = buf[o:o + nb].view(dt).reshape(shape)
-        if v is None:
-            out[k[len("engine/"):]] = slot
-        else:
-            slot[...] = v
+        items.append((o, dt.itemsize * math.prod(shape), None if v is None else np.ascontiguousarray(v)))
+    place(view, items)                  # the header, the arrays we have, every padding
+    buf = np.frombuffer(view, np.uint8)
+    for k, o in zip(names, offs):
+        dt, shape, v = src[k]
+        if v is None:                   # the engine's parts: it writes them itself
+            out[k[len("engine/"):]] = buf[o:o + dt.itemsize * math.prod(shape)].view(dt)
     ev = offs[names.index("engine/events")]
     evn = total * EVENT.itemsize
     # the events (most of the bytes) are summed by the engine as it writes them
     sums = eng.export_state(out=out, sums_from=ev // 8)["events_sums"]
-    del buf, view, slot                 # no writable window on the bytes stays
+    del buf, view, out                  # no writable window on the bytes stays
     seal(raw, [(ev, ev + evn, int(sums[0]), int(sums[1]))])
     arrays = {k: np.frombuffer(raw, src[k][0], math.prod(src[k][1]), o).reshape(src[k][1])
               for k, o in zip(names, offs)}
