@@ -68,6 +68,11 @@ class Snapshot:
         return (f"Snapshot({self.scenario!r}, {self.kind}, {self.num_copies} copies, "
                 f"{self.nbytes / 1e6:.2f} MB)")
 
+    def __reduce__(self):
+        # Pickled as its bytes: once, and without a copy for a captured
+        # snapshot (its arrays are views of them).
+        return (Snapshot.from_bytes, (self.to_bytes(),))
+
     def _layout(self):
         """(array names in order, the arrays contiguous, the JSON header)."""
         names = sorted(self.arrays)

@@ -6,6 +6,8 @@ for byte), a snapshot changed after its capture written anew, and
 through.  (Continuation through bytes, pickling and the bad-input fuzz:
 test_snapshot.py.)"""
 
+import copy
+import pickle
 import struct
 
 import numpy as np
@@ -110,6 +112,21 @@ def test_snapshot_bytes_written_in_place_are_the_format(sid):
     with pytest.raises(ValueError, match="read-only"):
         back.arrays["engine/counts"][0] = 1
     assert snap.to_bytes() == raw and Snapshot.from_bytes(raw).arrays.keys() == snap.arrays.keys()
+
+
+def test_a_snapshot_pickles_as_its_bytes():
+    env = _mid_episode("pcs_v0")
+    snap = env.snapshot()
+    raw = snap.to_bytes()
+    data = pickle.dumps(snap)
+    assert len(raw) < len(data) < len(raw) + 200          # the bytes once, not again as arrays
+    for back in (pickle.loads(data), copy.deepcopy(snap)):
+        assert back.to_bytes() == raw
+        assert (back.scenario, back.params, back.kind, back.meta) == (snap.scenario, snap.params, snap.kind,
+                                                                      snap.meta)
+    hand = Snapshot(snap.scenario, snap.params, snap.kind, snap.num_copies,
+                    {k: v.copy() for k, v in snap.arrays.items()}, snap.meta)
+    assert pickle.loads(pickle.dumps(hand)).to_bytes() == raw
 
 
 def test_a_snapshot_changed_after_capture_is_written_anew():
