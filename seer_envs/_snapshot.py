@@ -22,7 +22,7 @@ are read-only views of them; the checksum runs in C
 (``seer_envs._snapbytes``).  The events stay raw: packing them (the
 narrowest exact width per field and LP: 48% of the bytes for PCS 64x64)
 was measured, and its encoding and decoding cost more than the copies and
-checksum passes it saved (notes in the issue 25 report).
+checksum passes it saved (docs/guide.md, the snapshot benchmark).
 """
 
 import json
