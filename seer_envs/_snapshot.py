@@ -49,7 +49,8 @@ class Snapshot:
     """A saved env state: ``scenario`` (its id), ``params`` (every config
     field), ``kind`` (``"env"``, ``"vector"``: every copy of one engine, or
     ``"copies"``: single copies), ``num_copies``, ``arrays`` (name -> NumPy
-    array) and ``meta`` (JSON-able).  ``to_bytes()`` /
+    array; read-only views of the bytes in a snapshot an env took or
+    ``from_bytes`` read) and ``meta`` (JSON-able).  ``to_bytes()`` /
     ``Snapshot.from_bytes(b)``; ``nbytes`` is the arrays' size."""
 
     def __init__(self, scenario, params, kind, num_copies, arrays, meta):
