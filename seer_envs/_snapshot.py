@@ -57,8 +57,8 @@ class Snapshot:
         self.scenario, self.params, self.kind = scenario, params, kind
         self.num_copies, self.arrays, self.meta = int(num_copies), arrays, meta
         # The bytes these arrays are views of (capture, from_bytes), with the
-        # header and arrays they hold: to_bytes returns them while nothing
-        # here has been replaced.
+        # arrays and header fields they hold: to_bytes returns them while
+        # nothing here has been replaced or changed (_keep, _unchanged).
         self._raw = self._head = self._views = None
 
     @property
@@ -82,15 +82,29 @@ class Snapshot:
                          [(n, a.dtype, a.shape) for n, a in zip(names, arrays)])
         return names, arrays, header
 
+    def _keep(self, raw, arrays):
+        """Remember that ``raw`` holds exactly this snapshot (``arrays`` its views)."""
+        self._raw, self._views = raw, {k: (v, v.shape, v.dtype) for k, v in arrays.items()}
+        self._head = _fields(self.scenario, self.params, self.kind, self.num_copies, self.meta)
+
+    def _unchanged(self):
+        """Whether the arrays and the header's fields are still those of
+        ``self._raw`` (the arrays the same objects, of the same shapes and
+        dtypes; the fields as the header wrote them)."""
+        views = self._views
+        if len(self.arrays) != len(views) or any(self.arrays.get(k) is not v or v.shape != shape or v.dtype != dt
+                                                 for k, (v, shape, dt) in views.items()):
+            return False
+        return _fields(self.scenario, self.params, self.kind, self.num_copies, self.meta) == self._head
+
     def to_bytes(self):
         """The snapshot as bytes: one copy of the arrays (each 8-byte
         aligned) behind a JSON header, and a checksum of it all, written
         and summed in one pass (:func:`seer_envs._snapbytes.pack`)."""
+        if self._raw is not None and self._unchanged():
+            return self._raw            # already these bytes (capture or from_bytes)
         names, arrays, header = self._layout()
         header += b" " * _pad8(len(header))
-        if (self._raw is not None and header == self._head and len(self.arrays) == len(self._views)
-                and all(self.arrays.get(k) is v for k, v in self._views.items())):
-            return self._raw            # already these bytes (capture wrote them)
         head = _HEAD.pack(MAGIC, FORMAT_VERSION, 0, len(header)) + header
         return pack(head, [memoryview(a.reshape(-1)).cast("B") for a in arrays if a.size])
 
@@ -134,8 +148,7 @@ class Snapshot:
         except (KeyError, TypeError, ValueError, json.JSONDecodeError) as e:
             raise ValueError(f"malformed snapshot: {e}") from None
         if type(data.obj) is bytes and version == FORMAT_VERSION and len(data) == len(data.obj):
-            snap._raw, snap._views = data.obj, dict(arrays)
-            snap._head = bytes(body[_HEAD.size:_HEAD.size + hlen])
+            snap._keep(data.obj, arrays)
         return snap
 
 
@@ -160,6 +173,11 @@ def _copies_arrays(copies):
 
 
 _BATCH = ("cycle", "done", "ep_return", "ep_length", "seeds_used", "max_cycles")
+
+
+def _fields(scenario, params, kind, num_copies, meta):
+    """The header's fields other than the arrays, as JSON text (to tell whether they changed)."""
+    return json.dumps([scenario, params, kind, int(num_copies), meta], sort_keys=True)
 
 
 def _header(scenario, params, kind, num_copies, meta, specs):
@@ -225,7 +243,7 @@ def capture(batch, scenario, params, kind, extra=None):
     arrays = {k: np.frombuffer(raw, src[k][0], math.prod(src[k][1]), o).reshape(src[k][1])
               for k, o in zip(names, offs)}
     snap = Snapshot(scenario, params, kind, batch.num_copies, arrays, meta)
-    snap._raw, snap._head, snap._views = raw, header, dict(arrays)
+    snap._keep(raw, arrays)
     return snap
 
 

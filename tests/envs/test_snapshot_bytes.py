@@ -153,6 +153,13 @@ def test_a_snapshot_changed_after_capture_is_written_anew():
     assert snap2.to_bytes() == raw2
     snap2.params = dict(snap2.params, handoff_penalty=123.0)
     assert Snapshot.from_bytes(snap2.to_bytes()).params["handoff_penalty"] == 123.0
+    # an array of the captured ones reshaped in place
+    snap3 = env.snapshot()
+    raw3 = snap3.to_bytes()
+    ret = snap3.arrays["batch/ep_return"]
+    ret.shape = (ret.size,)
+    assert snap3.to_bytes() != raw3
+    assert Snapshot.from_bytes(snap3.to_bytes()).arrays["batch/ep_return"].shape == (ret.size,)
 
 
 def _phold_engine(threads=1):
