@@ -8,10 +8,13 @@ Fletcher-style pair: a flipped bit changes ``s1``, words that moved change
 ``s2``).  It detects corruption, not tampering.
 
 Why C: in NumPy the weighted sum needed a chunked rows-and-columns trick and
-still read the data about twice; here it is one pass with four independent
-accumulators, and :func:`pack` sums each chunk right after copying it, while
-it is still in the cache, so the bytes are written and summed in one pass
-over memory and allocated once (a fresh large buffer costs page faults).
+still read the data about twice; here it is one pass in add-only lanes that
+compilers vectorise.  :func:`pack` (a snapshot built by hand, or of single
+copies) sums each chunk right after copying it, while it is in the cache;
+an env's snapshot is written in place instead (:func:`empty`, :func:`place`,
+the engine's ``export_state(out=, sums_from=)``, :func:`seal`), so its bytes
+are allocated once (a fresh large buffer costs page faults) and summed as
+they are written.
 """
 
 from cpython.buffer cimport (PyBUF_C_CONTIGUOUS, PyBUF_WRITABLE, PyBUF_WRITE, PyBuffer_Release,
@@ -60,7 +63,7 @@ cdef void _copy_sum(unsigned char* dst, const unsigned char* src, Py_ssize_t n, 
     while off < n:
         m = n - off if n - off < CHUNK else CHUNK
         memcpy(dst + off, src + off, m)
-        _sum(dst + off, m // 8, first + off // 8, s1, s2)
+        _sum(src + off, m // 8, first + off // 8, s1, s2)   # (loads of just-stored bytes would wait)
         off += m
 
 
