@@ -85,6 +85,7 @@ MODULES = [
     "seer_runtime.loop",
     "seer_runtime.models.phold._model",
     "seer_runtime.models._faulty",
+    "seer_envs._snapbytes",
 ] + sorted(  # each scenario folder's Cython modules: a new scenario edits nothing here
     p[:-len(".pyx")].replace(os.sep, ".") for p in glob.glob(os.path.join("seer_envs", "*", "*.pyx")))
 

@@ -4,13 +4,18 @@
     python benchmarks/snapshot.py [--repeats 5] [--small]
 
 For PCS 64x64 and Aircraft with 4096 UAVs at 1 thread, mid-episode (after
-``--warm`` steps): the median time of one ``step_arrays``, of
-``env.snapshot()`` and ``other.restore(snapshot)`` (in memory), and of the
-bytes' round trip (``to_bytes`` + ``Snapshot.from_bytes``), alternated; then
-the snapshot's size against the live state it holds (the engine's pending
-events and per-LP arrays, the model's arrays).  Targets
-(issue 25): snapshot + restore at most one step; size at most 2x the live
-state.  ``--small`` runs PCS 16x16 and Aircraft 256 (a quick check).
+``--warm`` steps), per round: the bytes path a user saving to a file or
+pickling takes (``env.snapshot()``, ``to_bytes()``,
+``Snapshot.from_bytes``, ``other.restore``), one ``step_arrays``, the same
+path as SEER did it before its bytes were written in place and summed in C
+(``previous_path``, NumPy checksum and joined copies, kept here as the
+reference), and the in-memory path (``other.restore(env.snapshot())``).
+Printed: each part's median, and the median over rounds of each path's
+time over that round's step.  Then the snapshot's size against the live
+state it holds (the engine's pending events and per-LP arrays, the model's
+arrays).  Targets (issue 25): snapshot + restore at most one step; size at
+most 2x the live state.  ``--small`` runs PCS 16x16 and Aircraft 256 (a
+quick check).
 """
 
 import argparse
@@ -18,35 +23,109 @@ import json
 import statistics
 import sys
 import time
-import zlib
 
 import numpy as np
 
 import seer_envs
 from seer_envs import Snapshot
+from seer_envs import _snapshot as S
 
 
-def v1_round_trip(snap):
-    """Format 1's bytes round trip (CRC-32 over unaligned arrays): the
-    reference the current format is measured against."""
+# --- the previous bytes path (the reference) -----------------------------------
+
+_MASK = (1 << 64) - 1
+
+
+def _np_sums(words, first=0):
+    """The checksum as NumPy computed it before (512 KiB chunks, rows x columns)."""
+    n, rows, block = len(words), 8, 8192
+    chunk = rows * block
+    if n < chunk:
+        return (int(words.sum(dtype=np.uint64)),
+                int((np.arange(first + 1, first + n + 1, dtype=np.uint64) * words).sum(dtype=np.uint64)))
+    colw = np.arange(1, block + 1, dtype=np.uint64)
+    roww = np.arange(rows, dtype=np.uint64) * np.uint64(block)
+    s1 = s2 = 0
+    cols = np.zeros(block, np.uint64)
+    for lo in range(0, n - n % chunk, chunk):
+        m = words[lo:lo + chunk].reshape(rows, block)
+        rs = m.sum(axis=1, dtype=np.uint64)
+        cols += m.sum(axis=0, dtype=np.uint64)
+        s1 += int(rs.sum(dtype=np.uint64))
+        s2 += int(((roww + np.uint64(lo)) * rs).sum(dtype=np.uint64))
+    s2 += int((colw * cols).sum(dtype=np.uint64))
+    tail = words[n - n % chunk:]
+    if len(tail):
+        s1 += int(tail.sum(dtype=np.uint64))
+        s2 += int((np.arange(n - len(tail) + 1, n + 1, dtype=np.uint64) * tail).sum(dtype=np.uint64))
+    s1 &= _MASK
+    return s1, (s2 + first * s1) & _MASK
+
+
+def _np_part_sums(part, first):
+    u8 = np.frombuffer(part, np.uint8)
+    whole = len(u8) - len(u8) % 8
+    s1, s2 = _np_sums(u8[:whole].view(np.uint64), first)
+    if whole < len(u8):
+        last = int.from_bytes(bytes(u8[whole:]), "little")
+        k = first + whole // 8 + 1
+        s1, s2 = (s1 + last) & _MASK, (s2 + k * last) & _MASK
+    return s1, s2
+
+
+def previous_path(env, other):
+    """snapshot, to_bytes, from_bytes, restore as they were: the arrays
+    copied out into new arrays, joined into bytes with a NumPy checksum,
+    summed again by NumPy when read.  The same bytes as today's (checked)."""
+    b = env.unwrapped._batch
+    with b.using():
+        arrays = {f"engine/{k}": v for k, v in b.engine.export_state().items()}
+        arrays.update({f"model/{k}": v.copy() for k, v in S._model_arrays(b.copies).items()})
+        arrays.update({f"copies/{k}": v.copy() for k, v in S._copies_arrays(b.copies).items()})
+        arrays.update({f"batch/{k}": np.array(getattr(b, k), copy=True) for k in S._BATCH})
+        snap = Snapshot(env.unwrapped._scenario_id, env.unwrapped._snapshot_params(), "env", b.num_copies,
+                        arrays, {"rngs": b.rng_states()})
     names, arrays, header = snap._layout()
-    parts = [b"SEERSNAP" + (1).to_bytes(4, "little") + len(header).to_bytes(8, "little"), header]
-    parts += [memoryview(a).cast("B") for a in arrays if a.size]
-    crc = 0
-    for part in parts:
-        crc = zlib.crc32(part, crc)
-    raw = b"".join(parts + [crc.to_bytes(4, "little")])
-    data = memoryview(raw)
-    if zlib.crc32(data[:-4]) != int.from_bytes(data[-4:], "little"):
-        raise AssertionError("v1 checksum")
-    head = json.loads(bytes(data[20:20 + len(header)]))
-    off, out = 20 + len(header), {}
+    parts, small = [], [S._HEAD.pack(S.MAGIC, S.FORMAT_VERSION, 0, len(header)), header]
+    s1 = s2 = word = 0
+
+    def add(part):
+        nonlocal s1, s2, word
+        t1, t2 = _np_part_sums(part, word)
+        s1, s2 = (s1 + t1) & _MASK, (s2 + t2) & _MASK
+        parts.append(part)
+        word += len(part) // 8
+    for a in arrays:
+        if not a.size:
+            continue
+        raw, pad = memoryview(a.reshape(-1)).cast("B"), bytes(S._pad8(a.nbytes))
+        if a.nbytes < 8 * 8 * 8192:
+            small += [raw, pad]
+            continue
+        if small:
+            add(b"".join(small))
+            small = []
+        add(raw)
+        if pad:
+            add(pad)
+    if small:
+        add(b"".join(small))
+    data = b"".join(parts + [S._SUM.pack(s1, s2)])
+    view = memoryview(data)
+    body = view[:-S._SUM.size]
+    if _np_sums(np.frombuffer(body, np.uint64)) != S._SUM.unpack_from(view, len(body)):
+        raise AssertionError("previous path: checksum")
+    _, _, _, hlen = S._HEAD.unpack_from(view)
+    head = json.loads(bytes(body[S._HEAD.size:S._HEAD.size + hlen]))
+    off, out = S._HEAD.size + hlen, {}
     for name, dtype, shape in head["arrays"]:
         dt = np.dtype(dtype)
         n = int(np.prod(shape, dtype=np.int64))
-        out[name] = np.frombuffer(data[:-4], dt, n, off).reshape(shape)
-        off += n * dt.itemsize
-    return Snapshot(head["scenario"], head["params"], head["kind"], head["num_copies"], out, head["meta"])
+        out[name] = np.frombuffer(body, dt, n, off).reshape(shape)
+        if n:
+            off += n * dt.itemsize + S._pad8(n * dt.itemsize)
+    other.restore(Snapshot(head["scenario"], head["params"], head["kind"], head["num_copies"], out, head["meta"]))
+    return data
 
 
 def live_bytes(env):
@@ -68,27 +147,53 @@ def measure(sid, kw, warm, repeats):
            else rng.uniform(-1, 1, (n,) + space.shape).astype(np.float32))
     for _ in range(warm):
         env.step_arrays(act)
-    times = {"step": [], "snapshot": [], "restore": [], "bytes": [], "v1": []}
-    for _ in range(repeats):
+    if previous_path(env, other) != env.snapshot().to_bytes():
+        raise AssertionError("the reference path writes other bytes than SEER's")
+    times = {k: [] for k in ("step", "snapshot", "to_bytes", "from_bytes", "restore", "previous", "memory")}
+    ratios = {"bytes": [], "previous": [], "memory": []}
+
+    def bytes_path():
         t0 = time.perf_counter()
         snap = env.snapshot()
         t1 = time.perf_counter()
-        other.restore(snap)
-        t2 = time.perf_counter()
-        env.step_arrays(act)
-        t3 = time.perf_counter()
         raw = snap.to_bytes()
-        seer_envs.Snapshot.from_bytes(raw)
+        t2 = time.perf_counter()
+        back = Snapshot.from_bytes(raw)
+        t3 = time.perf_counter()
+        other.restore(back)
         t4 = time.perf_counter()
-        v1_round_trip(snap)
-        t5 = time.perf_counter()
-        times["snapshot"].append(t1 - t0)
-        times["restore"].append(t2 - t1)
-        times["step"].append(t3 - t2)
-        times["bytes"].append(t4 - t3)
-        times["v1"].append(t5 - t4)
+        for k, v in zip(("snapshot", "to_bytes", "from_bytes", "restore"), (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
+            times[k].append(v)
+        return t4 - t0
+
+    paths = {"bytes": bytes_path, "previous": lambda: _timed(previous_path, env, other),
+             "memory": lambda: _timed(lambda: other.restore(env.snapshot()))}
+    # Each path in its own run of rounds (warm-up rounds first), as a user's
+    # loop repeats one: interleaved, one path's large allocations change where
+    # the next one's come from (on this machine a fresh page costs ~8 us).
+    for name, path in paths.items():
+        for _ in range(3):              # the allocator settles (a fresh 6 MB costs ~1500 page faults)
+            path()
+            env.step_arrays(act)
+        for r in range(repeats):
+            took = path()
+            t0 = time.perf_counter()
+            env.step_arrays(act)
+            step = time.perf_counter() - t0
+            times["step"].append(step)
+            ratios[name].append(took / step)
+            if name != "bytes":
+                times[name].append(took)
+    raw = env.snapshot().to_bytes()
     med = {k: statistics.median(v) for k, v in times.items()}
+    med.update({f"ratio_{k}": statistics.median(v) for k, v in ratios.items()})
     return med, len(raw), live_bytes(env)
+
+
+def _timed(f, *a):
+    t0 = time.perf_counter()
+    f(*a)
+    return time.perf_counter() - t0
 
 
 def main():
@@ -101,17 +206,16 @@ def main():
               ("aircraft_v0", "Aircraft 256", dict(num_uavs=256))] if a.small else
              [("pcs_v0", "PCS 64x64", dict(grid_width=64, grid_height=64)),
               ("aircraft_v0", "Aircraft 4096", dict(num_uavs=4096))])
-    print(f"1 thread, mid-episode (after {a.warm} steps), medians of {a.repeats} alternated repeats")
-    print(f"{'env':<14} {'step ms':>9} {'snapshot ms':>12} {'restore ms':>11} {'(snap+rest)/step':>17} "
-          f"{'+bytes ms':>10} {'with bytes/step':>16} {'+v1 bytes ms':>13} {'v1 with bytes/step':>19} "
-          f"{'size MB':>8} {'size/live':>10}")
+    print(f"1 thread, mid-episode (after {a.warm} steps), {a.repeats} rounds; times are medians (ms), "
+          "x/step the median over rounds of the path's time over that round's step")
+    print(f"{'env':<14} {'step':>7} {'snapshot':>9} {'to_bytes':>9} {'from_bytes':>11} {'restore':>8} "
+          f"{'bytes path/step':>16} {'previous path/step':>19} {'in memory/step':>15} {'size MB':>8} "
+          f"{'size/live':>10}")
     for sid, label, kw in cases:
         med, size, live = measure(sid, kw, a.warm, a.repeats)
-        both = med["snapshot"] + med["restore"]
-        print(f"{label:<14} {1e3 * med['step']:>9.2f} {1e3 * med['snapshot']:>12.2f} "
-              f"{1e3 * med['restore']:>11.2f} {both / med['step']:>17.2f} {1e3 * med['bytes']:>10.2f} "
-              f"{(both + med['bytes']) / med['step']:>16.2f} {1e3 * med['v1']:>13.2f} "
-              f"{(both + med['v1']) / med['step']:>19.2f} {size / 1e6:>8.2f} {size / live:>10.2f}")
+        print(f"{label:<14} {1e3 * med['step']:>7.2f} {1e3 * med['snapshot']:>9.2f} {1e3 * med['to_bytes']:>9.2f} "
+              f"{1e3 * med['from_bytes']:>11.2f} {1e3 * med['restore']:>8.2f} {med['ratio_bytes']:>16.2f} "
+              f"{med['ratio_previous']:>19.2f} {med['ratio_memory']:>15.2f} {size / 1e6:>8.2f} {size / live:>10.2f}")
     per_copy(a.repeats)
     return 0
 

@@ -344,10 +344,12 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
 
     def _set_agents(self, agents):
         self.agents = agents
-        self._live = set(agents)
         if len(agents) == self._n:          # every agent (a reset, a restore): no lookups
+            if len(getattr(self, "_live", ())) != self._n:  # (already every agent: kept)
+                self._live = set(agents)
             self._live_rows = self._all_rows
         else:
+            self._live = set(agents)
             self._live_rows = np.fromiter(map(self._index.__getitem__, agents), np.intp, len(agents))
 
     def _actions_from_dict(self, actions):
@@ -472,7 +474,11 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
     # --- snapshots ------------------------------------------------------------
 
     def _snapshot_params(self):
-        return json.loads(json.dumps(dataclasses.asdict(self.config)))
+        # (a fresh dict each call, from the JSON kept for this config: it is frozen)
+        cached = getattr(self, "_params_json", None)
+        if cached is None or cached[0] is not self.config:
+            self._params_json = cached = (self.config, json.dumps(dataclasses.asdict(self.config)))
+        return json.loads(cached[1])
 
     def snapshot(self):
         """The env's whole state now, as a :class:`~seer_envs.Snapshot`

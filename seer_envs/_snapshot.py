@@ -16,12 +16,22 @@ kind, copies, array names, dtypes and shapes, seed generators), the arrays
 (each 8-byte aligned), and a 64-bit position-weighted checksum of all that
 (it detects corruption, not tampering); corrupted, truncated or mismatched
 bytes raise ``ValueError`` naming what is wrong.
+The snapshot of a whole env or vector env is written straight into those
+bytes (:func:`capture`), so ``to_bytes()`` costs nothing and its arrays
+are read-only views of them; the checksum runs in C
+(``seer_envs._snapbytes``).  The events stay raw: packing them (the
+narrowest exact width per field and LP: 48% of the bytes for PCS 64x64)
+was measured, and its encoding and decoding cost more than the copies and
+checksum passes it saved (docs/guide.md, the snapshot benchmark).
 """
 
 import json
+import math
 import struct
 
 import numpy as np
+
+from seer_envs._snapbytes import empty, pack, place, seal, sums
 
 MAGIC = b"SEERSNAP"
 #: Bumped when the layout changes: other versions are refused, not guessed.
@@ -29,74 +39,27 @@ MAGIC = b"SEERSNAP"
 FORMAT_VERSION = 2
 _HEAD = struct.Struct("<8sIIQ")         # magic, version, 0, header length (padded to 8)
 _SUM = struct.Struct("<QQ")             # checksum of everything before it
-_BLOCK = 8192                           # words per row of the checksum's 2-d view
-_MASK = (1 << 64) - 1
 
 
 def _pad8(n):
     return -n % 8
 
 
-_ROWS = 8                               # rows per chunk: 512 KiB, read once (cache-sized)
-_COLW = np.arange(1, _BLOCK + 1, dtype=np.uint64)
-_ROWW = np.arange(_ROWS, dtype=np.uint64) * np.uint64(_BLOCK)
-
-
-def _sums(words, first=0):
-    """``(sum w_i, sum (first + i + 1) * w_i)`` mod 2**64 of 64-bit words
-    (a Fletcher-style checksum: a flipped bit changes the first sum, moved
-    words the second).  Per 512 KiB chunk, viewed as rows x columns: row
-    and column sums, each from the cache (one read of the data from
-    memory).  ~10x faster here than ``zlib.crc32`` on data in cache, ~1.5x
-    on data in memory."""
-    n = len(words)
-    chunk = _ROWS * _BLOCK
-    if n < chunk:                       # small: one weighted sum, no chunk bookkeeping
-        s1 = int(words.sum(dtype=np.uint64))
-        s2 = int((np.arange(first + 1, first + n + 1, dtype=np.uint64) * words).sum(dtype=np.uint64))
-        return s1, s2
-    s1 = s2 = 0
-    cols = np.zeros(_BLOCK, np.uint64)
-    rows_w = 0
-    for lo in range(0, n - n % chunk, chunk):
-        m = words[lo:lo + chunk].reshape(_ROWS, _BLOCK)
-        rs = m.sum(axis=1, dtype=np.uint64)
-        cols += m.sum(axis=0, dtype=np.uint64)
-        s1 += int(rs.sum(dtype=np.uint64))
-        # word lo + r * B + c weighs lo + r * B + c + 1: the row part here, the column part at the end
-        s2 += int(((_ROWW + np.uint64(lo)) * rs).sum(dtype=np.uint64))
-    s2 += int((_COLW * cols).sum(dtype=np.uint64))
-    tail = words[n - n % chunk:]
-    if len(tail):
-        s1 += int(tail.sum(dtype=np.uint64))
-        s2 += int((np.arange(n - len(tail) + 1, n + 1, dtype=np.uint64) * tail).sum(dtype=np.uint64))
-    s1 &= _MASK
-    return s1, (s2 + first * s1) & _MASK
-
-
-def _part_sums(part, first):
-    """:func:`_sums` of a bytes-like ``part`` (padded with zeros to 8 bytes)
-    that starts at word ``first`` of the snapshot."""
-    u8 = np.frombuffer(part, np.uint8)
-    whole = len(u8) - len(u8) % 8
-    s1, s2 = _sums(u8[:whole].view(np.uint64), first)
-    if whole < len(u8):
-        last = int.from_bytes(bytes(u8[whole:]), "little")
-        k = first + whole // 8 + 1
-        s1, s2 = (s1 + last) & _MASK, (s2 + k * last) & _MASK
-    return s1, s2
-
-
 class Snapshot:
     """A saved env state: ``scenario`` (its id), ``params`` (every config
     field), ``kind`` (``"env"``, ``"vector"``: every copy of one engine, or
     ``"copies"``: single copies), ``num_copies``, ``arrays`` (name -> NumPy
-    array) and ``meta`` (JSON-able).  ``to_bytes()`` /
+    array; read-only views of the bytes in a snapshot an env took or
+    ``from_bytes`` read) and ``meta`` (JSON-able).  ``to_bytes()`` /
     ``Snapshot.from_bytes(b)``; ``nbytes`` is the arrays' size."""
 
     def __init__(self, scenario, params, kind, num_copies, arrays, meta):
         self.scenario, self.params, self.kind = scenario, params, kind
         self.num_copies, self.arrays, self.meta = int(num_copies), arrays, meta
+        # The bytes these arrays are views of (capture, from_bytes), with the
+        # arrays and header fields they hold: to_bytes returns them while
+        # nothing here has been replaced or changed (_keep, _unchanged).
+        self._raw = self._head = self._views = None
 
     @property
     def nbytes(self):
@@ -106,50 +69,44 @@ class Snapshot:
         return (f"Snapshot({self.scenario!r}, {self.kind}, {self.num_copies} copies, "
                 f"{self.nbytes / 1e6:.2f} MB)")
 
+    def __reduce__(self):
+        # Pickled as its bytes: once, and without a copy for a captured
+        # snapshot (its arrays are views of them).
+        return (Snapshot.from_bytes, (self.to_bytes(),))
+
     def _layout(self):
         """(array names in order, the arrays contiguous, the JSON header)."""
         names = sorted(self.arrays)
         arrays = [np.ascontiguousarray(self.arrays[n]) for n in names]
-        header = json.dumps({"scenario": self.scenario, "params": self.params, "kind": self.kind,
-                             "num_copies": self.num_copies, "meta": self.meta,
-                             "arrays": [[n, a.dtype.str, list(a.shape)] for n, a in zip(names, arrays)]},
-                            sort_keys=True).encode()
+        header = _header(self.scenario, self.params, self.kind, self.num_copies, self.meta,
+                         [(n, a.dtype, a.shape) for n, a in zip(names, arrays)])
         return names, arrays, header
+
+    def _keep(self, raw, arrays):
+        """Remember that ``raw`` holds exactly this snapshot (``arrays`` its views)."""
+        self._raw, self._views = raw, {k: (v, v.shape, v.dtype) for k, v in arrays.items()}
+        self._head = _fields(self.scenario, self.params, self.kind, self.num_copies, self.meta)
+
+    def _unchanged(self):
+        """Whether the arrays and the header's fields are still those of
+        ``self._raw`` (the arrays the same objects, of the same shapes and
+        dtypes; the fields as the header wrote them)."""
+        views = self._views
+        if len(self.arrays) != len(views) or any(self.arrays.get(k) is not v or v.shape != shape or v.dtype != dt
+                                                 for k, (v, shape, dt) in views.items()):
+            return False
+        return _fields(self.scenario, self.params, self.kind, self.num_copies, self.meta) == self._head
 
     def to_bytes(self):
         """The snapshot as bytes: one copy of the arrays (each 8-byte
-        aligned) behind a JSON header, and a checksum of it all."""
+        aligned) behind a JSON header, and a checksum of it all, written
+        and summed in one pass (:func:`seer_envs._snapbytes.pack`)."""
+        if self._raw is not None and self._unchanged():
+            return self._raw            # already these bytes (capture or from_bytes)
         names, arrays, header = self._layout()
         header += b" " * _pad8(len(header))
-        # Runs of small arrays are joined first (one checksum call per run),
-        # large ones summed where they lie; then one join makes the bytes.
-        parts, small = [], [_HEAD.pack(MAGIC, FORMAT_VERSION, 0, len(header)), header]
-        s1 = s2 = word = 0
-
-        def add(part):
-            nonlocal s1, s2, word
-            t1, t2 = _part_sums(part, word)
-            s1, s2 = (s1 + t1) & _MASK, (s2 + t2) & _MASK
-            parts.append(part)
-            word += len(part) // 8
-        for a in arrays:
-            if not a.size:
-                continue
-            raw = memoryview(a.reshape(-1)).cast("B")
-            pad = bytes(_pad8(a.nbytes))
-            if a.nbytes < 8 * _ROWS * _BLOCK:
-                small += [raw, pad]
-                continue
-            if small:
-                add(b"".join(small))
-                small = []
-            add(raw)
-            if pad:
-                add(pad)
-        if small:
-            add(b"".join(small))
-        parts.append(_SUM.pack(s1, s2))
-        return b"".join(parts)
+        head = _HEAD.pack(MAGIC, FORMAT_VERSION, 0, len(header)) + header
+        return pack(head, [memoryview(a.reshape(-1)).cast("B") for a in arrays if a.size])
 
     @classmethod
     def from_bytes(cls, data):
@@ -167,7 +124,7 @@ class Snapshot:
         body = data[:-_SUM.size]
         if len(body) % 8:
             raise ValueError("snapshot checksum mismatch: the bytes are corrupted or truncated")
-        if _sums(np.frombuffer(body, np.uint64)) != _SUM.unpack_from(data, len(body)):
+        if sums(body) != _SUM.unpack_from(data, len(body)):
             raise ValueError("snapshot checksum mismatch: the bytes are corrupted or truncated")
         try:
             if _HEAD.size + hlen > len(body):
@@ -177,7 +134,7 @@ class Snapshot:
             arrays = {}
             for name, dtype, shape in head["arrays"]:
                 dt = np.dtype(dtype)
-                count = int(np.prod(shape, dtype=np.int64))
+                count = math.prod(shape)
                 n = dt.itemsize * count
                 if count < 0 or off + n > len(body):
                     raise ValueError(f"array {name!r} runs past the end")
@@ -187,9 +144,12 @@ class Snapshot:
                     off += n + _pad8(n)
             if off != len(body):
                 raise ValueError("bytes left over after the arrays")
-            return cls(head["scenario"], head["params"], head["kind"], head["num_copies"], arrays, head["meta"])
+            snap = cls(head["scenario"], head["params"], head["kind"], head["num_copies"], arrays, head["meta"])
         except (KeyError, TypeError, ValueError, json.JSONDecodeError) as e:
             raise ValueError(f"malformed snapshot: {e}") from None
+        if type(data.obj) is bytes and version == FORMAT_VERSION and len(data) == len(data.obj):
+            snap._keep(data.obj, arrays)
+        return snap
 
 
 def _model_arrays(copies):
@@ -215,16 +175,76 @@ def _copies_arrays(copies):
 _BATCH = ("cycle", "done", "ep_return", "ep_length", "seeds_used", "max_cycles")
 
 
+def _fields(scenario, params, kind, num_copies, meta):
+    """The header's fields other than the arrays, as JSON text (to tell whether they changed)."""
+    return json.dumps([scenario, params, kind, int(num_copies), meta], sort_keys=True)
+
+
+def _header(scenario, params, kind, num_copies, meta, specs):
+    """The JSON header (padded to 8 bytes with spaces) of arrays ``specs``
+    (name, dtype, shape), in name order."""
+    header = json.dumps({"scenario": scenario, "params": params, "kind": kind,
+                         "num_copies": int(num_copies), "meta": meta,
+                         "arrays": [[n, np.dtype(d).str, [int(x) for x in s]] for n, d, s in specs]},
+                        sort_keys=True).encode()
+    return header + b" " * _pad8(len(header))
+
+
 def capture(batch, scenario, params, kind, extra=None):
     """A :class:`Snapshot` of a started ``batch`` (``extra``: name -> array of
-    the env kind's own state)."""
-    arrays = {f"engine/{k}": v for k, v in batch.engine.export_state().items()}
-    arrays.update({f"model/{k}": v.copy() for k, v in _model_arrays(batch.copies).items()})
-    arrays.update({f"copies/{k}": v.copy() for k, v in _copies_arrays(batch.copies).items()})
-    arrays.update({f"batch/{k}": np.array(getattr(batch, k), copy=True) for k in _BATCH})
-    arrays.update({f"env/{k}": np.array(v, copy=True) for k, v in (extra or {}).items()})
+    the env kind's own state).
+
+    Written straight into its bytes: the layout first (the shapes are
+    known: the engine tells its pending events' count), then every array
+    into its place, the engine's through ``export_state(out=...)``, then the
+    checksum.  The snapshot's arrays are read-only views of those bytes, and
+    ``to_bytes()`` returns them without a copy."""
+    eng = batch.engine
+    n, total = eng.num_lps, eng.pending()
+    src = {}                            # name -> (dtype, shape, the array to copy or None: the engine's)
+    for k, dt, size in (("counts", np.int64, n), ("events", np.uint8, total * EVENT.itemsize),
+                        ("rng_key", np.uint64, n), ("rng_ctr", np.uint64, n), ("emit_seq", np.uint64, n),
+                        ("next_time", np.float64, n), ("now", np.float64, 1), ("tallies", np.uint64, 2),
+                        ("event_size", np.int64, 1)):
+        src[f"engine/{k}"] = (np.dtype(dt), (size,), None)
+    parts = [("model", _model_arrays(batch.copies)), ("copies", _copies_arrays(batch.copies)),
+             ("batch", {k: np.asarray(getattr(batch, k)) for k in _BATCH}),
+             ("env", {k: np.asarray(v) for k, v in (extra or {}).items()})]
+    for group, arrays in parts:
+        for k, v in arrays.items():
+            src[f"{group}/{k}"] = (v.dtype, v.shape, v)
     meta = {"rngs": batch.rng_states()}
-    return Snapshot(scenario, params, kind, batch.num_copies, arrays, meta)
+    names = sorted(src)
+    header = _header(scenario, params, kind, batch.num_copies, meta, [(k, src[k][0], src[k][1]) for k in names])
+    offs, off = [], _HEAD.size + len(header)
+    for k in names:
+        nb = src[k][0].itemsize * math.prod(src[k][1])
+        offs.append(off)
+        if nb:
+            off += nb + _pad8(nb)
+    raw, view = empty(off + _SUM.size)
+    head = _HEAD.pack(MAGIC, FORMAT_VERSION, 0, len(header)) + header
+    items, out = [(0, len(head), head)], {}
+    for k, o in zip(names, offs):
+        dt, shape, v = src[k]
+        items.append((o, dt.itemsize * math.prod(shape), None if v is None else np.ascontiguousarray(v)))
+    place(view, items)                  # the header, the arrays we have, every padding
+    buf = np.frombuffer(view, np.uint8)
+    for k, o in zip(names, offs):
+        dt, shape, v = src[k]
+        if v is None:                   # the engine's parts: it writes them itself
+            out[k[len("engine/"):]] = buf[o:o + dt.itemsize * math.prod(shape)].view(dt)
+    ev = offs[names.index("engine/events")]
+    evn = total * EVENT.itemsize
+    # the events (most of the bytes) are summed by the engine as it writes them
+    sums = eng.export_state(out=out, sums_from=ev // 8)["events_sums"]
+    del buf, view, out                  # no writable window on the bytes stays
+    seal(raw, [(ev, ev + evn, int(sums[0]), int(sums[1]))])
+    arrays = {k: np.frombuffer(raw, src[k][0], math.prod(src[k][1]), o).reshape(src[k][1])
+              for k, o in zip(names, offs)}
+    snap = Snapshot(scenario, params, kind, batch.num_copies, arrays, meta)
+    snap._keep(raw, arrays)
+    return snap
 
 
 def check(snap, batch, scenario, params, kind):

@@ -78,6 +78,9 @@ import numbers
 cdef extern from "src/alloc.h" nogil:
     int64_t seer_test_heap_slot_limit
 
+cdef extern from "src/checksum.h" nogil:
+    void seer_sum64(const unsigned char* p, int64_t nwords, uint64_t first, uint64_t* s1, uint64_t* s2)
+
 cdef extern from "src/clock.h" nogil:
     int64_t seer_clock_ns()
 
@@ -998,19 +1001,29 @@ cdef class Engine:
             h = seer_fmix_b(h ^ lh) + 0x9e3779b97f4a7c15ULL
         return h
 
-    def export_state(self):
+    def export_state(self, out=None, sums_from=None):
         """Everything a continuation depends on, as NumPy arrays (a dict):
         every LP's pending events (``events``: the heaps' raw bytes, LP by
         LP, ``counts`` per LP), RNG stream keys and counters, emission
         counters and next times, and the clock (``now``; ``tallies``: the
         injection counter and the events executed).  Between runs only: no message
         is then in flight, and no LP may be frozen.  :meth:`import_state`
-        puts it into an engine of the same model size, at any thread count."""
+        puts it into an engine of the same model size, at any thread count.
+
+        ``out``: name -> a writable C-contiguous array of the right dtype and
+        shape (:meth:`pending` gives the events' count) to write that part
+        into instead of a new array (a snapshot writes straight into its
+        bytes); the parts it names are checked before anything is written.
+        ``sums_from``: also ``events_sums``, the checksum of src/checksum.h
+        of the event bytes as words ``sums_from``, ``sums_from + 1``, ... of
+        a stream, taken while each LP's events are in the cache."""
         import numpy as np
         cdef EngineCore* c = &self.core
         cdef lp_id_t i
         cdef int64_t total = 0, off = 0
-        cdef char* out
+        cdef char* dst
+        cdef uint64_t s1 = 0, s2 = 0, first = 0
+        cdef bint summing = sums_from is not None
         self._check_idle()
         if not self._initialized:
             raise RuntimeError("export_state() before init(): there is no state yet")
@@ -1019,32 +1032,59 @@ cdef class Engine:
         for i in range(c.n):
             if c.inbox[i] != NULL:
                 raise RuntimeError(f"export_state(): LP {i} has messages in flight (call it between runs)")
-        counts = np.empty(c.n, np.int64)
+        if summing:
+            if not isinstance(sums_from, int) or sums_from < 0:
+                raise ValueError(f"export_state(): sums_from must be an int >= 0, got {sums_from!r}")
+            first = sums_from
+        for i in range(c.n):
+            total += c.heaps[i].size
+        shapes = {"counts": (c.n, np.int64), "rng_key": (c.n, np.uint64), "rng_ctr": (c.n, np.uint64),
+                  "emit_seq": (c.n, np.uint64), "next_time": (c.n, np.float64), "now": (1, np.float64),
+                  "tallies": (2, np.uint64), "event_size": (1, np.int64),
+                  "events": (total * sizeof(Event), np.uint8)}
+        a = {}
+        for k, v in (out or {}).items():
+            if k not in shapes:
+                raise ValueError(f"export_state(): out[{k!r}] is not a part it writes")
+            n, dt = shapes[k]
+            if (not isinstance(v, np.ndarray) or v.dtype != dt or v.shape != (n,)
+                    or not v.flags.c_contiguous or not v.flags.writeable):
+                raise ValueError(f"export_state(): out[{k!r}] must be a writable C-contiguous "
+                                 f"{np.dtype(dt)} array of shape ({n},)")
+            a[k] = v
+        for k, (n, dt) in shapes.items():
+            if k not in a:
+                a[k] = np.empty(n, dt)
+        counts = a["counts"]
         cdef int64_t[::1] cnt = counts
         for i in range(c.n):
             cnt[i] = c.heaps[i].size
-            total += c.heaps[i].size
-        events = np.empty(total * sizeof(Event), np.uint8)
+        events = a["events"]
         if total:
-            out = <char*><size_t>events.ctypes.data
+            dst = <char*><size_t>events.ctypes.data
             for i in range(c.n):
                 if c.heaps[i].size:
-                    memcpy(out + off, c.heaps[i].data, c.heaps[i].size * sizeof(Event))
+                    memcpy(dst + off, c.heaps[i].data, c.heaps[i].size * sizeof(Event))
+                    if summing:         # the source: loads of what was just stored would wait on the stores
+                        seer_sum64(<const unsigned char*>c.heaps[i].data, c.heaps[i].size * sizeof(Event) // 8,
+                                   first + off // 8, &s1, &s2)
                     off += c.heaps[i].size * sizeof(Event)
-        rng_key = np.empty(c.n, np.uint64)
-        rng_ctr = np.empty(c.n, np.uint64)
-        emit_seq = np.empty(c.n, np.uint64)
-        next_time = np.empty(c.n, np.float64)
+        rng_key, rng_ctr, emit_seq, next_time = a["rng_key"], a["rng_ctr"], a["emit_seq"], a["next_time"]
+        a["now"][0] = self._now
+        a["tallies"][0] = self._inject_seq
+        a["tallies"][1] = self._total_events()
+        a["event_size"][0] = sizeof(Event)
         if c.n:
             memcpy(<char*><size_t>rng_key.ctypes.data, c.rng_key, c.n * sizeof(uint64_t))
             memcpy(<char*><size_t>rng_ctr.ctypes.data, c.rng_ctr, c.n * sizeof(uint64_t))
             memcpy(<char*><size_t>emit_seq.ctypes.data, c.emit_seq, c.n * sizeof(uint64_t))
             memcpy(<char*><size_t>next_time.ctypes.data, c.next_time, c.n * sizeof(double))
-        return {"counts": counts, "events": events, "rng_key": rng_key, "rng_ctr": rng_ctr,
-                "emit_seq": emit_seq, "next_time": next_time,
-                "now": np.array([self._now], np.float64),
-                "tallies": np.array([self._inject_seq, self._total_events()], np.uint64),
-                "event_size": np.array([sizeof(Event)], np.int64)}
+        res = {"counts": counts, "events": events, "rng_key": rng_key, "rng_ctr": rng_ctr,
+               "emit_seq": emit_seq, "next_time": next_time,
+               "now": a["now"], "tallies": a["tallies"], "event_size": a["event_size"]}
+        if summing:
+            res["events_sums"] = np.array([s1, s2], np.uint64)
+        return res
 
     def import_state(self, state):
         """Replace this engine's state with ``state`` from :meth:`export_state`

@@ -2,6 +2,7 @@
 import contextlib
 import os
 import signal
+import sys
 import tempfile
 import threading
 
@@ -16,6 +17,10 @@ os.environ.setdefault("SEER_PHASE_GRAIN_NS", "0")
 os.environ.setdefault("SEER_PHASE_WAKE_NS", "0")
 
 import seer_runtime  # noqa: E402
+
+# Test modules share helpers through tests/_shared/seer_test_helpers.py (the
+# suite imports with --import-mode=importlib: no package to import them from).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "_shared"))
 
 # STPA keeps preflight results in a user cache file; tests must neither read
 # a developer's nor leave one behind.

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import seer_envs
-from seer_runtime import ContractViolation
+
+from seer_test_helpers import contract_error
 
 SPECS = seer_envs.registry()
 ENVS = [s for s in SPECS if SPECS[s].env is not None]
@@ -61,15 +62,6 @@ def test_copy_groups_equal_the_team_at_every_thread_count(sid, mode, seed):
         assert v.engine.stats()["events"] == ref.engine.stats()["events"]
 
 
-def _error(fn):
-    try:
-        fn()
-    except ContractViolation as e:
-        return (type(e).__name__, e.reason, str(e), e.time, e.now, e.source, e.target,
-                e.kind, e.code)
-    raise AssertionError("no ContractViolation")
-
-
 @pytest.mark.parametrize("sid", ENVS)
 def test_an_engine_error_inside_the_copies_is_the_same_at_every_thread_count(sid):
     """The event budget of a step: over it in one copy alone, or only in the
@@ -93,7 +85,7 @@ def test_an_engine_error_inside_the_copies_is_the_same_at_every_thread_count(sid
             v.reset(seed=3)
             v._batch.execute_actions = False
             v.engine.max_events_per_run = budget
-            errors[layout, threads] = _error(lambda: v.step(acts))
+            errors[layout, threads] = contract_error(lambda: v.step(acts))
             with pytest.raises(RuntimeError, match="ContractViolation"):
                 v.engine.run_until(v.engine.now + 1.0)
         first = errors[False, 1]

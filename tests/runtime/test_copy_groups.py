@@ -12,17 +12,10 @@ from seer_runtime import ContractViolation, Engine
 from seer_runtime.models import phold
 from seer_runtime.models._faulty import FaultyModel
 
+from seer_test_helpers import contract_error
+
 THREADS = [1, 2, 3, 4]
 COPIES, LPS = 6, 16
-
-
-def _error(fn):
-    try:
-        fn()
-    except ContractViolation as e:
-        return (type(e).__name__, e.reason, str(e), e.time, e.now, e.source, e.target,
-                e.kind, e.code)
-    raise AssertionError("no ContractViolation")
 
 
 def _faulty(threads, mode, fault_lps, groups=True, blocks=None, copies=COPIES, **kw):
@@ -66,10 +59,10 @@ def test_handling_errors_are_the_teams_at_every_thread_count(mode, reason):
     # faults in three copies; the serially first is LP 21 (copy 1), whose
     # event at t=3 comes from LP 20
     lps = [14 + 5 * LPS, 21, 9 + 3 * LPS, 0 + 5 * LPS]
-    ref = _error(lambda: _faulty(1, mode, lps, groups=False).run_until(10.0))
+    ref = contract_error(lambda: _faulty(1, mode, lps, groups=False).run_until(10.0))
     assert ref[1] == reason and ref[4] == 3.0
     for t in THREADS:
-        assert _error(lambda: _faulty(t, mode, lps).run_until(10.0)) == ref
+        assert contract_error(lambda: _faulty(t, mode, lps).run_until(10.0)) == ref
 
 
 def test_a_message_to_another_copy_is_refused_at_every_thread_count():
@@ -85,18 +78,18 @@ def _cross(threads):
     eng = Engine(FaultyModel(COPIES * LPS, "none", fault_lps=[], copy_lps=LPS),
                  num_threads=threads)
     eng.set_copy_groups([(0, LPS // 2)], COPIES * 2)
-    return _error(lambda: eng.run_until(10.0))
+    return contract_error(lambda: eng.run_until(10.0))
 
 
 def test_flooded_queue_is_the_same_error_at_every_thread_count():
-    errors = {t: _error(lambda: _faulty(t, "flood", [5, 3 * LPS + 2],
+    errors = {t: contract_error(lambda: _faulty(t, "flood", [5, 3 * LPS + 2],
                                         max_pending_per_lp=50).run_until(10.0))
               for t in THREADS}
     assert errors[1][1] == "queue_full"
     assert all(errors[t] == errors[1] for t in THREADS), errors
     # here every copy's windows are the team's rounds ([k, k + 1): the LPs
     # keep in step), so the queues hold what the team's hold
-    assert _error(lambda: _faulty(1, "flood", [5, 3 * LPS + 2], groups=False,
+    assert contract_error(lambda: _faulty(1, "flood", [5, 3 * LPS + 2], groups=False,
                                   max_pending_per_lp=50).run_until(10.0)) == errors[1]
 
 
@@ -106,7 +99,7 @@ def test_message_cap_counts_per_copy_window():
     ok.run_until(10.0)                      # never over 16 in one copy's window
     with pytest.raises(ContractViolation, match="cap is 16"):
         _faulty(2, "none", [], groups=False, max_messages_per_round=LPS).run_until(10.0)
-    errors = {t: _error(lambda: _faulty(t, "none", [], max_messages_per_round=LPS - 1)
+    errors = {t: contract_error(lambda: _faulty(t, "none", [], max_messages_per_round=LPS - 1)
                         .run_until(10.0)) for t in THREADS}
     assert errors[1][1] == "messages_full" and "sent 16 " in errors[1][2]
     assert all(errors[t] == errors[1] for t in THREADS), errors
@@ -116,8 +109,8 @@ def test_event_budget_at_every_thread_count():
     # one event per LP per time unit: 96 a unit over the copies
     def go(t, budget, end):
         eng = _faulty(t, "none", [], max_events_per_run=budget)
-        return _error(lambda: eng.run_until(end))
-    ref = _error(lambda: _faulty(1, "none", [], groups=False,
+        return contract_error(lambda: eng.run_until(end))
+    ref = contract_error(lambda: _faulty(1, "none", [], groups=False,
                                  max_events_per_run=500).run_until(20.0))
     for t in THREADS:
         # the sum over copies (each copy under it): the same error as the team's
@@ -129,7 +122,7 @@ def test_event_budget_at_every_thread_count():
 
 
 def test_event_budget_stops_a_storm_at_every_thread_count():
-    errors = {t: _error(lambda: _faulty(t, "storm", [3, 2 * LPS + 7],
+    errors = {t: contract_error(lambda: _faulty(t, "storm", [3, 2 * LPS + 7],
                                         max_events_per_run=10_000).run_until(10.0))
               for t in THREADS}
     assert errors[1][1] == "event_budget" and "LP 3 alone" in errors[1][2], errors[1]
@@ -143,7 +136,7 @@ def test_a_window_that_cannot_advance_is_the_teams_error(threads):
                                 mean_delay=1000.0, remote_fraction=0.0)
         if groups:
             eng.set_copy_groups([(0, 1)], 64)
-        return _error(lambda: eng.run_until(1e6))
+        return contract_error(lambda: eng.run_until(1e6))
     err = go(True)
     assert err[1] == "stuck_window"
     assert err == go(False)

@@ -10,24 +10,16 @@ from seer_runtime._errors import OutOfMemory
 from seer_runtime.models import phold
 from seer_runtime.models._faulty import FaultyModel
 
+from seer_test_helpers import contract_error
+
 THREADS = [1, 2, 3, 4]
-
-
-def _error(fn):
-    """Everything an error says, for comparison across thread counts."""
-    try:
-        fn()
-    except ContractViolation as e:
-        return (type(e).__name__, e.reason, str(e), e.time, e.now, e.source, e.target,
-                e.kind, e.code)
-    raise AssertionError("no ContractViolation")
 
 
 def _phold_error(threads, seed, end=60.0, **kw):
     def go():
         model, eng = phold.make(kw.pop("num_lps", 64), num_threads=threads, seed=seed, **kw)
         eng.run_until(end)
-    return _error(go)
+    return contract_error(go)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
@@ -57,7 +49,7 @@ def _faulty_error(threads, mode, fault_lps, **kw):
         eng = Engine(FaultyModel(16, mode, fault_lps=fault_lps, fault_time=3.0),
                      num_threads=threads, **kw)
         eng.run_until(10.0)
-    return _error(go)
+    return contract_error(go)
 
 
 @pytest.mark.parametrize("mode, reason", [("past", "past"), ("lookahead", "lookahead"),
@@ -153,7 +145,7 @@ def test_event_budget_trips_in_the_same_window_at_every_thread_count(seed):
     for t in THREADS:
         model, eng = phold.make(1024, num_threads=t, seed=seed, max_events_per_run=5000)
         eng.run_until(3.0)      # within budget: ~2000 events
-        err = _error(lambda: eng.run_until(20.0))
+        err = contract_error(lambda: eng.run_until(20.0))
         out[t] = (err, eng.stats()["events"])
     assert out[1][0][1] == "event_budget" and "(5000)" in out[1][0][2]
     assert 2000 + 5000 < out[1][1] < 2000 + 5000 + 1024 * 2
@@ -180,10 +172,10 @@ def test_event_budget_validation_and_default():
 def test_a_window_that_cannot_advance_is_an_error_not_a_spin(threads):
     # Events reach t ~ 1e3 at once; there 1e3 + 1e-17 == 1e3.
     model, eng = phold.make(64, num_threads=threads, seed=2, lookahead=1e-17, mean_delay=1000.0)
-    err = _error(lambda: eng.run_until(1e6))
+    err = contract_error(lambda: eng.run_until(1e6))
     assert err[1] == "stuck_window" and "rounds back" in err[2]
     assert err[3] + 1e-17 == err[3]
-    ref = _error(lambda: phold.make(64, num_threads=1, seed=2, lookahead=1e-17,
+    ref = contract_error(lambda: phold.make(64, num_threads=1, seed=2, lookahead=1e-17,
                                     mean_delay=1000.0)[1].run_until(1e6))
     assert err == ref
 

@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A snapshot's bytes: the checksum in C against its definition, the bytes
+a capture writes in place against the generic writer (the same format, byte
+for byte), a snapshot changed after its capture written anew, and
+``Engine.export_state(out=..., sums_from=...)``, which a capture writes
+through.  (Continuation through bytes, pickling and the bad-input fuzz:
+test_snapshot.py.)"""
+
+import copy
+import pickle
+import struct
+
+import numpy as np
+import pytest
+
+import seer_envs
+from seer_envs import Snapshot
+from seer_envs._snapbytes import empty, pack, seal, sums
+
+SPECS = seer_envs.envs()
+MASK = (1 << 64) - 1
+
+
+def _reference_sums(data, first=0):
+    """s1 = sum w_i, s2 = sum (first + i + 1) w_i mod 2**64, in Python integers."""
+    w = np.frombuffer(data, "<u8").tolist()
+    return sum(w) & MASK, sum((first + i + 1) * x for i, x in enumerate(w)) & MASK
+
+
+def test_snapshot_checksum_is_its_definition():
+    rng = np.random.default_rng(0)
+    # every length around the 8-word lanes, and a few large ones
+    lengths = list(range(0, 40)) + [63, 64, 65, 1000, 8191, 70001]
+    for n in lengths:
+        data = rng.integers(0, 256, 8 * n, dtype=np.uint8).tobytes()
+        assert sums(data) == _reference_sums(data), n
+        assert sums(memoryview(data)) == _reference_sums(data)
+    with pytest.raises(ValueError, match="8-byte words"):
+        sums(b"123")
+    # one flipped bit, two words swapped: both caught
+    data = bytearray(rng.integers(0, 256, 800, dtype=np.uint8).tobytes())
+    ref = sums(bytes(data))
+    data[100] ^= 4
+    assert sums(bytes(data)) != ref
+    data[100] ^= 4
+    data[0:8], data[8:16] = data[8:16], data[0:8]
+    assert sums(bytes(data))[0] == ref[0] and sums(bytes(data)) != ref
+
+
+def test_snapshot_pack_and_seal_write_the_format():
+    rng = np.random.default_rng(1)
+    for trial in range(60):
+        head = rng.integers(0, 256, 8 * int(rng.integers(0, 4)), dtype=np.uint8).tobytes()
+        parts = [rng.integers(0, 256, int(rng.integers(0, 5000 if trial % 2 else 20)),
+                              dtype=np.uint8).tobytes() for _ in range(int(rng.integers(0, 6)))]
+        out = pack(head, parts)
+        body = head + b"".join(p + bytes(-len(p) % 8) for p in parts)
+        assert out[:-16] == body
+        assert struct.unpack("<QQ", out[-16:]) == _reference_sums(body)
+        # seal: the same checksum in place, with some ranges already summed
+        b, view = empty(len(out))
+        np.frombuffer(view, np.uint8)[:len(body)] = np.frombuffer(body, np.uint8)
+        del view
+        known = []
+        if len(body) >= 24:
+            lo = 8 * int(rng.integers(0, len(body) // 8 - 1))
+            hi = lo + 8 * int(rng.integers(1, (len(body) - lo) // 8 + 1))
+            s1, s2 = _reference_sums(body[lo:hi], lo // 8)
+            known = [(lo, hi, s1, s2)]
+        seal(b, known)
+        assert b == out
+    with pytest.raises(ValueError, match="padded to 8"):
+        pack(b"1234", [])
+    b, _ = empty(48)
+    with pytest.raises(ValueError, match="not 8-byte aligned"):
+        seal(b, [(8, 12, 0, 0)])
+    with pytest.raises(ValueError, match="not 8-byte aligned"):
+        seal(b, [(16, 8, 0, 0)])
+
+
+def _mid_episode(sid, steps=4, **over):
+    p = dict(SPECS[sid].test_params, **over)
+    env = seer_envs.make(sid, num_threads=1, **p)
+    env.reset(seed=7)
+    space, n = env.action_space(env.possible_agents[0]), len(env.possible_agents)
+    rng = np.random.default_rng(3)
+    for _ in range(steps):
+        if hasattr(space, "n"):
+            env.step_arrays(rng.integers(0, space.n, n))
+        else:
+            env.step_arrays(rng.uniform(-1, 1, (n,) + space.shape).astype(np.float32))
+    return env
+
+
+@pytest.mark.parametrize("sid", sorted(SPECS))
+def test_snapshot_bytes_written_in_place_are_the_format(sid):
+    """A capture writes its bytes in place; the generic writer (a snapshot
+    built from copies of the same arrays) writes the same bytes."""
+    env = _mid_episode(sid)
+    snap = env.snapshot()
+    raw = snap.to_bytes()
+    assert snap.to_bytes() is raw                       # nothing copied a second time
+    twin = Snapshot(snap.scenario, dict(snap.params), snap.kind, snap.num_copies,
+                    {k: v.copy() for k, v in snap.arrays.items()}, dict(snap.meta))
+    assert twin.to_bytes() == raw
+    back = Snapshot.from_bytes(raw)
+    assert back.to_bytes() is raw
+    assert Snapshot.from_bytes(bytearray(raw)).to_bytes() == raw
+    # the arrays are read-only views of the (immutable) bytes
+    with pytest.raises(ValueError, match="read-only"):
+        snap.arrays["engine/counts"][0] = 1
+    with pytest.raises(ValueError, match="read-only"):
+        back.arrays["engine/counts"][0] = 1
+    assert snap.to_bytes() == raw and Snapshot.from_bytes(raw).arrays.keys() == snap.arrays.keys()
+
+
+def test_a_snapshot_pickles_as_its_bytes():
+    env = _mid_episode("pcs_v0")
+    snap = env.snapshot()
+    raw = snap.to_bytes()
+    data = pickle.dumps(snap)
+    assert len(raw) < len(data) < len(raw) + 200          # the bytes once, not again as arrays
+    for back in (pickle.loads(data), copy.deepcopy(snap)):
+        assert back.to_bytes() == raw
+        assert (back.scenario, back.params, back.kind, back.meta) == (snap.scenario, snap.params, snap.kind,
+                                                                      snap.meta)
+    hand = Snapshot(snap.scenario, snap.params, snap.kind, snap.num_copies,
+                    {k: v.copy() for k, v in snap.arrays.items()}, snap.meta)
+    assert pickle.loads(pickle.dumps(hand)).to_bytes() == raw
+
+
+def test_a_snapshot_changed_after_capture_is_written_anew():
+    env = _mid_episode("pcs_v0")
+    snap = env.snapshot()
+    raw = snap.to_bytes()
+    # an array replaced
+    ret = snap.arrays["batch/ep_return"] + 1.0
+    snap.arrays["batch/ep_return"] = ret
+    changed = snap.to_bytes()
+    assert changed != raw
+    np.testing.assert_array_equal(Snapshot.from_bytes(changed).arrays["batch/ep_return"], ret)
+    # an array added, then the set as it was again: the captured bytes
+    snap.arrays["batch/ep_return"] = Snapshot.from_bytes(raw).arrays["batch/ep_return"]
+    assert snap.to_bytes() == raw
+    snap.arrays["extra/x"] = np.arange(3)
+    assert "extra/x" in Snapshot.from_bytes(snap.to_bytes()).arrays
+    # the header's fields
+    snap2 = env.snapshot()
+    raw2 = snap2.to_bytes()
+    snap2.meta["note"] = "changed"
+    assert Snapshot.from_bytes(snap2.to_bytes()).meta["note"] == "changed"
+    snap2.meta.pop("note")
+    assert snap2.to_bytes() == raw2
+    snap2.params = dict(snap2.params, handoff_penalty=123.0)
+    assert Snapshot.from_bytes(snap2.to_bytes()).params["handoff_penalty"] == 123.0
+    # an array of the captured ones reshaped in place
+    snap3 = env.snapshot()
+    raw3 = snap3.to_bytes()
+    ret = snap3.arrays["batch/ep_return"]
+    ret.shape = (ret.size,)
+    assert snap3.to_bytes() != raw3
+    assert Snapshot.from_bytes(snap3.to_bytes()).arrays["batch/ep_return"].shape == (ret.size,)
+
+
+def _phold_engine(threads=1):
+    from seer_runtime import Engine
+    from seer_runtime.models import phold
+    eng = Engine(phold.PholdModel(64, 1.0, 1.0, 0.5, 1, 0), num_threads=threads, seed=3)
+    eng.init(0.0)
+    eng.run_until(20.0)
+    return eng
+
+
+def test_snapshot_engine_export_state_into_given_arrays():
+    eng = _phold_engine()
+    ref = eng.export_state()
+    total = eng.pending()
+    assert ref["events"].size == total * ref["event_size"][0] and total > 0
+    out = {k: np.full_like(v, 7) for k, v in ref.items()}
+    got = eng.export_state(out=out, sums_from=5)
+    for k, v in ref.items():
+        assert got[k] is out[k]
+        np.testing.assert_array_equal(got[k], v)
+    # the events' checksum as words 5, 6, ... of a stream
+    assert tuple(int(x) for x in got["events_sums"]) == _reference_sums(ref["events"].tobytes(), 5)
+    assert "events_sums" not in ref
+    # some parts given, the rest new
+    part = eng.export_state(out={"counts": np.zeros_like(ref["counts"])})
+    for k, v in ref.items():
+        np.testing.assert_array_equal(part[k], v)
+
+
+@pytest.mark.parametrize("bad, match", [
+    ({"events": np.zeros(3, np.uint8)}, r"out\['events'\] must be a writable C-contiguous uint8 array"),
+    ({"counts": np.zeros(64, np.int32)}, r"out\['counts'\] must be .* int64"),
+    ({"rng_key": np.zeros((64, 1), np.uint64)}, r"out\['rng_key'\] must be .* shape \(64,\)"),
+    ({"rng_ctr": np.zeros(128, np.uint64)[::2]}, r"out\['rng_ctr'\] must be a writable C-contiguous"),
+    ({"next_time": [0.0] * 64}, r"out\['next_time'\] must be"),
+    ({"nonsense": np.zeros(1)}, r"out\['nonsense'\] is not a part it writes"),
+])
+def test_snapshot_engine_export_state_names_a_bad_out_and_writes_nothing(bad, match):
+    eng = _phold_engine()
+    ref = eng.export_state()
+    counts = np.full_like(ref["counts"], -1)
+    with pytest.raises(ValueError, match=match):
+        eng.export_state(out=dict(bad, counts=counts) if "counts" not in bad else bad)
+    if "counts" not in bad:
+        assert (counts == -1).all()                     # checked before anything is written
+    ro = np.zeros_like(ref["now"])
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match=r"out\['now'\] must be a writable"):
+        eng.export_state(out={"now": ro})
+    for sums_from in (-1, 1.5, "0"):
+        with pytest.raises(ValueError, match="sums_from must be an int >= 0"):
+            eng.export_state(sums_from=sums_from)
+    np.testing.assert_array_equal(eng.export_state()["events"], ref["events"])
