@@ -251,18 +251,26 @@ def test_default_policy_gives_the_serial_digest(default_policy):
     # to one partition; both give the serial digest at every count.  (Tiny:
     # 16 events in flight, a round well under the 2-us grain; 64 LPs opened
     # a phase now and then on a 2-core machine.)
+    # Whether phases open follows measured costs, so a member preempted on a
+    # loaded machine can tip one run either way: the policy must show in at
+    # least one of three runs; the digest must be the serial one in every run.
     for params, end, opens in [(dict(num_lps=16384, start_events=4), 4.0, True),
                                (dict(num_lps=16, start_events=1), 40.0, False)]:
         ref = _digest(1, end=end, **params)
         for threads in (2, 3, 4):
-            _, eng = phold.make(num_threads=threads, seed=7, **dict(PARAMS, **params))
-            for k in range(1, 9):
-                eng.run_until(end * k / 8)      # several slices: narrow and wide
-                if k == 2:
-                    # init opens its phases once; the rest is learned by now
-                    opened = eng.stats()["phases_opened"]
-            assert (eng.state_digest(), eng.stats()["events"]) == ref
-            assert (eng.stats()["phases_opened"] > opened) == opens, (params, threads)
+            seen = []
+            for _ in range(3):
+                _, eng = phold.make(num_threads=threads, seed=7, **dict(PARAMS, **params))
+                for k in range(1, 9):
+                    eng.run_until(end * k / 8)      # several slices: narrow and wide
+                    if k == 2:
+                        # init opens its phases once; the rest is learned by now
+                        opened = eng.stats()["phases_opened"]
+                assert (eng.state_digest(), eng.stats()["events"]) == ref
+                seen.append(eng.stats()["phases_opened"] > opened)
+                if seen[-1] == opens:
+                    break
+            assert seen[-1] == opens, (params, threads, seen)
 
 
 def test_phase_policy_round_trips_and_rejects_bad_values(default_policy):
