@@ -3,11 +3,12 @@
 ping-pong) against the synchronous loop, with a CPU policy, side by side.
 
     python benchmarks/async_step.py [--env pcs|aircraft] [--copies 64] [--size 8]
-        [--policy-scale 1.0] [--steps 40] [--rounds 7] [--threads 1]
+        [--policy-scale 1,0.5] [--steps 40] [--rounds 7] [--threads 1]
 
 The policy is a NumPy MLP over every agent's observation (one BLAS thread),
 repeated until it takes ``--policy-scale`` times the env's step (calibrated
-first), so that policy and env take about the same time at scale 1.
+first), so that policy and env take about the same time at scale 1; a
+comma-separated list measures each scale in turn (default ``1,0.5``).
 
 - ``sync``: ``act = policy(obs)``, ``obs = venv.step(act)``;
 - ``async``: ``batch_size = copies // 2``: ``recv()`` one half, run the
@@ -101,24 +102,13 @@ def alone(venv, policy, steps):
     return t1 - t0, time.perf_counter() - t1
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--env", choices=["pcs", "aircraft"], default="pcs")
-    p.add_argument("--copies", type=int, default=64)
-    p.add_argument("--size", type=int, default=8, help="PCS grid side, or Aircraft UAVs")
-    p.add_argument("--policy-scale", type=float, default=1.0)
-    p.add_argument("--steps", type=int, default=40)
-    p.add_argument("--rounds", type=int, default=7)
-    p.add_argument("--threads", type=int, default=1, help="the env's threads")
-    a = p.parse_args()
-    if a.copies < 2:
-        p.error("--copies must be >= 2 (two halves)")
-    sync_env, async_env = make(a), make(a, a.copies // 2)
+def measure(a, scale, sync_env, async_env):
+    """Rounds of both loops at one policy scale: (async/sync, async/ideal) per round."""
     obs, _ = sync_env.reset(seed=0)
     # the policy's cost: its fixed part, then per hidden layer
     p0, e = alone(sync_env, Policy(obs.shape[-1], 9, 0), 10)
     p8, _ = alone(sync_env, Policy(obs.shape[-1], 9, 8), 10)
-    reps = max(0, round((a.policy_scale * e - p0) / max((p8 - p0) / 8, 1e-9)))
+    reps = max(0, round((scale * e - p0) / max((p8 - p0) / 8, 1e-9)))
     policy = Policy(obs.shape[-1], 9, reps)
     sync_loop(sync_env, policy, 3)           # warm up both
     async_loop(async_env, policy, 3)
@@ -129,17 +119,48 @@ def main():
             rates[name].append(a.copies * a.steps / loop(env, policy, a.steps))
         pt, et = alone(sync_env, policy, a.steps)
         rates["ideal"].append(a.copies * a.steps / max(pt, et))
-    what = f"PCS {a.size}x{a.size}" if a.env == "pcs" else f"Aircraft {a.size} UAVs"
-    print(f"{what} x {a.copies} copies, env {a.threads} thread(s), NumPy MLP policy ({reps} hidden "
-          f"layers, 1 BLAS thread) at {a.policy_scale:g}x the env's step; {a.rounds} alternated rounds "
-          f"of {a.steps} steps; load average {os.getloadavg()[0]:.1f}")
+    print(f"policy at {scale:g}x the env's step ({reps} hidden layers):")
     for k, v in rates.items():
         print(f"  {k:<6} {statistics.median(v):>10.0f} env steps/s")
     ratio = [x / y for x, y in zip(rates["async"], rates["sync"])]
     vs_ideal = [x / y for x, y in zip(rates["async"], rates["ideal"])]
-    print(f"async / sync: {statistics.median(ratio):.2f}x (rounds {min(ratio):.2f}-{max(ratio):.2f})")
-    print(f"async / ideal overlap 1/max(policy, env): {statistics.median(vs_ideal):.2f} "
+    print(f"  async / sync: {statistics.median(ratio):.2f}x (rounds {min(ratio):.2f}-{max(ratio):.2f})")
+    print(f"  async / ideal overlap 1/max(policy, env): {statistics.median(vs_ideal):.2f} "
           f"(rounds {min(vs_ideal):.2f}-{max(vs_ideal):.2f})")
+    return ratio, vs_ideal
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--env", choices=["pcs", "aircraft"], default="pcs")
+    p.add_argument("--copies", type=int, default=64)
+    p.add_argument("--size", type=int, default=8, help="PCS grid side, or Aircraft UAVs")
+    p.add_argument("--policy-scale", default="1,0.5",
+                   help="policy time / env time: one value or a comma-separated list")
+    p.add_argument("--steps", type=int, default=40)
+    p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--threads", type=int, default=1, help="the env's threads")
+    a = p.parse_args()
+    if a.copies < 2:
+        p.error("--copies must be >= 2 (two halves)")
+    try:
+        scales = [float(x) for x in str(a.policy_scale).split(",")]
+    except ValueError:
+        p.error(f"--policy-scale must be numbers separated by commas, got {a.policy_scale!r}")
+    if not scales or min(scales) < 0:
+        p.error("--policy-scale must be >= 0")
+    sync_env, async_env = make(a), make(a, a.copies // 2)
+    what = f"PCS {a.size}x{a.size}" if a.env == "pcs" else f"Aircraft {a.size} UAVs"
+    print(f"{what} x {a.copies} copies, env {a.threads} thread(s), NumPy MLP policy (1 BLAS thread); "
+          f"{a.rounds} alternated rounds of {a.steps} steps; load average {os.getloadavg()[0]:.1f}")
+    summary = []
+    for scale in scales:
+        summary.append((scale,) + measure(a, scale, sync_env, async_env))
+    print("policy / env time | async / sync | async / ideal 1/max(policy, env)")
+    for scale, ratio, vs_ideal in summary:
+        print(f"  {scale:<15g} | {statistics.median(ratio):.2f}x (rounds {min(ratio):.2f}-{max(ratio):.2f}) "
+              f"| {statistics.median(vs_ideal):.2f} of the ideal (rounds {min(vs_ideal):.2f}-{max(vs_ideal):.2f})")
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
     sync_env.close()
     async_env.close()
     return 0
