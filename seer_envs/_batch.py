@@ -630,11 +630,14 @@ class Groups:
         return out
 
     def members(self, active):
-        """Indices of the groups holding copies ``active`` (None: all)."""
+        """Indices of the groups holding copies ``active`` (sorted copy
+        ids; None: all)."""
         if active is None:
             return list(range(len(self.groups)))
-        first = np.searchsorted(self._starts, np.asarray(active), side="right") - 1
-        return np.unique(first).tolist()
+        first, last = np.searchsorted(self._starts, (active[0], active[-1]), side="right") - 1
+        if first == last:               # a batch sent whole, the ping-pong's case
+            return [int(first)]
+        return np.unique(np.searchsorted(self._starts, active, side="right") - 1).tolist()
 
     def advance(self, a, waiting=None, active=None, label="a step"):
         plan = self.prepare(a, waiting, active, label)
@@ -651,6 +654,8 @@ class Groups:
             g, (lo, hi) = self.groups[k], self.bounds[k]
             if pos is None:
                 rows, local = slice(lo, hi), None
+            elif len(pos) == hi - lo and len(members) == 1:     # the whole group (ids are unique)
+                rows, local = slice(None), None
             else:
                 rows = np.flatnonzero((pos >= lo) & (pos < hi))
                 local = None if len(rows) == hi - lo else pos[rows] - lo
