@@ -52,7 +52,9 @@ with the mask ``"_seer_episode"`` (SEER's own key: Gymnasium's
 starts stepping those copies on the engine's own thread and returns at once;
 ``recv()`` returns the earliest sent group's outputs with
 ``infos["env_id"]``; ``async_reset()`` queues the copies in groups of
-``batch_size``.  Each copy's trajectory is the synchronous env's.
+``batch_size``.  Each copy's trajectory is the synchronous env's.  Only the
+engine's part of a step runs on that thread; its Python part runs in
+``send`` and ``recv``, on the caller's.
 
 **Layout** (``layout``): one engine for every copy, which runs each step
 either in copy groups (``"copy_groups"``: each thread takes whole copies
@@ -427,44 +429,44 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
     def _step(self, a, ids):
         """Step copies ``ids`` (sorted; None: all) with validated actions;
         returns their rows of the outputs."""
-        step = self._begin(a, ids)
-        step.run()
-        return self._end(step)
+        with self._batch.using():      # a second thread is refused before it changes anything
+            step = self._begin(a, ids)
+            step.run()
+            return self._end(step)
 
     def _begin(self, a, ids):
         """The caller's part of a step before the engine runs: the copies
-        waiting for their restart, the batch's :meth:`~Batch.prepare`."""
+        waiting for their restart, the batch's :meth:`~Batch.prepare`
+        (inside ``batch.using()``, as :meth:`_end`)."""
         b = self._batch
         sel = slice(None) if ids is None else _as_index(ids)
-        with b.using():
-            waiting = None
-            if self._waiting[sel].any():
-                waiting = np.zeros(self.num_envs, bool)
-                waiting[sel] = self._waiting[sel]
-            plan = b.prepare(a, waiting, active=ids)
-            self._waiting[sel] = False
+        waiting = None
+        if self._waiting[sel].any():
+            waiting = np.zeros(self.num_envs, bool)
+            waiting[sel] = self._waiting[sel]
+        plan = b.prepare(a, waiting, active=ids)
+        self._waiting[sel] = False
         return _Step(ids, sel, b, plan)
 
     def _end(self, step):
         """The caller's part of a step after the engine ran: the batch's
         :meth:`~Batch.finish`, auto-reset and infos; returns the copies' rows."""
         b, sel = step.batch, step.sel
-        with b.using():
-            obs, rew, term, trunc, ended = b.finish(step.plan)
-            infos = {}
-            if ended is not None:
-                infos = {EPISODE_KEY: {"r": b.ep_return[sel].copy(), "l": b.ep_length[sel].copy()},
-                         "_" + EPISODE_KEY: ended[sel].copy()}
-                if self.autoreset_mode == AutoresetMode.SAME_STEP:
-                    infos["final_obs"] = obs[sel].copy()
-                    infos["_final_obs"] = ended[sel].copy()
-                    idx = np.flatnonzero(ended)  # in arrays of their own: not over what this step returns
-                    obs[idx] = b.restart_obs(idx)
-                elif self.autoreset_mode == AutoresetMode.NEXT_STEP:
-                    self._waiting |= ended
-                else:
-                    self._ended |= ended
-            b.after_step()
+        obs, rew, term, trunc, ended = b.finish(step.plan)
+        infos = {}
+        if ended is not None:
+            infos = {EPISODE_KEY: {"r": b.ep_return[sel].copy(), "l": b.ep_length[sel].copy()},
+                     "_" + EPISODE_KEY: ended[sel].copy()}
+            if self.autoreset_mode == AutoresetMode.SAME_STEP:
+                infos["final_obs"] = obs[sel].copy()
+                infos["_final_obs"] = ended[sel].copy()
+                idx = np.flatnonzero(ended)  # in arrays of their own: not over what this step returns
+                obs[idx] = b.restart_obs(idx)
+            elif self.autoreset_mode == AutoresetMode.NEXT_STEP:
+                self._waiting |= ended
+            else:
+                self._ended |= ended
+        b.after_step()
         out = obs[sel], rew[sel], term[sel], trunc[sel]
         if self.autoreset_mode == AutoresetMode.DISABLED:      # a reset mask's other rows
             if step.ids is None:
@@ -482,9 +484,10 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
     # infos); only the engine's part (inject, run, boundary: native calls that
     # release the GIL) runs on the engine's thread.  That thread then takes
     # the GIL for a few lines per step, so the caller's Python (its policy)
-    # and the engine overlap instead of queueing for the GIL; measured, the
-    # Python part of a step of 32 PCS 8x8 copies was ~10% of it when it ran
-    # on the engine's thread (docs/training.md).  Steps touching one batch
+    # and the engine overlap instead of queueing for the GIL, and while the
+    # caller waits in recv() the engine's thread is all engine: where the env
+    # is the slower side, its Python part is no longer on the critical path
+    # (docs/training.md, "Overlapping the env and the policy").  Steps touching one batch
     # (the whole engine, or a group of copies with its engine) are done in
     # send order, each prepared only once the one before it on that batch is
     # finished: a send that shares a batch with a step still in flight first
@@ -532,7 +535,8 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
                 self._settle(job)
         if self._thread is not None and self._thread.failed:    # an earlier step sent failed
             raise _interrupted()
-        step = self._begin(a, step_ids)
+        with b.using():
+            step = self._begin(a, step_ids)
         if self._thread is None:
             self._thread = _EngineThread()
         job = _Sent(ids, keys, step=step)
@@ -567,7 +571,8 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         step, job.step = job.step, None
         if job.error is None:
             try:
-                job.result = self._end(step)
+                with step.batch.using():
+                    job.result = self._end(step)
             except BaseException as e:      # noqa: B036 - raised by its recv()
                 job.error = e
 
