@@ -16,8 +16,9 @@ comma-separated list measures each scale in turn (default ``1,0.5``).
 
 Each round runs both loops for ``--steps`` steps of every copy, alternated;
 prints env steps/s (copies stepped per second) of the median round, the
-paired ratio async / sync, and async against the ideal overlap
-``1 / max(policy time, env time)`` (both measured alone in the same round).
+paired ratio async / sync, async against the ideal overlap
+``1 / max(policy time, env time)`` (both measured alone in the same round),
+and where the engine's thread spent the async loop (median shares).
 """
 
 import os
@@ -80,13 +81,18 @@ def async_loop(venv, policy, steps):
     space = venv.single_action_space
     venv.async_reset(seed=0)
     groups = -(-venv.num_envs // venv.batch_size)
+    th = venv._thread
+    ran, waited = (th.ran_s, _waited(th)) if th is not None else (0.0, 0.0)
     t0 = time.perf_counter()
     for _ in range(steps * groups):
         obs, _, _, _, infos = venv.recv()
         venv.send(policy(obs, space), infos["env_id"])
+        th = venv._thread
     while venv.in_flight:               # the last steps in flight
         venv.recv()
-    return time.perf_counter() - t0
+    t = time.perf_counter() - t0
+    # the engine's thread meanwhile: running steps' engine parts, waiting for a send
+    return t, th.ran_s - ran, _waited(th) - waited
 
 
 def alone(venv, policy, steps):
@@ -102,6 +108,12 @@ def alone(venv, policy, steps):
     return t1 - t0, time.perf_counter() - t1
 
 
+def _waited(th):
+    """Seconds the engine's thread has waited for a send, to now."""
+    since = th.idle_since       # read once: the thread may be leaving its wait
+    return th.waited_s + (time.perf_counter() - since if since is not None else 0.0)
+
+
 def measure(a, scale, sync_env, async_env):
     """Rounds of both loops at one policy scale: (async/sync, async/ideal) per round."""
     obs, _ = sync_env.reset(seed=0)
@@ -110,13 +122,18 @@ def measure(a, scale, sync_env, async_env):
     p8, _ = alone(sync_env, Policy(obs.shape[-1], 9, 8), 10)
     reps = max(0, round((scale * e - p0) / max((p8 - p0) / 8, 1e-9)))
     policy = Policy(obs.shape[-1], 9, reps)
-    sync_loop(sync_env, policy, 3)           # warm up both
+    sync_loop(sync_env, policy, 3)           # warm up both (and start the engine's thread)
     async_loop(async_env, policy, 3)
     rates = {"sync": [], "async": [], "ideal": []}
+    shares = []                 # the engine thread's time in the async loop: (engine parts, waiting for a send)
     for r in range(a.rounds):
         order = [("sync", sync_loop, sync_env), ("async", async_loop, async_env)]
         for name, loop, env in (order if r % 2 == 0 else order[::-1]):
-            rates[name].append(a.copies * a.steps / loop(env, policy, a.steps))
+            t = loop(env, policy, a.steps)
+            if name == "async":
+                t, ran, waited = t
+                shares.append((ran / t, waited / t))
+            rates[name].append(a.copies * a.steps / t)
         pt, et = alone(sync_env, policy, a.steps)
         rates["ideal"].append(a.copies * a.steps / max(pt, et))
     print(f"policy at {scale:g}x the env's step ({reps} hidden layers):")
@@ -127,6 +144,11 @@ def measure(a, scale, sync_env, async_env):
     print(f"  async / sync: {statistics.median(ratio):.2f}x (rounds {min(ratio):.2f}-{max(ratio):.2f})")
     print(f"  async / ideal overlap 1/max(policy, env): {statistics.median(vs_ideal):.2f} "
           f"(rounds {min(vs_ideal):.2f}-{max(vs_ideal):.2f})")
+    run_share = statistics.median(x for x, _ in shares)
+    wait_share = statistics.median(y for _, y in shares)
+    print(f"  the engine's thread in the async loop: {run_share:.2f} of the time in steps' engine parts "
+          f"(native calls, the GIL taken between them), {wait_share:.2f} waiting for a send (and the "
+          f"GIL after it)")
     return ratio, vs_ideal
 
 

@@ -77,6 +77,7 @@ import dataclasses
 import numbers
 import queue
 import threading
+import time
 
 import numpy as np
 from gymnasium import spaces
@@ -919,6 +920,11 @@ class _EngineThread:
 
     def __init__(self):
         self.failed = False
+        # for benchmarks/async_step.py: seconds spent waiting for a send (not
+        # counting the wait under way, since idle_since) and running steps' engine parts
+        self.waited_s = 0.0
+        self.idle_since = None
+        self.ran_s = 0.0
         self._queue = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._serve, name="seer-vector", daemon=True)
         self._thread.start()
@@ -927,8 +933,13 @@ class _EngineThread:
         self._queue.put(job)
 
     def _serve(self):
+        clock = time.perf_counter
         while True:
+            self.idle_since = t0 = clock()
             job = self._queue.get()
+            t1 = clock()
+            self.waited_s += t1 - t0
+            self.idle_since = None
             if job is None:
                 return
             try:
@@ -939,6 +950,7 @@ class _EngineThread:
                 job.error = e
                 self.failed = True
             job.run = None
+            self.ran_s += clock() - t1
             job.done.release()
 
     def stop(self):
