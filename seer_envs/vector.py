@@ -72,12 +72,14 @@ hardware; the thread tuner then adjusts the team between steps, as in the
 single env); an int is used as given.
 """
 
+import atexit
 import collections
 import dataclasses
 import numbers
 import queue
 import threading
 import time
+import weakref
 
 import numpy as np
 from gymnasium import spaces
@@ -909,6 +911,19 @@ class _Sent:
         self.done.release()
 
 
+def _stop_engine_threads():
+    """At exit, before the interpreter stops daemon threads: each engine's
+    thread finishes the steps sent to it and ends, so an env collected
+    later (its close() waits for its steps) never waits for a thread that
+    can no longer run."""
+    for t in list(_ENGINE_THREADS):
+        t.stop()
+
+
+_ENGINE_THREADS = weakref.WeakSet()
+atexit.register(_stop_engine_threads)
+
+
 class _EngineThread:
     """The engine's own thread for ``send``: runs the engine parts of the
     sent steps in order.  Its loop is the few Python lines below around
@@ -928,6 +943,7 @@ class _EngineThread:
         self._queue = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._serve, name="seer-vector", daemon=True)
         self._thread.start()
+        _ENGINE_THREADS.add(self)
 
     def submit(self, job):
         self._queue.put(job)

@@ -237,3 +237,21 @@ def test_an_env_dropped_without_close_leaves_no_thread():
     del v
     gc.collect()
     assert not any(t.name.startswith("seer-vector") for t in threading.enumerate())
+
+
+def test_exiting_with_steps_in_flight_does_not_hang():
+    """An env never closed, with a step in flight, at interpreter exit: its
+    thread finishes the step and ends (before the interpreter stops daemon
+    threads), so the env's close() at collection does not wait forever."""
+    import subprocess
+    import sys
+    code = ("import numpy as np, seer_envs\n"
+            "v = seer_envs.vector_env('pcs_v0', 4, num_threads=1, batch_size=2, grid_width=8, "
+            "grid_height=8, power_control_iters=2000, max_cycles=10**6)\n"
+            "v.async_reset(seed=0)\n"
+            "obs, *_, infos = v.recv()\n"
+            "v.send(np.zeros((2, 64), np.int64), infos['env_id'])\n"
+            "print('sent', flush=True)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "sent"
