@@ -81,17 +81,20 @@ def async_loop(venv, policy, steps):
     space = venv.single_action_space
     venv.async_reset(seed=0)
     groups = -(-venv.num_envs // venv.batch_size)
-    th = venv._thread
+    th = getattr(venv, "_thread", None)
     ran, waited = (th.ran_s, _waited(th)) if th is not None else (0.0, 0.0)
     t0 = time.perf_counter()
     for _ in range(steps * groups):
         obs, _, _, _, infos = venv.recv()
         venv.send(policy(obs, space), infos["env_id"])
-        th = venv._thread
     while venv.in_flight:               # the last steps in flight
         venv.recv()
     t = time.perf_counter() - t0
     # the engine's thread meanwhile: running steps' engine parts, waiting for a send
+    # (an older checkout, measured by benchmarks/async_where.py, has no such counters)
+    th = getattr(venv, "_thread", None)
+    if th is None or not hasattr(th, "ran_s"):
+        return t, float("nan"), float("nan")
     return t, th.ran_s - ran, _waited(th) - waited
 
 
