@@ -76,6 +76,7 @@ import atexit
 import collections
 import dataclasses
 import numbers
+import os
 import queue
 import threading
 import time
@@ -540,7 +541,7 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
             raise _interrupted()
         with b.using():
             step = self._begin(a, step_ids)
-        if self._thread is None:
+        if self._thread is None or self._thread.pid != os.getpid():    # none yet, or a fork's child
             self._thread = _EngineThread()
         job = _Sent(ids, keys, step=step)
         self._thread.submit(job)
@@ -940,6 +941,7 @@ class _EngineThread:
         self.waited_s = 0.0
         self.idle_since = None
         self.ran_s = 0.0
+        self.pid = os.getpid()          # a forked child has no such thread: it starts its own
         self._queue = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._serve, name="seer-vector", daemon=True)
         self._thread.start()
@@ -971,7 +973,7 @@ class _EngineThread:
 
     def stop(self):
         self._queue.put(None)
-        if threading.current_thread() is not self._thread:
+        if threading.current_thread() is not self._thread and self.pid == os.getpid():
             self._thread.join()
 
 

@@ -255,3 +255,42 @@ def test_exiting_with_steps_in_flight_does_not_hang():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "sent"
+
+
+def _child_send_recv(v, q):
+    try:
+        v.send(np.ones((2, 16), np.int64), [0, 1])
+        q.put(("ok", v.recv()[0].tobytes()))
+    except BaseException as e:  # report, never hang the parent
+        q.put(("error", repr(e)))
+
+
+def test_a_forked_child_sends_on_a_thread_of_its_own():
+    """A fork copies the env but not its engine's thread: the child's send
+    starts a thread of its own rather than queueing for one that is not
+    there (a recv that never returns)."""
+    import multiprocessing as mp
+    kw = dict(grid_width=4, grid_height=4, max_cycles=10**6)
+    v = seer_envs.vector_env("pcs_v0", 4, num_threads=1, batch_size=2, **kw)
+    v.reset(seed=1)
+    v.send(np.zeros((2, 16), np.int64), [2, 3])      # the parent's thread exists
+    v.recv()
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_child_send_recv, args=(v, q))
+    p.start()
+    p.join(60)
+    if p.is_alive():
+        p.kill()
+        p.join()
+        pytest.fail("the forked child hung")
+    status, value = q.get(timeout=5)
+    assert status == "ok", value
+    twin = seer_envs.vector_env("pcs_v0", 4, num_threads=1, **kw)
+    twin.reset(seed=1)
+    want = twin.step(np.ones((4, 16), np.int64))[0][:2]        # copies 0, 1: their first step
+    assert value == want.tobytes()
+    v.send(np.ones((2, 16), np.int64), [0, 1])       # the parent's own thread still works
+    np.testing.assert_array_equal(v.recv()[0], want)
+    v.close()
+    twin.close()
