@@ -274,8 +274,6 @@ class Batch:
             # The common case: every copy at the same step, one run.
             k = int(cycles[0])
             cycles += 1
-            # k * dt from the integer step count: an accumulated sum drifts
-            # off the next injection time ("cannot inject at time ...").
             return _Plan(k, None, None, waiting, active, cycles * dt, None)
         stepping = np.ones(E, bool)
         if active is not None:
@@ -297,6 +295,8 @@ class Batch:
         around them, so that the thread running it takes the GIL seldom."""
         cp, eng, dt = self.copies, self.engine, self.config.dt
         if plan.live_idx is None:
+            # k * dt from the integer step count: an accumulated sum drifts
+            # off the next injection time ("cannot inject at time ...").
             k = plan.k
             if k * dt < eng.now:
                 eng.rewind(k * dt)

@@ -491,8 +491,9 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
     # and the engine overlap instead of queueing for the GIL, and while the
     # caller waits in recv() the engine's thread is all engine: where the env
     # is the slower side, its Python part is no longer on the critical path
-    # (docs/training.md, "Overlapping the env and the policy").  Steps touching one batch
-    # (the whole engine, or a group of copies with its engine) are done in
+    # (docs/training.md, "Overlapping the env and the policy").  Steps
+    # touching one batch (the whole engine, or a group of copies with its
+    # engine) are done in
     # send order, each prepared only once the one before it on that batch is
     # finished: a send that shares a batch with a step still in flight first
     # waits for that step and finishes it (its recv() then returns it), so
@@ -508,8 +509,8 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         for lo in range(0, self.num_envs, B):
             ids = np.arange(lo, min(lo + B, self.num_envs))
             zeros = np.zeros((len(ids), self.num_agents), bool)
-            self._jobs.append(_Sent(ids, frozenset(), result=(obs[lo:lo + B], np.zeros(zeros.shape, np.float32),
-                                                     zeros, zeros.copy(), {})))
+            first = (obs[lo:lo + B], np.zeros(zeros.shape, np.float32), zeros, zeros.copy(), {})
+            self._jobs.append(_Sent(ids, frozenset(), result=first))
             self._in_flight[ids] = True
 
     def send(self, actions, env_ids=None):
