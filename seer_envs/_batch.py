@@ -21,6 +21,7 @@ so a copy restarted mid-run still starts at simulated time 0.
 
 import concurrent.futures
 import copy
+import functools
 import threading
 
 import numpy as np
@@ -233,8 +234,21 @@ class Batch:
         truncations, ended)``: the first four ``(copies, agents)`` arrays
         that the batch does not write again (the rows of copies outside
         ``active`` are undefined), ``ended`` the copies whose episode ended
-        at this step (None when none did)."""
-        cp, eng, dt = self.copies, self.engine, self.config.dt
+        at this step (None when none did).
+
+        It is :meth:`prepare`, :meth:`run` and :meth:`finish` in a row; the
+        vector env's ``send`` / ``recv`` run the middle one on the engine's
+        own thread, the other two on the caller's."""
+        plan = self.prepare(a, waiting, active, label, fresh)
+        self.run(plan)
+        return self.finish(plan)
+
+    def prepare(self, a, waiting=None, active=None, label="a step", fresh=True):
+        """The part of :meth:`advance` before the engine runs (Python:
+        actions in, restarts, output arrays, step counts): returns the plan
+        that :meth:`run` and then :meth:`finish` take.  Nothing else may use
+        the batch from here until :meth:`finish` has returned."""
+        cp, dt = self.copies, self.config.dt
         E, A = self.num_copies, self.num_agents
         self.broken = label
         if active is not None:
@@ -245,8 +259,8 @@ class Batch:
             buf[active] = a
             a = buf
         cp.write_actions(a.reshape((E * A,) + a.shape[2:]), self.done.reshape(-1))
-        # Every stepping copy's rows are written below, by its restart or
-        # the step's boundary, into fresh arrays that the caller then owns.
+        # Every stepping copy's rows are written by its restart or the
+        # step's boundary, into fresh arrays that the caller then owns.
         if fresh:
             cp.fresh_outputs()
         if waiting is not None and not waiting.any():
@@ -259,40 +273,57 @@ class Batch:
         if active is None and waiting is None and self._aligned:
             # The common case: every copy at the same step, one run.
             k = int(cycles[0])
+            cycles += 1
+            return _Plan(k, None, None, waiting, active, cycles * dt, None)
+        stepping = np.ones(E, bool)
+        if active is not None:
+            stepping = np.zeros(E, bool)
+            stepping[active] = True
+        if waiting is not None:
+            stepping &= ~waiting
+        live_idx = np.flatnonzero(stepping)
+        # one group of equal step count at a time, in increasing order
+        ks = cycles[live_idx]
+        runs_by_k = [(k, live_idx[ks == k]) for k in np.unique(ks).tolist()]
+        cycles[live_idx] += 1
+        self._aligned = False            # checked again at the next step
+        return _Plan(None, live_idx, stepping, waiting, active, cycles * dt, runs_by_k)
+
+    def run(self, plan):
+        """The engine's part of a step (actions injected, events run, the
+        boundary): native calls that release the GIL, and a few Python lines
+        around them, so that the thread running it takes the GIL seldom."""
+        cp, eng, dt = self.copies, self.engine, self.config.dt
+        if plan.live_idx is None:
+            # k * dt from the integer step count: an accumulated sum drifts
+            # off the next injection time ("cannot inject at time ...").
+            k = plan.k
             if k * dt < eng.now:
                 eng.rewind(k * dt)
             if self._contiguous:
-                eng.inject(k * dt, cp.action_kind, 0, E * A, execute=self.execute_actions)
+                eng.inject(k * dt, cp.action_kind, 0, self.num_copies * self.num_agents,
+                           execute=self.execute_actions)
             else:
-                eng.inject_blocks(k * dt, cp.action_kind, self._all_starts, A,
+                eng.inject_blocks(k * dt, cp.action_kind, self._all_starts, self.num_agents,
                                   execute=self.execute_actions)
-            # k * dt from the integer step count: an accumulated sum drifts
-            # off the next injection time ("cannot inject at time ...").
             eng.run_until((k + 1) * dt)
-            cycles += 1
-            live_idx = None
-        else:
-            stepping = np.ones(E, bool)
-            if active is not None:
-                stepping = np.zeros(E, bool)
-                stepping[active] = True
-            if waiting is not None:
-                stepping &= ~waiting
-            live_idx = np.flatnonzero(stepping)
-            self._run_groups(live_idx)
-            cycles[live_idx] += 1
-            self._aligned = False            # checked again at the next step
-        times = cycles * dt
-        if live_idx is None:
-            cp.boundary(0, E, times, self.num_threads)
-        else:
-            for lo, hi in runs(live_idx):
-                cp.boundary(lo, hi, times, self.num_threads)
+            cp.boundary(0, self.num_copies, plan.times, self.num_threads)
+            return
+        self._run_groups(plan.runs_by_k)
+        for lo, hi in runs(plan.live_idx):
+            cp.boundary(lo, hi, plan.times, self.num_threads)
+
+    def finish(self, plan):
+        """The part of :meth:`advance` after the engine ran (episode
+        statistics, flags): returns what :meth:`advance` returns."""
+        cp = self.copies
+        cycles = self.cycle
+        live_idx, stepping, waiting, active = plan.live_idx, plan.stepping, plan.waiting, plan.active
         obs_shape, agents_shape = self._shapes
         obs, rew = cp.obs.reshape(obs_shape), cp.rew.reshape(agents_shape)
         term = cp._term.view(bool).reshape(agents_shape)
         if live_idx is None:
-            if k + 1 < self._mc_min and not self._any_done and not term.any():
+            if plan.k + 1 < self._mc_min and not self._any_done and not term.any():
                 # The common step: no agent stopped before or now, no copy
                 # truncated (the general path gives the same, in more passes).
                 np.add(self.ep_return, rew, out=self.ep_return)
@@ -372,15 +403,13 @@ class Batch:
             buf = self._act_buf = np.zeros((self.num_copies, self.num_agents) + a.shape[2:], dtype)
         return buf
 
-    def _run_groups(self, live_idx):
-        """Run copies ``live_idx`` one group of equal step count at a time,
-        each at its own times, in increasing order of step count: a run to
-        ``(k + 1) * dt`` would also run the events of copies that are
-        behind (or restarting), so the other copies are frozen meanwhile."""
+    def _run_groups(self, runs_by_k):
+        """Run each ``(k, members)`` of ``runs_by_k`` (copies at step count
+        ``k``, in increasing order of ``k``) at its own times: a run to
+        ``(k + 1) * dt`` would also run the events of copies that are behind
+        (or restarting), so the other copies are frozen meanwhile."""
         cp, eng, dt, A = self.copies, self.engine, self.config.dt, self.num_agents
-        cycles = self.cycle
-        for k in np.unique(cycles[live_idx]).tolist():
-            members = live_idx[cycles[live_idx] == k]
+        for k, members in runs_by_k:
             eng.freeze_all_but(*cp.freeze_blocks(members))
             try:
                 if k * dt < eng.now:
@@ -398,6 +427,19 @@ class Batch:
     def close(self):
         self.engine = None
         self.tuner = None
+
+
+class _Plan:
+    """A step between :meth:`Batch.prepare` and :meth:`Batch.finish`: ``k``
+    the step count of the common case (every copy, one run), else
+    ``live_idx`` / ``stepping`` the copies that step and ``runs_by_k`` their
+    runs by step count; ``times`` each copy's time at the step's end."""
+
+    __slots__ = ("k", "live_idx", "stepping", "waiting", "active", "times", "runs_by_k")
+
+    def __init__(self, k, live_idx, stepping, waiting, active, times, runs_by_k):
+        self.k, self.live_idx, self.stepping, self.waiting = k, live_idx, stepping, waiting
+        self.active, self.times, self.runs_by_k = active, times, runs_by_k
 
 
 class CopiesByReduce:
@@ -552,15 +594,18 @@ class Groups:
         if errors:
             raise errors[0]
 
-    def _outputs(self):
-        """Fresh full-size output arrays; each group's copies write into its rows."""
+    def _outputs(self, members=None):
+        """Fresh full-size output arrays; the groups ``members`` (default:
+        all) write their copies' rows (the other rows are undefined, and the
+        other groups keep their own arrays: a step of theirs may be running)."""
         cp = self.copies
         E, A = self.num_copies, self.num_agents
         obs = np.empty((E * A,) + cp.obs.shape[1:], np.float32)
         rew = np.empty(E * A, np.float32)
         term = np.empty(E * A, np.uint8)
-        for g, (lo, hi) in zip(self.groups, self.bounds):
-            g.copies.use_outputs(obs[lo * A:hi * A], rew[lo * A:hi * A], term[lo * A:hi * A])
+        for k in (range(len(self.groups)) if members is None else members):
+            lo, hi = self.bounds[k]
+            self.groups[k].copies.use_outputs(obs[lo * A:hi * A], rew[lo * A:hi * A], term[lo * A:hi * A])
         return obs, rew, term
 
     def view(self, arr):
@@ -584,29 +629,51 @@ class Groups:
                 out[sel] = g.restart_obs(idx[sel] - lo)
         return out
 
+    def members(self, active):
+        """Indices of the groups holding copies ``active`` (sorted copy
+        ids; None: all)."""
+        if active is None:
+            return list(range(len(self.groups)))
+        first, last = np.searchsorted(self._starts, (active[0], active[-1]), side="right") - 1
+        if first == last:               # a batch sent whole, the ping-pong's case
+            return [int(first)]
+        return np.unique(np.searchsorted(self._starts, active, side="right") - 1).tolist()
+
     def advance(self, a, waiting=None, active=None, label="a step"):
-        E, A = self.num_copies, self.num_agents
-        obs, rew, term = self._outputs()
-        trunc = np.zeros((E, A), bool)
-        ended = np.zeros(E, bool)
+        plan = self.prepare(a, waiting, active, label)
+        self.run(plan)
+        return self.finish(plan)
+
+    def prepare(self, a, waiting=None, active=None, label="a step"):
+        """:meth:`Batch.prepare` of each group holding copies ``active``."""
         pos = None if active is None else np.asarray(active)
-        jobs, results = [], {}
-        for k, (g, (lo, hi)) in enumerate(zip(self.groups, self.bounds)):
+        members = self.members(pos)
+        outputs = self._outputs(members)
+        plans = []
+        for k in members:
+            g, (lo, hi) = self.groups[k], self.bounds[k]
             if pos is None:
                 rows, local = slice(lo, hi), None
+            elif len(pos) == hi - lo and len(members) == 1:     # the whole group (ids are unique)
+                rows, local = slice(None), None
             else:
-                inside = np.flatnonzero((pos >= lo) & (pos < hi))
-                if not len(inside):
-                    continue
-                rows = inside
-                local = None if len(inside) == hi - lo else pos[inside] - lo
+                rows = np.flatnonzero((pos >= lo) & (pos < hi))
+                local = None if len(rows) == hi - lo else pos[rows] - lo
             w = None if waiting is None else waiting[lo:hi]
+            plans.append((k, g.prepare(a[rows], w, active=local, label=label, fresh=False)))
+        return outputs, plans
 
-            def job(k=k, g=g, ga=a[rows], w=w, local=local):
-                results[k] = g.advance(ga, w, active=local, label=label, fresh=False)
-            jobs.append(job)
-        self._run(jobs)
-        for k, (_, _, _, t, e) in results.items():
+    def run(self, plan):
+        """The groups' engine parts, concurrently on the workers."""
+        self._run([functools.partial(self.groups[k].run, p) for k, p in plan[1]])
+
+    def finish(self, plan):
+        (obs, rew, term), plans = plan
+        E, A = self.num_copies, self.num_agents
+        trunc = np.zeros((E, A), bool)
+        ended = np.zeros(E, bool)
+        for k, p in plans:
+            _, _, _, t, e = self.groups[k].finish(p)
             lo, hi = self.bounds[k]
             if e is not None:
                 ended[lo:hi] = e

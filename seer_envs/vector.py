@@ -52,7 +52,9 @@ with the mask ``"_seer_episode"`` (SEER's own key: Gymnasium's
 starts stepping those copies on the engine's own thread and returns at once;
 ``recv()`` returns the earliest sent group's outputs with
 ``infos["env_id"]``; ``async_reset()`` queues the copies in groups of
-``batch_size``.  Each copy's trajectory is the synchronous env's.
+``batch_size``.  Each copy's trajectory is the synchronous env's.  Only the
+engine's part of a step runs on that thread; its Python part runs in
+``send`` and ``recv``, on the caller's.
 
 **Layout** (``layout``): one engine for every copy, which runs each step
 either in copy groups (``"copy_groups"``: each thread takes whole copies
@@ -70,10 +72,15 @@ hardware; the thread tuner then adjusts the team between steps, as in the
 single env); an int is used as given.
 """
 
+import atexit
 import collections
-import concurrent.futures
 import dataclasses
 import numbers
+import os
+import queue
+import threading
+import time
+import weakref
 
 import numpy as np
 from gymnasium import spaces
@@ -220,9 +227,9 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         self._waiting = np.zeros(num_envs, bool)      # NEXT_STEP: restart at the next step
         self._ended = np.zeros(num_envs, bool)        # DISABLED: ended, not reset yet
         self._started = False
-        self._jobs = collections.deque()             # (env_ids, future) in send order
+        self._jobs = collections.deque()             # _Sent steps, in send order
         self._in_flight = np.zeros(num_envs, bool)
-        self._worker = None
+        self._thread = None                          # the engine's thread (_EngineThread) for send()
         self.closed = False
 
     # --- layout and threads -------------------------------------------------------
@@ -356,6 +363,8 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         Returns ``(obs, {})``."""
         self._check_open()
         self._check_nothing_in_flight("reset()")
+        if self._thread is not None:
+            self._thread.failed = False         # every copy starts afresh below
         if options is not None and not isinstance(options, dict):
             raise TypeError(f"reset options must be a dict or None, got {type(options).__name__}")
         mask = None if options is None else options.get("reset_mask")
@@ -424,35 +433,47 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
     def _step(self, a, ids):
         """Step copies ``ids`` (sorted; None: all) with validated actions;
         returns their rows of the outputs."""
+        with self._batch.using():      # a second thread is refused before it changes anything
+            step = self._begin(a, ids)
+            step.run()
+            return self._end(step)
+
+    def _begin(self, a, ids):
+        """The caller's part of a step before the engine runs: the copies
+        waiting for their restart, the batch's :meth:`~Batch.prepare`
+        (inside ``batch.using()``, as :meth:`_end`)."""
         b = self._batch
         sel = slice(None) if ids is None else _as_index(ids)
-        with b.using():
-            if b.broken is not None:     # an earlier group sent failed: see its recv()
-                raise RuntimeError(f"{b.broken} was interrupted (KeyboardInterrupt or an error inside "
-                                   "the engine), so the copies' state is incomplete; call reset()")
-            waiting = self._waiting if self._waiting[sel].any() else None
-            if waiting is not None and ids is not None:
-                waiting = np.zeros(self.num_envs, bool)
-                waiting[sel] = self._waiting[sel]
-            obs, rew, term, trunc, ended = b.advance(a, waiting, active=ids)
-            self._waiting[sel] = False
-            infos = {}
-            if ended is not None:
-                infos = {EPISODE_KEY: {"r": b.ep_return[sel].copy(), "l": b.ep_length[sel].copy()},
-                         "_" + EPISODE_KEY: ended[sel].copy()}
-                if self.autoreset_mode == AutoresetMode.SAME_STEP:
-                    infos["final_obs"] = obs[sel].copy()
-                    infos["_final_obs"] = ended[sel].copy()
-                    idx = np.flatnonzero(ended)  # in arrays of their own: not over what this step returns
-                    obs[idx] = b.restart_obs(idx)
-                elif self.autoreset_mode == AutoresetMode.NEXT_STEP:
-                    self._waiting |= ended
-                else:
-                    self._ended |= ended
-            b.after_step()
+        waiting = None
+        if self._waiting[sel].any():
+            waiting = np.zeros(self.num_envs, bool)
+            waiting[sel] = self._waiting[sel]
+        plan = b.prepare(a, waiting, active=ids)
+        self._waiting[sel] = False
+        return _Step(ids, sel, b, plan)
+
+    def _end(self, step):
+        """The caller's part of a step after the engine ran: the batch's
+        :meth:`~Batch.finish`, auto-reset and infos; returns the copies' rows."""
+        b, sel = step.batch, step.sel
+        obs, rew, term, trunc, ended = b.finish(step.plan)
+        infos = {}
+        if ended is not None:
+            infos = {EPISODE_KEY: {"r": b.ep_return[sel].copy(), "l": b.ep_length[sel].copy()},
+                     "_" + EPISODE_KEY: ended[sel].copy()}
+            if self.autoreset_mode == AutoresetMode.SAME_STEP:
+                infos["final_obs"] = obs[sel].copy()
+                infos["_final_obs"] = ended[sel].copy()
+                idx = np.flatnonzero(ended)  # in arrays of their own: not over what this step returns
+                obs[idx] = b.restart_obs(idx)
+            elif self.autoreset_mode == AutoresetMode.NEXT_STEP:
+                self._waiting |= ended
+            else:
+                self._ended |= ended
+        b.after_step()
         out = obs[sel], rew[sel], term[sel], trunc[sel]
         if self.autoreset_mode == AutoresetMode.DISABLED:      # a reset mask's other rows
-            if ids is None:
+            if step.ids is None:
                 self._last_obs = out[0]
             else:
                 self._last_obs = self._last_obs.copy()
@@ -460,6 +481,23 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         return out + (infos,)
 
     # --- asynchronous stepping (EnvPool's send / recv) ----------------------------
+    #
+    # A sent step is split in three (Batch.prepare / run / finish): the
+    # caller's thread prepares it in send() (actions in, restarts, output
+    # arrays) and finishes it in recv() (episode statistics, flags, auto-reset,
+    # infos); only the engine's part (inject, run, boundary: native calls that
+    # release the GIL) runs on the engine's thread.  That thread then takes
+    # the GIL for a few lines per step, so the caller's Python (its policy)
+    # and the engine overlap instead of queueing for the GIL, and while the
+    # caller waits in recv() the engine's thread is all engine: where the env
+    # is the slower side, its Python part is no longer on the critical path
+    # (docs/training.md, "Overlapping the env and the policy").  Steps
+    # touching one batch (the whole engine, or a group of copies with its
+    # engine) are done in
+    # send order, each prepared only once the one before it on that batch is
+    # finished: a send that shares a batch with a step still in flight first
+    # waits for that step and finishes it (its recv() then returns it), so
+    # every batch sees the synchronous env's sequence of calls.
 
     def async_reset(self, seed=None, options=None):
         """Reset every copy, then queue the copies for :meth:`recv` in
@@ -470,19 +508,21 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         B = self.batch_size
         for lo in range(0, self.num_envs, B):
             ids = np.arange(lo, min(lo + B, self.num_envs))
-            fut = concurrent.futures.Future()
             zeros = np.zeros((len(ids), self.num_agents), bool)
-            fut.set_result((obs[lo:lo + B], np.zeros(zeros.shape, np.float32), zeros, zeros.copy(), {}))
-            self._jobs.append((ids, fut))
+            first = (obs[lo:lo + B], np.zeros(zeros.shape, np.float32), zeros, zeros.copy(), {})
+            self._jobs.append(_Sent(ids, frozenset(), result=first))
             self._in_flight[ids] = True
 
     def send(self, actions, env_ids=None):
         """Start stepping copies ``env_ids`` (default: all) with ``actions``
         ``(len(env_ids), num_agents, ...)`` on the engine's own thread and
         return at once; :meth:`recv` returns the outputs.  The caller may run
-        its policy (NumPy, torch) on other copies meanwhile.  Copies still in
-        flight (sent and not received) cannot be sent again."""
-        if self._jobs:          # the engine's thread is busy with them: its state is in motion
+        its policy (NumPy, torch) on other copies meanwhile, and reuse the
+        ``actions`` buffer.  Copies still in flight (sent and not received)
+        cannot be sent again.  A send of copies that share an engine with
+        copies in flight (``batch_size=num_envs``, sent in parts) waits for
+        those first."""
+        if self._jobs:          # the engine's thread may be busy with them: its state is in motion
             self._check_open()
         else:
             self._check_steppable()
@@ -492,27 +532,54 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
             raise RuntimeError(f"copy {c} is still in flight (sent and not received): recv() it first")
         a = self._check_actions(actions, ids)
         self._check_not_ended(ids)
-        if self._worker is None:
-            self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="seer-vector")
-        a = np.array(a, copy=True)                # the caller may reuse its buffer
         step_ids = None if len(ids) == self.num_envs else ids
-        self._jobs.append((ids, self._worker.submit(self._step, a, step_ids)))
+        b = self._batch
+        keys = frozenset(b.members(step_ids)) if isinstance(b, Groups) else frozenset((0,))
+        for job in self._jobs:          # steps in flight on the same batches: finished first
+            if job.keys & keys:
+                self._settle(job)
+        if self._thread is not None and self._thread.failed:    # an earlier step sent failed
+            raise _interrupted()
+        with b.using():
+            step = self._begin(a, step_ids)
+        if self._thread is None or self._thread.pid != os.getpid():    # none yet, or a fork's child
+            self._thread = _EngineThread()
+        job = _Sent(ids, keys, step=step)
+        self._thread.submit(job)
+        self._jobs.append(job)
         self._in_flight[ids] = True
 
     def recv(self):
         """The outputs of the earliest sent group still unreceived (waiting
         for it): ``(obs, rewards, terminations, truncations, infos)`` over
-        its copies, in ``env_ids`` order, with ``infos["env_id"]``."""
+        its copies, in ``env_ids`` order, with ``infos["env_id"]``; the error
+        its step raised, if it did."""
         self._check_open()
         if not self._jobs:
             raise RuntimeError("recv() with nothing in flight: send() actions (or async_reset()) first")
-        ids, fut = self._jobs.popleft()
-        try:
-            obs, rew, term, trunc, infos = fut.result()
-        finally:
-            self._in_flight[ids] = False
-        infos["env_id"] = ids
+        job = self._jobs[0]
+        self._settle(job)           # a Ctrl-C while waiting leaves it in flight
+        self._jobs.popleft()
+        self._in_flight[job.ids] = False
+        if job.error is not None:
+            raise job.error
+        obs, rew, term, trunc, infos = job.result
+        infos["env_id"] = job.ids
         return obs, rew, term, trunc, infos
+
+    def _settle(self, job):
+        """Wait for a sent step's engine part, then finish it (once),
+        keeping its outputs or the error it raised for its :meth:`recv`."""
+        if job.step is None:
+            return
+        job.wait()
+        step, job.step = job.step, None
+        if job.error is None:
+            try:
+                with step.batch.using():
+                    job.result = self._end(step)
+            except BaseException as e:      # noqa: B036 - raised by its recv()
+                job.error = e
 
     @property
     def in_flight(self):
@@ -571,13 +638,13 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
     def close_extras(self, **kwargs):
         """Wait for the copies in flight, stop the engine's thread and release
         the engine; later calls raise RuntimeError."""
-        while self._jobs:
-            _, fut = self._jobs.popleft()
-            concurrent.futures.wait([fut])
+        for job in self._jobs:
+            job.wait()
+        self._jobs.clear()
         self._in_flight[:] = False
-        if self._worker is not None:
-            self._worker.shutdown(wait=True)
-            self._worker = None
+        if self._thread is not None:
+            self._thread.stop()
+            self._thread = None
         self._batch.close()
         self._started = False
 
@@ -806,6 +873,109 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
                                "inside the engine), so the copies' state is incomplete; call reset()")
         if not self._started:
             raise RuntimeError("call reset() first")
+
+
+def _interrupted(what="a step"):
+    return RuntimeError(f"{what} was interrupted (KeyboardInterrupt or an error inside the engine), "
+                        "so the copies' state is incomplete; call reset()")
+
+
+class _Step:
+    """A step of copies ``ids`` (None: all; ``sel`` their rows) of ``batch``
+    between its prepare and its finish."""
+
+    __slots__ = ("ids", "sel", "batch", "plan")
+
+    def __init__(self, ids, sel, batch, plan):
+        self.ids, self.sel, self.batch, self.plan = ids, sel, batch, plan
+
+    def run(self):
+        self.batch.run(self.plan)
+
+
+class _Sent:
+    """A group in flight: copies ``ids`` on the batches ``keys``; ``step``
+    until it is finished, then ``result`` or ``error``.  ``done`` is held
+    until the engine's thread has run the step's engine part."""
+
+    __slots__ = ("ids", "keys", "step", "run", "result", "error", "done")
+
+    def __init__(self, ids, keys, step=None, result=None):
+        self.ids, self.keys, self.step, self.result, self.error = ids, keys, step, result, None
+        self.run = None if step is None else step.run
+        self.done = threading.Lock()
+        if step is not None:
+            self.done.acquire()
+
+    def wait(self):
+        """Until the engine's part has run (the lock's wait releases the GIL)."""
+        self.done.acquire()
+        self.done.release()
+
+
+def _stop_engine_threads():
+    """At exit, before the interpreter stops daemon threads: each engine's
+    thread finishes the steps sent to it and ends, so an env collected
+    later (its close() waits for its steps) never waits for a thread that
+    can no longer run."""
+    for t in list(_ENGINE_THREADS):
+        t.stop()
+
+
+_ENGINE_THREADS = weakref.WeakSet()
+atexit.register(_stop_engine_threads)
+
+
+class _EngineThread:
+    """The engine's own thread for ``send``: runs the engine parts of the
+    sent steps in order.  Its loop is the few Python lines below around
+    native calls that release the GIL (a C-level queue and locks, no
+    ``concurrent.futures`` bookkeeping), so it seldom wants the GIL while
+    the caller runs its policy.  After a step raises it runs no more
+    (``failed``) until the env is reset.  It holds no reference to the env;
+    ``stop()`` (the env's close, or its collection) ends it."""
+
+    def __init__(self):
+        self.failed = False
+        # for benchmarks/async_step.py: seconds spent waiting for a send (not
+        # counting the wait under way, since idle_since) and running steps' engine parts
+        self.waited_s = 0.0
+        self.idle_since = None
+        self.ran_s = 0.0
+        self.pid = os.getpid()          # a forked child has no such thread: it starts its own
+        self._queue = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._serve, name="seer-vector", daemon=True)
+        self._thread.start()
+        _ENGINE_THREADS.add(self)
+
+    def submit(self, job):
+        self._queue.put(job)
+
+    def _serve(self):
+        clock = time.perf_counter
+        while True:
+            self.idle_since = t0 = clock()
+            job = self._queue.get()
+            t1 = clock()
+            self.waited_s += t1 - t0
+            self.idle_since = None
+            if job is None:
+                return
+            try:
+                if self.failed:
+                    raise _interrupted()
+                job.run()
+            except BaseException as e:      # noqa: B036 - raised by its recv()
+                job.error = e
+                self.failed = True
+            job.run = None
+            self.ran_s += clock() - t1
+            job.done.release()
+
+    def stop(self):
+        self._queue.put(None)
+        if threading.current_thread() is not self._thread and self.pid == os.getpid():
+            self._thread.join()
 
 
 def _as_index(ids):

@@ -29,6 +29,8 @@ CASES = {
     "contention": (["--only", "PCS 8x8", "--budget", "0.1", "--repeats", "1", "--busy", "0",
                     "--no-procs"], "PCS 8x8 env"),
     "async_step": (["--copies", "4", "--size", "2", "--steps", "2", "--rounds", "1"], "async / sync"),
+    "async_where": (["--copies", "4", "--size", "2", "--steps", "2", "--rounds", "1"],
+                    "outside the engine's native calls"),
     "snapshot": (["--small", "--repeats", "1", "--warm", "1"], "size/live"),
 }
 

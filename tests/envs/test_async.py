@@ -137,3 +137,160 @@ def test_render_and_state_wait_for_no_copy_in_flight():
     frames = v.render()
     assert len(frames) == 2 and frames[0].ndim == 3 and v.state().shape[0] == 2
     v.close()
+
+
+def _pingpong(v, plan, ids_list):
+    """Send each step's actions in the groups ``ids_list``, every group sent
+    before the previous ones are received (at most two in flight)."""
+    got = {}
+    for k, a in enumerate(plan):
+        for ids in ids_list:
+            if v.in_flight >= 2:
+                _collect(v, got)
+            v.send(a[ids].copy(), ids)
+            a[ids] = -1             # the caller reuses its buffer: the step keeps what was sent
+    while v.in_flight:
+        _collect(v, got)
+    return got
+
+
+def _collect(v, got):
+    o, r, t, tr, infos = v.recv()
+    for j, c in enumerate(infos["env_id"]):
+        got.setdefault(int(c), []).append((o[j], r[j], t[j], tr[j]))
+
+
+@pytest.mark.parametrize("sid", sorted(SPECS))
+@pytest.mark.parametrize("threads, batch_size, copy_parallel", [(1, None, None), (2, None, None),
+                                                                (2, 2, "engines"), (2, 1, None)])
+def test_groups_sharing_an_engine_keep_the_synchronous_order(sid, threads, batch_size, copy_parallel):
+    """Halves sent while the other is in flight: with one engine for every
+    copy (``batch_size=num_envs``) the second send finishes the first
+    before it starts (the same sequence of calls as the synchronous env);
+    with engines of their own the halves overlap.  Either way each copy's
+    trajectory is the synchronous env's, bit for bit."""
+    sync = _make(sid, 1, "next_step")
+    sync.reset(seed=3)
+    plan = _plan(sync, 3)
+    want = {c: [] for c in range(E)}
+    for a in plan:
+        o, r, t, tr, _ = sync.step(a)
+        for c in range(E):
+            want[c].append((o[c], r[c], t[c], tr[c]))
+    p = {k: v for k, v in SPECS[sid].test_params.items() if k != "max_cycles"}
+    v = seer_envs.vector_env(sid, E, num_threads=threads, max_cycles=MCS, batch_size=batch_size,
+                             copy_parallel=copy_parallel, **p)
+    v.reset(seed=3)
+    got = _pingpong(v, [a.copy() for a in plan], [np.array([0, 1]), np.array([2, 3])])
+    for c in range(E):
+        assert len(got[c]) == len(want[c])
+        for k, (x, y) in enumerate(zip(got[c], want[c])):
+            for u, w in zip(x, y):
+                np.testing.assert_array_equal(u, w, err_msg=f"copy {c}, step {k}")
+    v.close()
+
+
+def test_an_error_in_a_sent_step_reaches_its_recv_and_later_steps_refuse():
+    """The engine's thread raises nothing itself: a step's error is raised
+    by its recv(), the steps sent after it refuse (the copies' state is
+    incomplete), and reset() starts afresh."""
+    import seer_envs._batch as batch_mod
+    v = seer_envs.vector_env("pcs_v0", 4, num_threads=1, batch_size=2, grid_width=4, grid_height=4,
+                             max_cycles=10**6)
+    v.reset(seed=0)
+    a = np.zeros((2, 16), np.int64)
+    bad = v._batch.groups[0]
+    real_run = batch_mod.Batch.run
+
+    def run(self, plan):
+        if self is bad:
+            raise MemoryError("injected failure")
+        return real_run(self, plan)
+    batch_mod.Batch.run = run
+    try:
+        v.send(a, [0, 1])
+        v.send(a, [2, 3])
+        with pytest.raises(MemoryError, match="injected failure"):
+            v.recv()
+        with pytest.raises(RuntimeError, match=r"interrupted.*call reset\(\)"):
+            v.recv()
+        with pytest.raises(RuntimeError, match=r"interrupted.*call reset\(\)"):
+            v.send(a, [2, 3])
+    finally:
+        batch_mod.Batch.run = real_run
+    assert v.in_flight == 0
+    obs, _ = v.reset(seed=0)
+    twin = seer_envs.vector_env("pcs_v0", 4, num_threads=1, grid_width=4, grid_height=4, max_cycles=10**6)
+    np.testing.assert_array_equal(obs, twin.reset(seed=0)[0])
+    v.send(a, [0, 1])
+    np.testing.assert_array_equal(v.recv()[0], twin.step(np.zeros((4, 16), np.int64))[0][:2])
+    v.close()
+    twin.close()
+
+
+def test_an_env_dropped_without_close_leaves_no_thread():
+    import gc
+    v = seer_envs.vector_env("pcs_v0", 2, num_threads=1, batch_size=1, grid_width=4, grid_height=4)
+    v.reset(seed=0)
+    v.send(np.zeros((1, 16), np.int64), [0])
+    assert any(t.name.startswith("seer-vector") for t in threading.enumerate())
+    del v
+    gc.collect()
+    assert not any(t.name.startswith("seer-vector") for t in threading.enumerate())
+
+
+def test_exiting_with_steps_in_flight_does_not_hang():
+    """An env never closed, with a step in flight, at interpreter exit: its
+    thread finishes the step and ends (before the interpreter stops daemon
+    threads), so the env's close() at collection does not wait forever."""
+    import subprocess
+    import sys
+    code = ("import numpy as np, seer_envs\n"
+            "v = seer_envs.vector_env('pcs_v0', 4, num_threads=1, batch_size=2, grid_width=8, "
+            "grid_height=8, power_control_iters=2000, max_cycles=10**6)\n"
+            "v.async_reset(seed=0)\n"
+            "obs, *_, infos = v.recv()\n"
+            "v.send(np.zeros((2, 64), np.int64), infos['env_id'])\n"
+            "print('sent', flush=True)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "sent"
+
+
+def _child_send_recv(v, q):
+    try:
+        v.send(np.ones((2, 16), np.int64), [0, 1])
+        q.put(("ok", v.recv()[0].tobytes()))
+    except BaseException as e:  # report, never hang the parent
+        q.put(("error", repr(e)))
+
+
+def test_a_forked_child_sends_on_a_thread_of_its_own():
+    """A fork copies the env but not its engine's thread: the child's send
+    starts a thread of its own rather than queueing for one that is not
+    there (a recv that never returns)."""
+    import multiprocessing as mp
+    kw = dict(grid_width=4, grid_height=4, max_cycles=10**6)
+    v = seer_envs.vector_env("pcs_v0", 4, num_threads=1, batch_size=2, **kw)
+    v.reset(seed=1)
+    v.send(np.zeros((2, 16), np.int64), [2, 3])      # the parent's thread exists
+    v.recv()
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_child_send_recv, args=(v, q))
+    p.start()
+    p.join(60)
+    if p.is_alive():
+        p.kill()
+        p.join()
+        pytest.fail("the forked child hung")
+    status, value = q.get(timeout=5)
+    assert status == "ok", value
+    twin = seer_envs.vector_env("pcs_v0", 4, num_threads=1, **kw)
+    twin.reset(seed=1)
+    want = twin.step(np.ones((4, 16), np.int64))[0][:2]        # copies 0, 1: their first step
+    assert value == want.tobytes()
+    v.send(np.ones((2, 16), np.int64), [0, 1])       # the parent's own thread still works
+    np.testing.assert_array_equal(v.recv()[0], want)
+    v.close()
+    twin.close()
