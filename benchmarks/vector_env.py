@@ -265,11 +265,13 @@ def aircraft(args):
     kw = dict(num_uavs=U, max_cycles=10**6)
     rng = np.random.default_rng(0)
     acts = [rng.uniform(-1, 1, (E, U, 2)).astype(np.float32) for _ in range(steps)]
-    runners = {}
-    for t in (1, 2):
-        v = vector_env("aircraft_v0", E, num_threads=t, **kw)
+    runners, layouts = {}, {}
+    for name, t, cp in (("vector 1 thr", 1, None), ("vector 2 thr", 2, None),
+                        ("vector 2 thr team", 2, False)):
+        v = vector_env("aircraft_v0", E, num_threads=t, copy_parallel=cp, **kw)
         v.reset(seed=0)
-        runners[f"vector {t} thr"] = (lambda v=v: [v.step(a) for a in acts])
+        layouts[name] = v.layout
+        runners[name] = (lambda v=v: [v.step(a) for a in acts])
     try:
         import torch
         import vmas
@@ -290,6 +292,9 @@ def aircraft(args):
     for k, r in rate.items():
         print(f"{k:<18} {r:>14.0f} {r / U:>12.0f}")
     print(f"2-thread speedup of the vector env: {paired(times, 'vector 2 thr', 'vector 1 thr')}")
+    if layouts["vector 2 thr"] != "team":
+        print(f"vector 2 thr ({layouts['vector 2 thr']}) / the team (copy_parallel=False): "
+              f"{paired(times, 'vector 2 thr', 'vector 2 thr team')}")
     if "VMAS discovery" in rate:
         print(f"vector 1 thr / VMAS: {paired(times, 'vector 1 thr', 'VMAS discovery')}")
         print(f"vector 2 thr / VMAS: {paired(times, 'vector 2 thr', 'VMAS discovery')}")

@@ -266,14 +266,15 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
     def _copy_groups(self, copies, threads):
         """Whether an engine of ``copies`` copies on ``threads`` threads runs
         its steps in copy groups: as ``copy_parallel`` says, else (None)
-        from four threads on, with enough copies to share out evenly (at
-        least four per thread).  Up to three threads the team's rounds
-        keep: on two cores they measured level with copy groups or faster
-        (docs/runtime.md, "Copies in groups"); the synchronisations copy
-        groups save grow with the team."""
+        from two threads on, with enough copies to share out evenly (at
+        least four per thread).  On two cores they measured level with the
+        team on PCS when the machine was idle, ahead of it beside a busy
+        process and on Aircraft (docs/runtime.md, "Copies in groups"); the
+        synchronisations they save grow with the team.  One thread keeps
+        the team's path (no phase to share)."""
         if self._copy_parallel is not None:
             return bool(self._copy_parallel)
-        return threads >= 4 and copies >= 4 * threads
+        return threads >= 2 and copies >= 4 * threads
 
     def _ensure_layout(self):
         if not self._laid_out:

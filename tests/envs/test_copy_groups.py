@@ -95,7 +95,8 @@ def test_an_engine_error_inside_the_copies_is_the_same_at_every_thread_count(sid
 
 def test_the_layout_is_chosen_from_copies_and_threads():
     sid = ENVS[0]
-    cases = [(8, 1, None, "team"), (8, 2, None, "team"), (12, 3, None, "team"),
+    cases = [(8, 1, None, "team"), (8, 2, None, "copy_groups"), (7, 2, None, "team"),
+             (12, 3, None, "copy_groups"), (11, 3, None, "team"),
              (16, 4, None, "copy_groups"), (15, 4, None, "team"), (1, 1, None, "team"),
              (3, 2, True, "copy_groups"), (8, 2, False, "team"), (8, 2, "engines", "groups")]
     for E, threads, cp, want in cases:
