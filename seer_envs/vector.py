@@ -59,7 +59,7 @@ engine's part of a step runs on that thread; its Python part runs in
 **Layout** (``layout``): one engine for every copy, which runs each step
 either in copy groups (``"copy_groups"``: each thread takes whole copies
 and runs each to the step's end, one join per step; chosen automatically
-on four threads or more when there are at least four copies per thread, or
+on two threads or more when there are at least four copies per thread, or
 with ``copy_parallel=True``) or
 round by round over every copy (``"team"``; ``copy_parallel=False``); or
 groups of copies with an engine each (``"groups"``): one group per batch when
