@@ -11,7 +11,8 @@ path as SEER did it before its bytes were written in place and summed in C
 (``previous_path``, NumPy checksum and joined copies, kept here as the
 reference), and the in-memory path (``other.restore(env.snapshot())``).
 Printed: each part's median, and the median over rounds of each path's
-time over that round's step.  Then the snapshot's size against the live
+time over that round's step (the step right after the path) and over the
+step after that (a step after a step, the steady state of a loop).  Then the snapshot's size against the live
 state it holds (the engine's pending events and per-LP arrays, the model's
 arrays).  Targets (issue 25): snapshot + restore at most one step; size at
 most 2x the live state.  ``--small`` runs PCS 16x16 and Aircraft 256 (a
@@ -149,8 +150,10 @@ def measure(sid, kw, warm, repeats):
         env.step_arrays(act)
     if previous_path(env, other) != env.snapshot().to_bytes():
         raise AssertionError("the reference path writes other bytes than SEER's")
-    times = {k: [] for k in ("step", "snapshot", "to_bytes", "from_bytes", "restore", "previous", "memory")}
-    ratios = {"bytes": [], "previous": [], "memory": []}
+    times = {k: [] for k in ("step", "steady", "snapshot", "to_bytes", "from_bytes", "restore",
+                             "previous", "memory")}
+    ratios = {k: [] for k in ("bytes", "previous", "memory", "bytes_steady", "memory_steady")}
+    ratios["previous_steady"] = []
 
     def bytes_path():
         t0 = time.perf_counter()
@@ -179,9 +182,14 @@ def measure(sid, kw, warm, repeats):
             took = path()
             t0 = time.perf_counter()
             env.step_arrays(act)
-            step = time.perf_counter() - t0
+            t1 = time.perf_counter()
+            env.step_arrays(act)         # a step after a step: the steady state of a loop
+            t2 = time.perf_counter()
+            step, steady = t1 - t0, t2 - t1
             times["step"].append(step)
+            times["steady"].append(steady)
             ratios[name].append(took / step)
+            ratios[name + "_steady"].append(took / steady)
             if name != "bytes":
                 times[name].append(took)
     raw = env.snapshot().to_bytes()
@@ -211,11 +219,19 @@ def main():
     print(f"{'env':<14} {'step':>7} {'snapshot':>9} {'to_bytes':>9} {'from_bytes':>11} {'restore':>8} "
           f"{'bytes path/step':>16} {'previous path/step':>19} {'in memory/step':>15} {'size MB':>8} "
           f"{'size/live':>10}")
+    steady = {}
     for sid, label, kw in cases:
-        med, size, live = measure(sid, kw, a.warm, a.repeats)
+        med, size, live = steady[label] = measure(sid, kw, a.warm, a.repeats)
         print(f"{label:<14} {1e3 * med['step']:>7.2f} {1e3 * med['snapshot']:>9.2f} {1e3 * med['to_bytes']:>9.2f} "
               f"{1e3 * med['from_bytes']:>11.2f} {1e3 * med['restore']:>8.2f} {med['ratio_bytes']:>16.2f} "
               f"{med['ratio_previous']:>19.2f} {med['ratio_memory']:>15.2f} {size / 1e6:>8.2f} {size / live:>10.2f}")
+    print("the same paths over the next step instead (a step after a step, whose cache the path "
+          "did not just take):")
+    for sid, label, kw in cases:
+        med = steady[label][0]
+        print(f"{label:<14} steady step {1e3 * med['steady']:.2f} ms: bytes path/step "
+              f"{med['ratio_bytes_steady']:.2f}, previous path/step {med['ratio_previous_steady']:.2f}, "
+              f"in memory/step {med['ratio_memory_steady']:.2f}")
     per_copy(a.repeats)
     return 0
 
