@@ -31,7 +31,9 @@ CASES = {
     "async_step": (["--copies", "4", "--size", "2", "--steps", "2", "--rounds", "1"], "async / sync"),
     "async_where": (["--copies", "4", "--size", "2", "--steps", "2", "--rounds", "1"],
                     "outside the engine's native calls"),
-    "snapshot": (["--small", "--repeats", "1", "--warm", "1"], "size/live"),
+    "snapshot": (["--small", "--repeats", "1", "--warm", "1"], "steady step"),
+    "dock_wait": (["--copies", "4", "--grid", "2", "--steps", "2", "--rounds", "1", "--dock-us", "200"],
+                  "2 thr cg dock 200 us"),
 }
 
 
