@@ -230,13 +230,15 @@ def test_an_error_in_a_sent_step_reaches_its_recv_and_later_steps_refuse():
 
 def test_an_env_dropped_without_close_leaves_no_thread():
     import gc
+    before = set(threading.enumerate())     # other tests' envs may not be collected yet
     v = seer_envs.vector_env("pcs_v0", 2, num_threads=1, batch_size=1, grid_width=4, grid_height=4)
     v.reset(seed=0)
     v.send(np.zeros((1, 16), np.int64), [0])
-    assert any(t.name.startswith("seer-vector") for t in threading.enumerate())
+    mine = [t for t in threading.enumerate() if t not in before and t.name.startswith("seer-vector")]
+    assert mine
     del v
     gc.collect()
-    assert not any(t.name.startswith("seer-vector") for t in threading.enumerate())
+    assert not any(t.is_alive() for t in mine)
 
 
 def test_exiting_with_steps_in_flight_does_not_hang():
