@@ -636,6 +636,12 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         cycle, mc = self._batch.cycle, self.max_cycles
         return tuple(self._batch.frame(c, int(cycle[c]), int(mc[c])) for c in range(self.num_envs))
 
+    def __del__(self):
+        # Gymnasium's VectorEnv closed itself when collected up to 1.2 and no
+        # longer does (1.4): a dropped env must still stop its engine's thread.
+        if not getattr(self, "closed", True):
+            self.close()
+
     def close_extras(self, **kwargs):
         """Wait for the copies in flight, stop the engine's thread and release
         the engine; later calls raise RuntimeError."""
