@@ -27,14 +27,11 @@ import argparse
 import os
 import sys
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from contention import load1, start_busy, stop                 # noqa: E402
-from vector_env import Halves, interleave, paired              # noqa: E402
+from vector_env import Halves, interleave, paired, pcs_workload  # noqa: E402
 
 import seer_runtime                                            # noqa: E402
-from seer_envs import pcs_v0                                   # noqa: E402
 from seer_envs.vector import vector_env                        # noqa: E402
 
 
@@ -49,10 +46,7 @@ def main():
     p.add_argument("--rounds", type=int, default=9)
     args = p.parse_args()
     E, g = args.copies, args.grid
-    kw = dict(grid_width=g, grid_height=g, max_cycles=10**6)
-    n_act = pcs_v0.parallel_env(**kw).action_space("cell_0_0").n
-    rng = np.random.default_rng(0)
-    acts = [rng.integers(0, n_act, (E, g * g)) for _ in range(args.steps)]
+    kw, acts = pcs_workload(E, g, args.steps)
     default = seer_runtime.wait_policy()
 
     runners, envs = {}, {}

@@ -71,6 +71,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from contention import start_busy, stop                 # noqa: E402
 
 
+def pcs_workload(copies, grid, steps):
+    """PCS on a ``grid`` x ``grid`` grid with no truncation, and ``steps``
+    random action arrays ``(copies, cells)`` (a fixed generator): what every
+    PCS runner here steps through."""
+    kw = dict(grid_width=grid, grid_height=grid, max_cycles=10**6)
+    n_act = pcs_v0.parallel_env(**kw).action_space("cell_0_0").n
+    rng = np.random.default_rng(0)
+    return kw, [rng.integers(0, n_act, (copies, grid * grid)) for _ in range(steps)]
+
+
 def supersuit_pcs(copies, kw):
     import supersuit as ss
     env = pcs_v0.parallel_env(num_threads=1, **kw)
@@ -93,11 +103,8 @@ def main():
                    help="busy-loop processes beside the PCS rounds (a machine that is not idle)")
     args = p.parse_args()
     E, g = args.copies, args.grid
-    kw = dict(grid_width=g, grid_height=g, max_cycles=10**6)
     A = g * g
-    n_act = pcs_v0.parallel_env(**kw).action_space("cell_0_0").n
-    rng = np.random.default_rng(0)
-    acts = [rng.integers(0, n_act, (E, A)) for _ in range(args.steps)]
+    kw, acts = pcs_workload(E, g, args.steps)
 
     runners = {}
     engine_s = {}           # per round: seconds inside run_until (Engine.counters)
@@ -410,10 +417,7 @@ def pufferlib_rows(args):
         return
     print(f"\nPufferLib {pufferlib.__version__} (pufferlib-core), PettingZooPufferEnv over single envs")
     E, g = args.copies, args.grid
-    rng = np.random.default_rng(0)
-    kw = dict(grid_width=g, grid_height=g, max_cycles=10**6)
-    n_act = pcs_v0.parallel_env(**kw).action_space("cell_0_0").n
-    acts = [rng.integers(0, n_act, (E, g * g)) for _ in range(args.steps)]
+    kw, acts = pcs_workload(E, g, args.steps)
     _puffer_part("pcs_v0", E, kw, acts, args.rounds)
     if args.aircraft_copies:
         E, U = args.aircraft_copies, 16
