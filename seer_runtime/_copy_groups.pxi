@@ -74,12 +74,19 @@ cdef inline double _copy_min(EngineCore* c, int64_t ci) noexcept nogil:
     return T
 
 
+# The first LP in [lp, hi) with an event before W (hi when none).
+cdef inline int64_t _next_ready(EngineCore* c, int64_t lp, int64_t hi, double W) noexcept nogil:
+    while lp < hi and not (c.next_time[lp] < W):
+        lp += 1
+    return lp
+
+
 # Run copy ci's windows up to t_end, until its first error or limit, or the
 # slice's deadline (then it stays running: the next slice goes on).
 cdef void _run_copy(EngineCore* c, ThreadState* me, int64_t ci, int tid) noexcept nogil:
     cdef CopyRun* cr = &c.cg_runs[ci]
     cdef int b
-    cdef int64_t lp, lo, hi, j, nev, msgs
+    cdef int64_t lp, nxt, lo, hi, j, nev, msgs
     cdef double T, W, limit, t_end = c.sh.t_end
     cdef bint failed
     cdef int32_t nerr0
@@ -106,13 +113,19 @@ cdef void _run_copy(EngineCore* c, ThreadState* me, int64_t ci, int tid) noexcep
         for b in range(c.cg_nblocks):
             lo = c.cg_base[b] + ci * c.cg_size[b]
             hi = lo + c.cg_size[b]
-            for lp in range(lo, hi):
-                if not (c.next_time[lp] < W):
-                    continue
+            lp = _next_ready(c, lo, hi, W)
+            while lp < hi:
+                # The next LP with work is known before this one runs (its
+                # messages wait in the arena until the window ends): fetch
+                # its heap while this one runs, as the team's exec does.
+                nxt = _next_ready(c, lp + 1, hi, W)
+                if nxt < hi:
+                    seer_prefetch(c.heaps[nxt].data)
                 if _exec_lp(c, me, <lp_id_t>lp, W, limit, tid, &nev) != SEER_OK:
                     failed = True
                     limit = me.err_last if me.err_last < limit else limit
                 me.lps_executed += 1
+                lp = nxt
         me.events += nev
         cr.events += nev
         # deliver the window's messages (all to this copy's LPs)
