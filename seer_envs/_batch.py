@@ -306,8 +306,14 @@ class Batch:
             else:
                 eng.inject_blocks(k * dt, cp.action_kind, self._all_starts, self.num_agents,
                                   execute=self.execute_actions)
-            eng.run_until((k + 1) * dt)
-            cp.boundary(0, self.num_copies, plan.times, self.num_threads)
+            # In copy groups each copy's boundary runs inside the run, by
+            # the thread that ran the copy, as soon as it reaches the end.
+            end = cp.copy_end(plan.times) if eng.copy_groups is not None else None
+            eng.run_until((k + 1) * dt, copy_end=end)
+            if end is None:
+                cp.boundary(0, self.num_copies, plan.times, self.num_threads)
+            else:
+                cp.finish_boundary(0, self.num_copies)
             return
         self._run_groups(plan.runs_by_k)
         for lo, hi in runs(plan.live_idx):

@@ -208,6 +208,19 @@ class Copies:
     def boundary(self, c0, c1, times, num_threads):
         raise NotImplementedError
 
+    def copy_end(self, times):
+        """None, or the native part of :meth:`boundary` as a
+        ``seer_runtime.scenario.CopyEnd`` over the current output arrays:
+        an engine in copy groups then runs it for each copy inside the run,
+        as the copy reaches the step's end, and the batch calls
+        :meth:`finish_boundary` in place of :meth:`boundary`."""
+        return None
+
+    def finish_boundary(self, c0, c1):
+        """What :meth:`boundary` does after its :meth:`copy_end` part
+        (scenarios with a ``copy_end`` only)."""
+        raise NotImplementedError
+
     def agent_infos(self, c, rows, now):
         return [{} for _ in rows]
 

@@ -95,6 +95,8 @@ cdef void _run_copy(EngineCore* c, ThreadState* me, int64_t ci, int tid) noexcep
         T = _copy_min(c, ci)
         if not (T < t_end):
             cr.state = 1
+            if c.cg_end_fn != NULL:
+                c.cg_end_fn(c.cg_end_arg, ci, ci + 1)
             break
         W = T + c.lookahead
         if W > t_end:

@@ -4,7 +4,7 @@
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from seer_runtime.contract cimport (Event, LPType, Ctx, lp_id_t, sim_time_t)
 from seer_runtime.queue cimport LocalHeap, MessageArena
-from seer_runtime.scenario cimport Scenario
+from seer_runtime.scenario cimport Scenario, seer_range_fn
 
 # Everything one worker thread owns.  One per thread, padded so that two
 # threads' hot counters never share a cache line.
@@ -127,6 +127,8 @@ ctypedef struct EngineCore:
     int64_t* cg_base
     int64_t* cg_size
     CopyRun* cg_runs
+    seer_range_fn cg_end_fn     # during a run with copy_end: called per copy at its end
+    void* cg_end_arg
 
 
 cdef class Engine:

@@ -66,7 +66,7 @@ from seer_runtime.contract cimport (Ctx, Event, sim_time_t, lp_id_t, seer_rng_ke
                                     SEER_E_BAD_TARGET, SEER_E_OUTBOX_FULL, SEER_E_QUEUE_FULL,
                                     SEER_E_ARENA_FULL, SEER_E_NO_MEMORY, SEER_E_EVENT_BUDGET,
                                     SEER_E_STUCK)
-from seer_runtime.scenario cimport (Scenario, seer_range_fn, seer_install_parallel_for)
+from seer_runtime.scenario cimport (CopyEnd, Scenario, seer_range_fn, seer_install_parallel_for)
 from seer_runtime.queue cimport (LocalHeap, InboxNode, event_before, heap_push, heap_pop,
                                  seer_heap_realloc,
                                  heap_top_time, heap_free, inbox_push, inbox_take_all_lifo,
@@ -501,7 +501,7 @@ cdef class Engine:
             c.ts[k].round_msgs = 0
         self._raise_errors()
 
-    def run_until(self, t_end):
+    def run_until(self, t_end, copy_end=None):
         """Run every event with ``time < t_end``; later events stay pending.
 
         Returns the number of events executed by this call.  Raises
@@ -509,18 +509,32 @@ cdef class Engine:
         ``KeyboardInterrupt`` promptly on Ctrl-C (the queues stay
         consistent, so the run can be continued).  Raises ``RuntimeError``
         when another thread is using this engine.
+
+        ``copy_end`` (copy groups only, :meth:`set_copy_groups`): a
+        scenario's :class:`~seer_runtime.scenario.CopyEnd`, run once for
+        each copy that reaches ``t_end`` in this call, right after it does,
+        by the thread that ran the copy (a vector env's step boundary: no
+        phase of its own, on the copy's state while it is in cache).  A copy
+        stopped by an error does not get it.
         """
         self._enter()
         try:
-            return self._run_until_locked(t_end)
+            return self._run_until_locked(t_end, copy_end)
         finally:
             self._busy = False
 
-    def _run_until_locked(self, t_end):
+    def _run_until_locked(self, t_end, copy_end=None):
         cdef double t = self._check_time(t_end, "t_end")
         cdef EngineCore* c = &self.core
         cdef int64_t before = self._total_events(), t_start
+        cdef CopyEnd end
         self._check_usable()
+        if copy_end is not None:
+            if not isinstance(copy_end, CopyEnd) or (<CopyEnd>copy_end).fn == NULL:
+                raise TypeError(f"copy_end must be a scenario's CopyEnd (with its C function), "
+                                f"got {copy_end!r}")
+            if c.cg_copies == 0:
+                raise ValueError("copy_end needs an engine in copy groups (set_copy_groups)")
         if not self._initialized:
             self._init_locked(self._now)
         if t < self._now:
@@ -529,9 +543,15 @@ cdef class Engine:
         c.sh.events_base = self._team_events()
         t_start = seer_clock_ns()
         if c.cg_copies > 0:
+            if copy_end is not None:
+                end = <CopyEnd>copy_end
+                c.cg_end_fn = end.fn
+                c.cg_end_arg = end.arg
             try:
                 self._run_groups_locked()
             finally:
+                c.cg_end_fn = NULL
+                c.cg_end_arg = NULL
                 self._wall_s += (seer_clock_ns() - t_start) * 1e-9
             self._now = t
             return self._total_events() - before

@@ -21,6 +21,17 @@ cdef class Scenario:
     cdef readonly double lookahead
 
 
+# Work over copies that an engine in copy groups runs inside its run
+# (Engine.run_until(copy_end=...)): fn(arg, c, c + 1) once per copy c, by
+# the thread that ran the copy, as soon as the copy reaches the run's end
+# (its LPs are final; other copies may still be running).  A scenario
+# subclasses it to hold arg's struct, so its step boundary runs in the run's
+# one phase, on the copy's cache-hot state, with no join of its own.
+cdef class CopyEnd:
+    cdef seer_range_fn fn
+    cdef void* arg
+
+
 # Run body over [0, n) in chunks claimed by up to num_threads members of the
 # calling thread's SEER team (the team the engines use; an elastic phase, so
 # a member that is not running holds nothing up), so boundary loops need no

@@ -42,6 +42,18 @@ cdef class Scenario:
         self.lookahead = lookahead
 
 
+cdef class CopyEnd:
+    """Work over copies that an engine in copy groups runs inside
+    :meth:`Engine.run_until` (``copy_end=``): once per copy, right after the
+    copy reaches the run's end, by the thread that ran it.  A scenario's
+    Cython subclass sets the C function and its argument (scenario.pxd);
+    this base has none, and the engine refuses it."""
+
+    def __cinit__(self, *args, **kwargs):
+        self.fn = NULL
+        self.arg = NULL
+
+
 cdef seer_for_fn _parallel_for = NULL
 
 

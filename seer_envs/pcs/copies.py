@@ -8,7 +8,8 @@ import numpy as np
 from gymnasium import spaces
 
 from seer_envs._copies import Copies
-from seer_envs.pcs.handlers import ACTION_KIND, COUNTERS, OBS_SIZE_PY, PcsModel, boundary
+from seer_envs.pcs.handlers import (ACTION_KIND, COUNTERS, OBS_SIZE_PY, PcsModel, boundary,
+                                    boundary_at_copy_end)
 from seer_envs.pcs.rewards import mix_team_reward
 
 
@@ -48,9 +49,17 @@ class PcsCopies(Copies):
 
     def boundary(self, c0, c1, times, num_threads):
         n = self.lps_per_copy
-        lo, hi = c0 * n, c1 * n
         boundary(self.model, self.obs, self.rew, self._prev, self._delta,
-                 self.config.handoff_penalty, num_threads, lo, hi)
+                 self.config.handoff_penalty, num_threads, c0 * n, c1 * n)
+        self.finish_boundary(c0, c1)
+
+    def copy_end(self, times):
+        return boundary_at_copy_end(self.model, self.obs, self.rew, self._prev, self._delta,
+                                    self.config.handoff_penalty)
+
+    def finish_boundary(self, c0, c1):
+        n = self.lps_per_copy
+        lo, hi = c0 * n, c1 * n
         if self.config.team_reward_share:
             mix_team_reward(self.rew[lo:hi].reshape(c1 - c0, n), self.config.team_reward_share)
         self._term[lo:hi] = 0

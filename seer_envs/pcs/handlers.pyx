@@ -31,7 +31,7 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free
 
 from seer_runtime.contract cimport *
-from seer_runtime.scenario cimport Scenario, seer_parallel_for
+from seer_runtime.scenario cimport CopyEnd, Scenario, seer_parallel_for
 
 cdef enum:
     NEXTCALL = 0
@@ -367,22 +367,12 @@ def boundary(PcsModel m, float[:, ::1] obs, float[::1] rewards, int64_t[:, ::1] 
     cdef _BoundaryArgs a
     if hi < 0:
         hi = n
-    if not (0 <= lo <= hi <= n) or obs.shape[0] < n or rewards.shape[0] < n \
-            or prev.shape[0] < n or delta.shape[0] < n:
-        raise ValueError(f"boundary: bad cell range [{lo}, {hi}) or arrays shorter than {n} cells")
+    if not (0 <= lo <= hi <= n):
+        raise ValueError(f"boundary: bad cell range [{lo}, {hi}) for {n} cells")
+    _boundary_args(&a, m, obs, rewards, prev, delta, penalty)
     if hi == lo:
         return
-    a.s = &m.s
     a.base = lo
-    a.prev = &prev[0, 0]
-    a.delta = &delta[0, 0]
-    a.obs = &obs[0, 0]
-    a.rewards = &rewards[0]
-    a.prev_stride = prev.shape[1]
-    a.delta_stride = delta.shape[1]
-    a.obs_stride = obs.shape[1]
-    a.scale = <double>(m.s.portables if m.s.portables > 0 else 1)
-    a.penalty = penalty
     # On the engine's worker team (no OpenMP pool: fork-safe, and its waits
     # block rather than spin).
     with nogil:
@@ -409,3 +399,52 @@ cdef void _boundary_range(void* arg, int64_t lo, int64_t hi) noexcept nogil:
     for c in range(a.base + lo, a.base + hi):
         _boundary_cell(a.s, <lp_id_t>c, &a.prev[c * a.prev_stride], &a.delta[c * a.delta_stride],
                        &a.obs[c * a.obs_stride], &a.rewards[c], a.scale, a.penalty)
+
+
+cdef class _BoundaryAtCopyEnd(CopyEnd):
+    # boundary() of one copy at a time, run by the engine inside a run in copy
+    # groups (Engine.run_until(copy_end=...)) as each copy reaches its end.
+    cdef _BoundaryArgs a
+    cdef object arrays          # what a's pointers point into
+
+
+cdef void _boundary_copies(void* arg, int64_t c0, int64_t c1) noexcept nogil:
+    cdef _BoundaryArgs* a = <_BoundaryArgs*>arg
+    _boundary_range(a, c0 * a.s.cells, c1 * a.s.cells)
+
+
+def boundary_at_copy_end(PcsModel m, float[:, ::1] obs, float[::1] rewards, int64_t[:, ::1] prev,
+                         int64_t[:, ::1] delta, double penalty):
+    """:func:`boundary` over each copy's cells, as a ``CopyEnd`` for
+    ``Engine.run_until(copy_end=...)``: the engine runs it for each copy
+    right after the copy reaches the run's end (copy groups only).  The
+    arrays are those :func:`boundary` takes; they are kept alive with it."""
+    cdef _BoundaryAtCopyEnd end = _BoundaryAtCopyEnd()
+    _boundary_args(&end.a, m, obs, rewards, prev, delta, penalty)
+    end.a.base = 0
+    end.arrays = (m, obs, rewards, prev, delta)
+    end.fn = _boundary_copies
+    end.arg = &end.a
+    return end
+
+
+cdef int _boundary_args(_BoundaryArgs* a, PcsModel m, float[:, ::1] obs, float[::1] rewards,
+                        int64_t[:, ::1] prev, int64_t[:, ::1] delta, double penalty) except -1:
+    # boundary()'s arguments checked and laid out for _boundary_range (a.base: 0)
+    cdef int64_t n = m.s.cells * m.s.copies
+    if obs.shape[0] < n or rewards.shape[0] < n or prev.shape[0] < n or delta.shape[0] < n:
+        raise ValueError(f"boundary: arrays shorter than {n} cells")
+    if n == 0:
+        return 0
+    a.s = &m.s
+    a.base = 0
+    a.prev = &prev[0, 0]
+    a.delta = &delta[0, 0]
+    a.obs = &obs[0, 0]
+    a.rewards = &rewards[0]
+    a.prev_stride = prev.shape[1]
+    a.delta_stride = delta.shape[1]
+    a.obs_stride = obs.shape[1]
+    a.scale = <double>(m.s.portables if m.s.portables > 0 else 1)
+    a.penalty = penalty
+    return 0

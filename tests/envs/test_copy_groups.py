@@ -114,3 +114,52 @@ def test_the_layout_is_chosen_from_copies_and_threads():
     assert all(e.copy_groups is not None for e in v.engines)
     with pytest.raises(ValueError, match="copy_parallel"):
         seer_envs.vector_env(sid, 4, num_threads=1, copy_parallel="yes")
+
+
+@pytest.mark.parametrize("share", [0.0, 0.5])
+def test_the_boundary_run_inside_the_copies_equals_the_team(share):
+    """PCS hands its step boundary to the engine (``Copies.copy_end``): in
+    copy groups each copy's observations and rewards are written by the
+    thread that ran it, as it reaches the step's end, with no boundary pass
+    after the run.  Every copy at the same step (the path that does it),
+    team rewards on and off: the team's outputs at every thread count."""
+    E, steps = 6, 12
+
+    def run(threads, layout, seed):
+        p = dict(small("pcs_v0"), max_cycles=10**6, team_reward_share=share)
+        v = seer_envs.vector_env("pcs_v0", E, num_threads=threads, copy_parallel=layout, **p)
+        out = [v.reset(seed=seed)[0]]
+        cp = v._batch.copies
+        passes = []
+        real = cp.boundary
+        cp.boundary = lambda *a: (passes.append(a), real(*a))
+        rng = np.random.default_rng(seed)
+        for _ in range(steps):
+            out += list(v.step(_actions(v.single_action_space, (E, v.num_agents), rng))[:4])
+        return v, out, passes
+
+    for seed in (2, 5):
+        ref, want, passes = run(1, False, seed)
+        assert len(passes) == steps                     # the team: a boundary pass per step
+        for threads in (1, 2, 3, 4):
+            v, got, passes = run(threads, True, seed)
+            assert v.layout == "copy_groups" and passes == []
+            for k, (g, w) in enumerate(zip(got, want)):
+                np.testing.assert_array_equal(g, w, err_msg=f"share={share} threads={threads} item {k}")
+            assert v.engine.state_digest() == ref.engine.state_digest()
+
+
+def test_run_until_copy_end_is_checked():
+    from seer_runtime.scenario import CopyEnd
+    v = seer_envs.vector_env("pcs_v0", 4, num_threads=2, copy_parallel=True, **small("pcs_v0"))
+    v.reset(seed=0)
+    eng, now = v.engine, v.engine.now
+    for bad in (CopyEnd(), object(), 3):
+        with pytest.raises(TypeError, match="copy_end must be a scenario's CopyEnd"):
+            eng.run_until(now + 1.0, copy_end=bad)
+    team = seer_envs.vector_env("pcs_v0", 4, num_threads=1, copy_parallel=False, **small("pcs_v0"))
+    team.reset(seed=0)
+    end = team._batch.copies.copy_end(np.zeros(4))
+    with pytest.raises(ValueError, match="copy groups"):
+        team.engine.run_until(team.engine.now + 1.0, copy_end=end)
+    assert eng.now == now and team.engine.now == now      # refused before running
