@@ -296,3 +296,65 @@ def test_a_forked_child_sends_on_a_thread_of_its_own():
     np.testing.assert_array_equal(v.recv()[0], want)
     v.close()
     twin.close()
+
+
+@pytest.mark.parametrize("sid", sorted(SPECS))
+@pytest.mark.parametrize("threads, batch_size", [(1, 2), (2, 1), (2, 3)])
+def test_async_with_autoreset_disabled_equals_the_synchronous_env(sid, threads, batch_size):
+    """``DISABLED``: an ended copy stays ended until ``reset(options=
+    {"reset_mask": ...})``.  Asynchronously, copies that end are held back,
+    reset together once nothing is in flight, and sent on; every copy's
+    sequence of first observations and steps equals the synchronous env's,
+    which resets its ended copies after each step."""
+    def record(log, c, *xs):
+        log.setdefault(c, []).append(tuple(np.copy(x) for x in xs))
+
+    sync = _make(sid, 1, "disabled")
+    obs, _ = sync.reset(seed=4)
+    plan = _plan(sync, 4)
+    want = {}
+    for c in range(E):
+        record(want, c, obs[c])
+    for k in range(STEPS):
+        o, r, t, tr, infos = sync.step(plan[k])
+        ended = infos["_seer_episode"] if "_seer_episode" in infos else np.zeros(E, bool)
+        for c in range(E):
+            record(want, c, o[c], r[c], t[c], tr[c], ended[c])
+        if ended.any():
+            o, _ = sync.reset(options={"reset_mask": ended})
+            for c in np.flatnonzero(ended):
+                record(want, c, o[c])
+    assert any(len(x) > STEPS + 1 for x in want.values())         # some copy was reset
+
+    v = _make(sid, threads, "disabled", batch_size)
+    got, steps, held = {}, np.zeros(E, int), np.zeros(E, bool)
+    obs, _ = v.reset(seed=4)
+    for c in range(E):
+        record(got, c, obs[c])
+    todo = np.arange(E)
+    while True:
+        if len(todo):
+            v.send(np.stack([plan[steps[c]][c] for c in todo]), todo)
+            steps[todo] += 1
+        if not v.in_flight:
+            if not held.any():
+                break
+            o, _ = v.reset(options={"reset_mask": held})
+            for c in np.flatnonzero(held):
+                record(got, c, o[c])
+            todo, held = np.flatnonzero(held & (steps < STEPS)), np.zeros(E, bool)
+            continue
+        o, r, t, tr, infos = v.recv()
+        ids = infos["env_id"]
+        ended = infos["_seer_episode"] if "_seer_episode" in infos else np.zeros(len(ids), bool)
+        for j, c in enumerate(ids):
+            record(got, c, o[j], r[j], t[j], tr[j], ended[j])
+        held[ids[ended]] = True
+        todo = ids[~ended & (steps[ids] < STEPS)]
+    assert set(got) == set(want)
+    for c in range(E):
+        assert len(got[c]) == len(want[c]), c
+        for i, (g, w) in enumerate(zip(got[c], want[c])):
+            for x, y in zip(g, w):
+                np.testing.assert_array_equal(x, y, err_msg=f"copy {c} entry {i}")
+    v.close()
