@@ -39,6 +39,14 @@ print("\nThe runtime's own checks (tests/runtime): `num_threads` < 1 or not an i
       "outbox, queue or message arena (`seer_runtime.ContractViolation` naming time, source, target "
       "and event kind). Config files (tests/cli): unknown keys, wrong types, out-of-range values, "
       "empty sweeps, missing files, invalid TOML (`seer: FILE: [table] key: ...`, exit code 2).")
+print("\nThe TorchRL env (`seer_envs.integrations.torchrl`; tests/integrations/test_torchrl_env.py, "
+      "run where torchrl is installed, as in CI's RL step): a `vec` that is not a `SeerVectorEnv` or a "
+      "`group` that is not a non-empty str or an `include_state` that is not a bool (`TypeError`); a "
+      "vector env not built with `autoreset_mode=\"disabled\"`, `include_state=True` for a scenario "
+      "without a global state, a negative seed, an action out of its space (naming the copy and the "
+      "agent), `num_envs` < 1, a `_reset` mask that splits a copy's agents, a `Discrete` space not "
+      "starting at 0 (`ValueError`); a space that is neither `Discrete` nor `Box` (`TypeError`); "
+      "importing it without torchrl (`ImportError` naming the `torchrl` extra).")
 print("\nThe extreme-value fuzzer (`tests/reliability/fuzz_extremes.py`, run by test_fuzz.py in a "
       "subprocess with a timeout: 12 cases per env in the normal suite, SEER_FUZZ_CASES under "
       "`-m slow`) draws every config field over its whole range (1e-310 to 1e308, 0, negatives, "
