@@ -87,36 +87,47 @@ def previous_path(env, other):
         snap = Snapshot(env.unwrapped._scenario_id, env.unwrapped._snapshot_params(), "env", b.num_copies,
                         arrays, {"rngs": b.rng_states()})
     names, arrays, header = snap._layout()
-    parts, small = [], [S._HEAD.pack(S.MAGIC, S.FORMAT_VERSION, 0, len(header)), header]
-    s1 = s2 = word = 0
+    header += b" " * S._pad8(len(header))
+    off = S._HEAD.size + len(header)
+    apart = (0, 0)
+    for n, a in zip(names, arrays):
+        if a.size and n == S.APART:
+            apart = (off, a.nbytes + S._pad8(a.nbytes))
+        if a.size:
+            off += a.nbytes + S._pad8(a.nbytes)
+    parts, small = [], [S._HEAD.pack(S.MAGIC, S.FORMAT_VERSION, 0, len(header), *apart), header]
+    sums = [0, 0, 0, 0]             # everything but the events; the events
+    word = 0
 
-    def add(part):
-        nonlocal s1, s2, word
+    def add(part, events=False):
+        nonlocal word
         t1, t2 = _np_part_sums(part, word)
-        s1, s2 = (s1 + t1) & _MASK, (s2 + t2) & _MASK
+        i = 2 if events else 0
+        sums[i], sums[i + 1] = (sums[i] + t1) & _MASK, (sums[i + 1] + t2) & _MASK
         parts.append(part)
         word += len(part) // 8
-    for a in arrays:
+    for n, a in zip(names, arrays):
         if not a.size:
             continue
         raw, pad = memoryview(a.reshape(-1)).cast("B"), bytes(S._pad8(a.nbytes))
-        if a.nbytes < 8 * 8 * 8192:
+        if a.nbytes < 8 * 8 * 8192 and n != S.APART:
             small += [raw, pad]
             continue
         if small:
             add(b"".join(small))
             small = []
-        add(raw)
+        add(raw, n == S.APART)
         if pad:
-            add(pad)
+            add(pad, n == S.APART)
     if small:
         add(b"".join(small))
-    data = b"".join(parts + [S._SUM.pack(s1, s2)])
+    data = b"".join(parts + [S._SUM.pack(*sums)])
     view = memoryview(data)
     body = view[:-S._SUM.size]
-    if _np_sums(np.frombuffer(body, np.uint64)) != S._SUM.unpack_from(view, len(body)):
+    whole = _np_sums(np.frombuffer(body, np.uint64))
+    if whole != ((sums[0] + sums[2]) & _MASK, (sums[1] + sums[3]) & _MASK):
         raise AssertionError("previous path: checksum")
-    _, _, _, hlen = S._HEAD.unpack_from(view)
+    hlen = S._HEAD.unpack_from(view)[3]
     head = json.loads(bytes(body[S._HEAD.size:S._HEAD.size + hlen]))
     off, out = S._HEAD.size + hlen, {}
     for name, dtype, shape in head["arrays"]:

@@ -127,6 +127,10 @@ ctypedef struct EngineCore:
     int64_t* cg_base
     int64_t* cg_size
     CopyRun* cg_runs
+    # n spare heaps (NULL until the first import_state with a checksum):
+    # such an import writes into them and swaps them in only once the
+    # checksum holds; the heaps it replaced are the next import's spares.
+    LocalHeap* spare
 
 
 cdef class Engine:

@@ -47,35 +47,44 @@ def test_snapshot_checksum_is_its_definition():
     assert sums(bytes(data))[0] == ref[0] and sums(bytes(data)) != ref
 
 
+def _add(a, b):
+    return (a[0] + b[0]) & MASK, (a[1] + b[1]) & MASK
+
+
 def test_snapshot_pack_and_seal_write_the_format():
     rng = np.random.default_rng(1)
     for trial in range(60):
         head = rng.integers(0, 256, 8 * int(rng.integers(0, 4)), dtype=np.uint8).tobytes()
         parts = [rng.integers(0, 256, int(rng.integers(0, 5000 if trial % 2 else 20)),
                               dtype=np.uint8).tobytes() for _ in range(int(rng.integers(0, 6)))]
-        out = pack(head, parts)
-        body = head + b"".join(p + bytes(-len(p) % 8) for p in parts)
-        assert out[:-16] == body
-        assert struct.unpack("<QQ", out[-16:]) == _reference_sums(body)
-        # seal: the same checksum in place, with some ranges already summed
+        apart = int(rng.integers(-1, len(parts))) if parts else -1
+        out = pack(head, parts, apart)
+        padded = [p + bytes(-len(p) % 8) for p in parts]
+        body = head + b"".join(padded)
+        assert out[:-32] == body
+        # the checksum of all but part `apart`, then of that part: words weighed by their
+        # place in the whole, so the two add up to the whole's
+        lo = len(head) + sum(len(p) for p in padded[:apart]) if apart >= 0 else 0
+        hi = lo + len(padded[apart]) if apart >= 0 else 0
+        rest = _add(_reference_sums(body[:lo]), _reference_sums(body[hi:], hi // 8))
+        got = struct.unpack("<QQQQ", out[-32:])
+        assert got == rest + _reference_sums(body[lo:hi], lo // 8)
+        assert _add(got[:2], got[2:]) == _reference_sums(body)
+        # seal: the same checksum in place, the apart range summed already
         b, view = empty(len(out))
         np.frombuffer(view, np.uint8)[:len(body)] = np.frombuffer(body, np.uint8)
         del view
-        known = []
-        if len(body) >= 24:
-            lo = 8 * int(rng.integers(0, len(body) // 8 - 1))
-            hi = lo + 8 * int(rng.integers(1, (len(body) - lo) // 8 + 1))
-            s1, s2 = _reference_sums(body[lo:hi], lo // 8)
-            known = [(lo, hi, s1, s2)]
-        seal(b, known)
+        seal(b, (lo, hi) + _reference_sums(body[lo:hi], lo // 8) if apart >= 0 else None)
         assert b == out
     with pytest.raises(ValueError, match="padded to 8"):
         pack(b"1234", [])
     b, _ = empty(48)
     with pytest.raises(ValueError, match="not 8-byte aligned"):
-        seal(b, [(8, 12, 0, 0)])
+        seal(b, (8, 12, 0, 0))
     with pytest.raises(ValueError, match="not 8-byte aligned"):
-        seal(b, [(16, 8, 0, 0)])
+        seal(b, (16, 8, 0, 0))
+    with pytest.raises(ValueError, match="not 8-byte aligned"):
+        seal(b, (8, 24, 0, 0))                          # past the 16 bytes before the checksum
 
 
 def _mid_episode(sid, steps=4, **over):
