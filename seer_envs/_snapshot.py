@@ -398,7 +398,9 @@ def restore(snap, batch, gens):
     engine, which checks its part (the events' checksum too, as it copies
     them) before changing anything, then the arrays, which cannot fail."""
     arrays = snap._arrays
-    fresh = {k: arrays[f"copies/{k}"].copy() for k in _copies_arrays(batch.copies)}
+    # Arrays a step handed out stay the caller's: those come anew (before
+    # anything changes: new memory), the copies' own ones are written in place.
+    fresh = {k: arrays[f"copies/{k}"].copy() for k in _copies_arrays(batch.copies) if k in _COPY_ARRAYS}
     check_sums = snap._events_check()
     state = {k[len("engine/"):]: v for k, v in arrays.items() if k.startswith("engine/")}
     if check_sums is None:
@@ -407,8 +409,11 @@ def restore(snap, batch, gens):
         batch.engine.import_state(state, sums_from=check_sums[0], verify=check_sums[1])
     for k, v in _model_arrays(batch.copies).items():
         v[...] = arrays[f"model/{k}"]
-    for k, v in fresh.items():
-        setattr(batch.copies, k, v)
+    for k, v in _copies_arrays(batch.copies).items():
+        if k in fresh:
+            setattr(batch.copies, k, fresh[k])
+        else:
+            v[...] = arrays[f"copies/{k}"]
     for k in _BATCH:
         if k == "max_cycles":
             batch.set_max_cycles(arrays["batch/max_cycles"])
