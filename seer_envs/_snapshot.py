@@ -30,6 +30,7 @@ was measured, and its encoding and decoding cost more than the copies and
 checksum passes it saved (docs/guide.md, the snapshot benchmark).
 """
 
+import functools
 import json
 import math
 import struct
@@ -130,10 +131,11 @@ class Snapshot:
                          [(n, a.dtype, a.shape) for n, a in zip(names, arrays)])
         return names, arrays, header
 
-    def _keep(self, raw, arrays):
-        """Remember that ``raw`` holds exactly this snapshot (``arrays`` its views)."""
+    def _keep(self, raw, arrays, texts=None):
+        """Remember that ``raw`` holds exactly this snapshot (``arrays`` its
+        views; ``texts``: :func:`_texts` of its params and meta, if known)."""
         self._raw, self._views = raw, {k: (v, v.shape, v.dtype) for k, v in arrays.items()}
-        self._head = _fields(self.scenario, self.params, self.kind, self.num_copies, self.meta)
+        self._head = _fields(self.scenario, self.params, self.kind, self.num_copies, self.meta, texts)
 
     def _unchanged(self):
         """Whether the arrays and the header's fields are still those of
@@ -232,17 +234,32 @@ _MASK = (1 << 64) - 1
 
 
 def _model_arrays(copies):
-    """name -> array of every NumPy array the model exposes (its state)."""
-    out = {}
-    for name in dir(copies.model):
+    """name -> array of every NumPy array the model exposes (its state).
+
+    The names are looked up once per model (``dir()`` and a getattr of
+    every attribute, three times a snapshot and restore) and kept on
+    ``copies``; the scan runs again if the model was replaced, a kept name
+    stops being an array, or a property raised (one that needs a running
+    engine: its array may appear later)."""
+    model = copies.model
+    kept = copies.__dict__.get("_snapshot_model_names")
+    if kept is not None and kept[0] is model:
+        out = {name: getattr(model, name) for name in kept[1]}
+        if all(isinstance(v, np.ndarray) for v in out.values()):
+            return out
+    out, whole = {}, True
+    for name in dir(model):
         if name.startswith("__"):
             continue
         try:
-            v = getattr(copies.model, name)
+            v = getattr(model, name)
         except Exception:          # noqa: BLE001 - a property that needs a running engine
+            whole = False
             continue
         if isinstance(v, np.ndarray):
             out[name] = v
+    if whole:
+        copies._snapshot_model_names = (model, tuple(out))
     return out
 
 
@@ -254,18 +271,34 @@ def _copies_arrays(copies):
 _BATCH = ("cycle", "done", "ep_return", "ep_length", "seeds_used", "max_cycles")
 
 
-def _fields(scenario, params, kind, num_copies, meta):
-    """The header's fields other than the arrays, as JSON text (to tell whether they changed)."""
-    return json.dumps([scenario, params, kind, int(num_copies), meta], sort_keys=True)
+def _texts(params, meta):
+    """``params`` and ``meta`` as JSON text (keys sorted)."""
+    return json.dumps(params, sort_keys=True), json.dumps(meta, sort_keys=True)
 
 
-def _header(scenario, params, kind, num_copies, meta, specs):
+def _fields(scenario, params, kind, num_copies, meta, texts=None):
+    """The header's fields other than the arrays, as JSON text (to tell
+    whether they changed): ``json.dumps([scenario, params, kind,
+    num_copies, meta], sort_keys=True)``, from ``texts`` (:func:`_texts`)
+    when given."""
+    p, m = texts or _texts(params, meta)
+    return f"[{json.dumps(scenario)}, {p}, {json.dumps(kind)}, {int(num_copies)}, {m}]"
+
+
+@functools.lru_cache(maxsize=64)
+def _specs_text(specs):
+    return json.dumps([[n, np.dtype(d).str, [int(x) for x in s]] for n, d, s in specs])
+
+
+def _header(scenario, params, kind, num_copies, meta, specs, texts=None):
     """The JSON header (padded to 8 bytes with spaces) of arrays ``specs``
-    (name, dtype, shape), in name order."""
-    header = json.dumps({"scenario": scenario, "params": params, "kind": kind,
-                         "num_copies": int(num_copies), "meta": meta,
-                         "arrays": [[n, np.dtype(d).str, [int(x) for x in s]] for n, d, s in specs]},
-                        sort_keys=True).encode()
+    (name, dtype, shape), in name order: ``json.dumps`` of the dict of the
+    fields and ``"arrays"``, keys sorted, put together from pieces (the
+    arrays' text is kept: an env's are the same at every snapshot but for
+    the events' count)."""
+    p, m = texts or _texts(params, meta)
+    header = (f'{{"arrays": {_specs_text(tuple(specs))}, "kind": {json.dumps(kind)}, "meta": {m}, '
+              f'"num_copies": {int(num_copies)}, "params": {p}, "scenario": {json.dumps(scenario)}}}').encode()
     return header + b" " * _pad8(len(header))
 
 
@@ -294,7 +327,9 @@ def capture(batch, scenario, params, kind, extra=None):
             src[f"{group}/{k}"] = (v.dtype, v.shape, v)
     meta = {"rngs": batch.rng_states()}
     names = sorted(src)
-    header = _header(scenario, params, kind, batch.num_copies, meta, [(k, src[k][0], src[k][1]) for k in names])
+    texts = _texts(params, meta)
+    header = _header(scenario, params, kind, batch.num_copies, meta, [(k, src[k][0], src[k][1]) for k in names],
+                     texts)
     offs, off = [], _HEAD.size + len(header)
     for k in names:
         nb = src[k][0].itemsize * math.prod(src[k][1])
@@ -322,7 +357,7 @@ def capture(batch, scenario, params, kind, extra=None):
     arrays = {k: np.frombuffer(raw, src[k][0], math.prod(src[k][1]), o).reshape(src[k][1])
               for k, o in zip(names, offs)}
     snap = Snapshot(scenario, params, kind, batch.num_copies, arrays, meta)
-    snap._keep(raw, arrays)
+    snap._keep(raw, arrays, texts)
     return snap
 
 

@@ -7,6 +7,7 @@ through.  (Continuation through bytes, pickling and the bad-input fuzz:
 test_snapshot.py.)"""
 
 import copy
+import json
 import pickle
 import struct
 
@@ -223,3 +224,40 @@ def test_snapshot_engine_export_state_names_a_bad_out_and_writes_nothing(bad, ma
         with pytest.raises(ValueError, match="sums_from must be an int >= 0"):
             eng.export_state(sums_from=sums_from)
     np.testing.assert_array_equal(eng.export_state()["events"], ref["events"])
+
+
+def test_snapshot_header_pieces_are_the_json_of_the_whole():
+    """The header is put together from pieces (the arrays' text kept): it is
+    ``json.dumps`` of the whole, keys sorted, as the format says."""
+    from seer_envs import _snapshot as S
+    specs = [("a/b", np.dtype(np.float32), (3, 4)), ("c", np.dtype("<u8"), (0,)), ("d", np.dtype(bool), ())]
+    for params, meta in (({"x": 1.5, "a": [1, 2], "z": None, "s": "é\""}, {"rngs": [{"s": 2**70, "b": "PCG64"}]}),
+                         ({}, {}), ({"k": {"y": 1, "b": 2}}, {"rngs": []})):
+        for kind, n in (("env", 1), ("vector", 12)):
+            whole = {"scenario": "pcs_v0", "params": params, "kind": kind, "num_copies": n, "meta": meta,
+                     "arrays": [[a, np.dtype(d).str, list(s)] for a, d, s in specs]}
+            got = S._header("pcs_v0", params, kind, n, meta, specs)
+            assert len(got) % 8 == 0 and got.rstrip(b" ") == json.dumps(whole, sort_keys=True).encode()
+            assert json.loads(got) == whole
+            assert S._fields("pcs_v0", params, kind, n, meta) == json.dumps(["pcs_v0", params, kind, n, meta],
+                                                                            sort_keys=True)
+
+
+def test_snapshot_model_array_names_are_kept_and_looked_up_again_when_stale():
+    from seer_envs import _snapshot as S
+    env = _mid_episode("pcs_v0")
+    cp = env.unwrapped._batch.copies
+    first = S._model_arrays(cp)
+    assert cp._snapshot_model_names[0] is cp.model and set(cp._snapshot_model_names[1]) == set(first)
+    again = S._model_arrays(cp)
+    assert again.keys() == first.keys() and all(again[k] is getattr(cp.model, k) for k in again)
+    # another model put in its place (another grid): its arrays, not the kept names' old ones
+    other = seer_envs.make("pcs_v0", num_threads=1, **dict(SPECS["pcs_v0"].test_params, grid_width=5))
+    other.reset(seed=0)
+    cp.model, saved = other.unwrapped._batch.copies.model, cp.model
+    try:
+        got = S._model_arrays(cp)
+        assert all(got[k] is getattr(cp.model, k) for k in got)
+        assert cp._snapshot_model_names[0] is cp.model
+    finally:
+        cp.model = saved
