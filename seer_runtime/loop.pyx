@@ -245,7 +245,6 @@ cdef inline uint64_t _event_hash(const Event* e) noexcept nogil:
     return seer_fmix_a(h ^ e.data.u[3] ^ seer_fmix_b(e.data.u[4] ^ e.data.u[5]))
 
 
-
 # --- state export and import (snapshots: seer_envs._snapshot) --------------------
 
 cdef enum:
@@ -1125,8 +1124,12 @@ cdef class Engine:
         events = a["events"]
         if total:
             dst = <char*><size_t>events.ctypes.data
-            with nogil:                 # the engine is idle and its caller holds it (one caller at a time)
-                _gather_events(c, dst, summing, first, &s1, &s2)
+            self._enter()               # the GIL goes: one caller at a time
+            try:
+                with nogil:
+                    _gather_events(c, dst, summing, first, &s1, &s2)
+            finally:
+                self._busy = False
         rng_key, rng_ctr, emit_seq, next_time = a["rng_key"], a["rng_ctr"], a["emit_seq"], a["next_time"]
         a["now"][0] = self._now
         a["tallies"][0] = self._inject_seq
@@ -1219,8 +1222,12 @@ cdef class Engine:
                     c.spare[i].cap = 0 if c.spare[i].data == NULL else need
                     if c.spare[i].data == NULL:
                         raise MemoryError(f"import_state(): no memory for LP {i}'s {need} events")
-            with nogil:                 # the engine is idle and its caller holds it
-                _scatter_events(c.spare, c.n, &cnt[0], src, True, first, &s1, &s2)
+            self._enter()               # the GIL goes: one caller at a time
+            try:
+                with nogil:
+                    _scatter_events(c.spare, c.n, &cnt[0], src, True, first, &s1, &s2)
+            finally:
+                self._busy = False
             verify(s1, s2)              # raises: nothing of the engine changed
             for i in range(c.n):
                 h = c.heaps[i]
@@ -1237,8 +1244,12 @@ cdef class Engine:
                         raise MemoryError(f"import_state(): no memory for LP {i}'s {need} events")
                     c.heaps[i].data = grown
                     c.heaps[i].cap = need
-            with nogil:
-                _scatter_events(c.heaps, c.n, &cnt[0], src, False, 0, &s1, &s2)
+            self._enter()
+            try:
+                with nogil:
+                    _scatter_events(c.heaps, c.n, &cnt[0], src, False, 0, &s1, &s2)
+            finally:
+                self._busy = False
         if c.n:
             memcpy(c.rng_key, <const char*><size_t>arrays["rng_key"].ctypes.data, c.n * sizeof(uint64_t))
             memcpy(c.rng_ctr, <const char*><size_t>arrays["rng_ctr"].ctypes.data, c.n * sizeof(uint64_t))
