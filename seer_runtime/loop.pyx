@@ -256,10 +256,11 @@ cdef void _gather_events(const EngineCore* c, char* dst, bint summing, uint64_t 
     """Every LP's heap, LP by LP, into ``dst``; with ``summing``, the
     checksum of src/checksum.h of the bytes written (words ``first``, ...).
 
-    Measured on PCS 64x64 (5.2 MB of events, 4096 heaps): summing what was
-    written, 64 KiB at a time while it is in L2, took ~1 ms less than summing
-    each heap right after its copy (4096 short sums), and asking for the heap
-    two ahead (each heap is its own allocation: a miss per LP) ~0.2 ms less."""
+    Summing what was written 64 KiB at a time, while it is in L2, rather
+    than each heap right after its copy (4096 short sums for PCS 64x64's
+    5.2 MB): the capture went from 3.5-4.0 to 1.9-2.7 ms
+    (benchmarks/snapshot.py, docs/guide.md).  The heap two ahead is asked
+    for (each heap is its own allocation: a miss per LP)."""
     cdef lp_id_t i
     cdef int64_t off = 0, done = 0, nb
     for i in range(c.n):
