@@ -287,6 +287,7 @@ def _fields(scenario, params, kind, num_copies, meta, texts=None):
 
 @functools.lru_cache(maxsize=64)
 def _specs_text(specs):
+    """The header's ``"arrays"`` (name, dtype, shape per array) as JSON text."""
     return json.dumps([[n, np.dtype(d).str, [int(x) for x in s]] for n, d, s in specs])
 
 
@@ -369,6 +370,8 @@ _ENGINE = {"counts": (np.int64, "n"), "events": (np.uint8, None), "rng_key": (np
 
 
 def check_array(snap_arrays, name, dtype, shape):
+    """``snap_arrays[name]``, or ``ValueError`` naming it when it is missing,
+    not an array, or not of ``dtype`` and ``shape``."""
     got = snap_arrays.get(name)
     if not isinstance(got, np.ndarray) or got.shape != shape or got.dtype != dtype:
         what = ("missing" if got is None else f"a {type(got).__name__}, not an array"
