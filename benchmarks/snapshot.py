@@ -6,17 +6,22 @@
 For PCS 64x64 and Aircraft with 4096 UAVs at 1 thread, mid-episode (after
 ``--warm`` steps), per round: the bytes path a user saving to a file or
 pickling takes (``env.snapshot()``, ``to_bytes()``,
-``Snapshot.from_bytes``, ``other.restore``), one ``step_arrays``, the same
-path as SEER did it before its bytes were written in place and summed in C
+``Snapshot.from_bytes``, ``other.restore``, which checks the events'
+checksum as it copies them), the same path with the events' checksum
+checked in a pass of its own before an in-place restore (``checked
+first``: as format 2 did, the reference for that fusion), the path as SEER
+did it before its bytes were written in place and summed in C
 (``previous_path``, NumPy checksum and joined copies, kept here as the
-reference), and the in-memory path (``other.restore(env.snapshot())``).
-Printed: each part's median, and the median over rounds of each path's
-time over that round's step (the step right after the path) and over the
-step after that (a step after a step, the steady state of a loop).  Then the snapshot's size against the live
+reference; its bytes are checked equal to SEER's), and the in-memory path
+(``other.restore(env.snapshot())``).  Printed: each part's median, and the
+median over rounds of each path's time over that round's step (the step
+right after the path) and over the step after that (a step after a step,
+the steady state of a loop).  Then the snapshot's size against the live
 state it holds (the engine's pending events and per-LP arrays, the model's
 arrays).  Targets (issue 25): snapshot + restore at most one step; size at
 most 2x the live state.  ``--small`` runs PCS 16x16 and Aircraft 256 (a
-quick check).
+quick check).  Code of an older commit is compared by running this command
+in a checkout of it and here, one after the other (docs/guide.md).
 """
 
 import argparse
@@ -87,36 +92,47 @@ def previous_path(env, other):
         snap = Snapshot(env.unwrapped._scenario_id, env.unwrapped._snapshot_params(), "env", b.num_copies,
                         arrays, {"rngs": b.rng_states()})
     names, arrays, header = snap._layout()
-    parts, small = [], [S._HEAD.pack(S.MAGIC, S.FORMAT_VERSION, 0, len(header)), header]
-    s1 = s2 = word = 0
+    header += b" " * S._pad8(len(header))
+    off = S._HEAD.size + len(header)
+    apart = (0, 0)
+    for n, a in zip(names, arrays):
+        if a.size and n == S.APART:
+            apart = (off, a.nbytes + S._pad8(a.nbytes))
+        if a.size:
+            off += a.nbytes + S._pad8(a.nbytes)
+    parts, small = [], [S._HEAD.pack(S.MAGIC, S.FORMAT_VERSION, 0, len(header), *apart), header]
+    sums = [0, 0, 0, 0]             # everything but the events; the events
+    word = 0
 
-    def add(part):
-        nonlocal s1, s2, word
+    def add(part, events=False):
+        nonlocal word
         t1, t2 = _np_part_sums(part, word)
-        s1, s2 = (s1 + t1) & _MASK, (s2 + t2) & _MASK
+        i = 2 if events else 0
+        sums[i], sums[i + 1] = (sums[i] + t1) & _MASK, (sums[i + 1] + t2) & _MASK
         parts.append(part)
         word += len(part) // 8
-    for a in arrays:
+    for n, a in zip(names, arrays):
         if not a.size:
             continue
         raw, pad = memoryview(a.reshape(-1)).cast("B"), bytes(S._pad8(a.nbytes))
-        if a.nbytes < 8 * 8 * 8192:
+        if a.nbytes < 8 * 8 * 8192 and n != S.APART:
             small += [raw, pad]
             continue
         if small:
             add(b"".join(small))
             small = []
-        add(raw)
+        add(raw, n == S.APART)
         if pad:
-            add(pad)
+            add(pad, n == S.APART)
     if small:
         add(b"".join(small))
-    data = b"".join(parts + [S._SUM.pack(s1, s2)])
+    data = b"".join(parts + [S._SUM.pack(*sums)])
     view = memoryview(data)
     body = view[:-S._SUM.size]
-    if _np_sums(np.frombuffer(body, np.uint64)) != S._SUM.unpack_from(view, len(body)):
+    whole = _np_sums(np.frombuffer(body, np.uint64))
+    if whole != ((sums[0] + sums[2]) & _MASK, (sums[1] + sums[3]) & _MASK):
         raise AssertionError("previous path: checksum")
-    _, _, _, hlen = S._HEAD.unpack_from(view)
+    hlen = S._HEAD.unpack_from(view)[3]
     head = json.loads(bytes(body[S._HEAD.size:S._HEAD.size + hlen]))
     off, out = S._HEAD.size + hlen, {}
     for name, dtype, shape in head["arrays"]:
@@ -151,9 +167,8 @@ def measure(sid, kw, warm, repeats):
     if previous_path(env, other) != env.snapshot().to_bytes():
         raise AssertionError("the reference path writes other bytes than SEER's")
     times = {k: [] for k in ("step", "steady", "snapshot", "to_bytes", "from_bytes", "restore",
-                             "previous", "memory")}
-    ratios = {k: [] for k in ("bytes", "previous", "memory", "bytes_steady", "memory_steady")}
-    ratios["previous_steady"] = []
+                             "checked", "previous", "memory")}
+    ratios = {k + s: [] for k in ("bytes", "checked", "previous", "memory") for s in ("", "_steady")}
 
     def bytes_path():
         t0 = time.perf_counter()
@@ -169,7 +184,13 @@ def measure(sid, kw, warm, repeats):
             times[k].append(v)
         return t4 - t0
 
-    paths = {"bytes": bytes_path, "previous": lambda: _timed(previous_path, env, other),
+    def checked_first():
+        back = Snapshot.from_bytes(env.snapshot().to_bytes())
+        S.check_events(back)            # a pass of its own; the restore then copies in place
+        other.restore(back)
+
+    paths = {"bytes": bytes_path, "checked": lambda: _timed(checked_first),
+             "previous": lambda: _timed(previous_path, env, other),
              "memory": lambda: _timed(lambda: other.restore(env.snapshot()))}
     # Each path in its own run of rounds (warm-up rounds first), as a user's
     # loop repeats one: interleaved, one path's large allocations change where
@@ -217,20 +238,22 @@ def main():
     print(f"1 thread, mid-episode (after {a.warm} steps), {a.repeats} rounds; times are medians (ms), "
           "x/step the median over rounds of the path's time over that round's step")
     print(f"{'env':<14} {'step':>7} {'snapshot':>9} {'to_bytes':>9} {'from_bytes':>11} {'restore':>8} "
-          f"{'bytes path/step':>16} {'previous path/step':>19} {'in memory/step':>15} {'size MB':>8} "
-          f"{'size/live':>10}")
+          f"{'bytes path/step':>16} {'checked first/step':>19} {'previous path/step':>19} "
+          f"{'in memory/step':>15} {'size MB':>8} {'size/live':>10}")
     steady = {}
     for sid, label, kw in cases:
         med, size, live = steady[label] = measure(sid, kw, a.warm, a.repeats)
         print(f"{label:<14} {1e3 * med['step']:>7.2f} {1e3 * med['snapshot']:>9.2f} {1e3 * med['to_bytes']:>9.2f} "
               f"{1e3 * med['from_bytes']:>11.2f} {1e3 * med['restore']:>8.2f} {med['ratio_bytes']:>16.2f} "
-              f"{med['ratio_previous']:>19.2f} {med['ratio_memory']:>15.2f} {size / 1e6:>8.2f} {size / live:>10.2f}")
+              f"{med['ratio_checked']:>19.2f} {med['ratio_previous']:>19.2f} {med['ratio_memory']:>15.2f} "
+              f"{size / 1e6:>8.2f} {size / live:>10.2f}")
     print("the same paths over the next step instead (a step after a step, whose cache the path "
           "did not just take):")
     for sid, label, kw in cases:
         med = steady[label][0]
         print(f"{label:<14} steady step {1e3 * med['steady']:.2f} ms: bytes path/step "
-              f"{med['ratio_bytes_steady']:.2f}, previous path/step {med['ratio_previous_steady']:.2f}, "
+              f"{med['ratio_bytes_steady']:.2f}, checked first/step {med['ratio_checked_steady']:.2f}, "
+              f"previous path/step {med['ratio_previous_steady']:.2f}, "
               f"in memory/step {med['ratio_memory_steady']:.2f}")
     per_copy(a.repeats)
     return 0

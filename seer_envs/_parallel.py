@@ -498,7 +498,7 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
         bytes).  ``ValueError`` naming what differs when it is another
         scenario, other parameters or not a whole snapshot; the env is then
         left as it was."""
-        from seer_envs._snapshot import Snapshot, check, restore
+        from seer_envs._snapshot import Snapshot, check, check_events, restore
         self._check_open()
         if isinstance(snapshot, (bytes, bytearray, memoryview)):
             snapshot = Snapshot.from_bytes(snapshot)
@@ -507,10 +507,11 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
             if isinstance(snapshot, Snapshot) and snapshot.kind == "copies":
                 self._restore_copy(snapshot)
             else:
-                check(snapshot, b, self._scenario_id, self._snapshot_params(), "env")
+                gens = check(snapshot, b, self._scenario_id, self._snapshot_params(), "env")
                 if not self._started or b.engine is None:
+                    check_events(snapshot)      # before anything changes
                     b.start()                   # an engine to put the state into
-                restore(snapshot, b)
+                restore(snapshot, b, gens)
             self._started = True
             done = b.done[0]
             self._set_agents(self.possible_agents[:] if not b._any_done else

@@ -11,11 +11,16 @@ the batch's counters and each copy's seed generator.  Restored into an env
 of the same scenario and parameters, at any thread count, in any process on
 a machine of the same architecture, it continues bit for bit.
 
-Bytes: ``SEERSNAP``, the format version, a JSON header (scenario, parameters,
-kind, copies, array names, dtypes and shapes, seed generators), the arrays
-(each 8-byte aligned), and a 64-bit position-weighted checksum of all that
-(it detects corruption, not tampering); corrupted, truncated or mismatched
-bytes raise ``ValueError`` naming what is wrong.
+Bytes: ``SEERSNAP``, the format version, where the pending events lie, a
+JSON header (scenario, parameters, kind, copies, array names, dtypes and
+shapes, seed generators), the arrays (each 8-byte aligned), and two 64-bit
+position-weighted checksums: of everything but the events, and of the
+events (they detect corruption, not tampering).  The first is checked when
+the bytes are read (:meth:`Snapshot.from_bytes`), the events' as a restore
+copies them into the engine (one pass over them instead of two; the engine
+swaps them in only if it holds) or when ``arrays`` is first read; either
+way corrupted, truncated or mismatched bytes raise ``ValueError`` naming
+what is wrong, before anything of an env changes.
 The snapshot of a whole env or vector env is written straight into those
 bytes (:func:`capture`), so ``to_bytes()`` costs nothing and its arrays
 are read-only views of them; the checksum runs in C
@@ -25,6 +30,7 @@ was measured, and its encoding and decoding cost more than the copies and
 checksum passes it saved (docs/guide.md, the snapshot benchmark).
 """
 
+import functools
 import json
 import math
 import struct
@@ -36,9 +42,14 @@ from seer_envs._snapbytes import empty, pack, place, seal, sums
 MAGIC = b"SEERSNAP"
 #: Bumped when the layout changes: other versions are refused, not guessed.
 #: 2: arrays 8-byte aligned, a 64-bit position-weighted sum instead of CRC-32.
-FORMAT_VERSION = 2
-_HEAD = struct.Struct("<8sIIQ")         # magic, version, 0, header length (padded to 8)
-_SUM = struct.Struct("<QQ")             # checksum of everything before it
+#: 3: the pending events summed apart (checked as a restore copies them),
+#: their place in the head.
+FORMAT_VERSION = 3
+_HEAD = struct.Struct("<8sIIQQQ")       # magic, version, 0, header length (padded to 8), events' offset, length
+_SUM = struct.Struct("<QQQQ")           # checksum of everything before it but the events; of the events
+#: The array summed apart (the pending events: most of the bytes).
+APART = "engine/events"
+_CORRUPT = "snapshot checksum mismatch: the bytes are corrupted or truncated"
 
 
 def _pad8(n):
@@ -55,15 +66,52 @@ class Snapshot:
 
     def __init__(self, scenario, params, kind, num_copies, arrays, meta):
         self.scenario, self.params, self.kind = scenario, params, kind
-        self.num_copies, self.arrays, self.meta = int(num_copies), arrays, meta
+        self.num_copies, self._arrays, self.meta = int(num_copies), arrays, meta
         # The bytes these arrays are views of (capture, from_bytes), with the
         # arrays and header fields they hold: to_bytes returns them while
         # nothing here has been replaced or changed (_keep, _unchanged).
         self._raw = self._head = self._views = None
+        # From from_bytes: (s1, s2) the events' bytes must sum to, until they
+        # are checked (by a restore as it copies them, or by reading arrays).
+        self._unchecked = None
+
+    @property
+    def arrays(self):
+        """name -> array (the events' checksum checked first, if not yet)."""
+        if self._unchecked is not None:
+            self._check_events()
+        return self._arrays
+
+    @arrays.setter
+    def arrays(self, value):
+        if self._unchecked is not None:
+            self._check_events()
+        self._arrays = value
+
+    def _check_events(self):
+        """``ValueError`` unless the events' bytes sum to what the bytes say."""
+        ev = self._arrays[APART]
+        if sums(ev.reshape(-1).view(np.uint8), self._unchecked[0]) != self._unchecked[1:]:
+            raise ValueError(_CORRUPT)
+        self._unchecked = None
+
+    def _events_check(self):
+        """``(first word, verify)`` for ``Engine.import_state``: it sums the
+        events as it copies them and calls ``verify(s1, s2)``; None when
+        they are checked already."""
+        if self._unchecked is None:
+            return None
+        first, want = self._unchecked[0], self._unchecked[1:]
+
+        def verify(s1, s2):
+            if (s1, s2) != want:
+                raise ValueError(_CORRUPT)
+            self._unchecked = None
+        return first, verify
 
     @property
     def nbytes(self):
-        return sum(a.nbytes for a in self.arrays.values())
+        return sum(a.nbytes for a in self._arrays.values())
 
     def __repr__(self):
         return (f"Snapshot({self.scenario!r}, {self.kind}, {self.num_copies} copies, "
@@ -76,94 +124,142 @@ class Snapshot:
 
     def _layout(self):
         """(array names in order, the arrays contiguous, the JSON header)."""
-        names = sorted(self.arrays)
-        arrays = [np.ascontiguousarray(self.arrays[n]) for n in names]
+        arrays = self.arrays                # checked: bytes written anew never carry damage on
+        names = sorted(arrays)
+        arrays = [np.ascontiguousarray(arrays[n]) for n in names]
         header = _header(self.scenario, self.params, self.kind, self.num_copies, self.meta,
                          [(n, a.dtype, a.shape) for n, a in zip(names, arrays)])
         return names, arrays, header
 
-    def _keep(self, raw, arrays):
-        """Remember that ``raw`` holds exactly this snapshot (``arrays`` its views)."""
+    def _keep(self, raw, arrays, texts=None):
+        """Remember that ``raw`` holds exactly this snapshot (``arrays`` its
+        views; ``texts``: :func:`_texts` of its params and meta, if known)."""
         self._raw, self._views = raw, {k: (v, v.shape, v.dtype) for k, v in arrays.items()}
-        self._head = _fields(self.scenario, self.params, self.kind, self.num_copies, self.meta)
+        self._head = _fields(self.scenario, self.params, self.kind, self.num_copies, self.meta, texts)
 
     def _unchanged(self):
         """Whether the arrays and the header's fields are still those of
         ``self._raw`` (the arrays the same objects, of the same shapes and
         dtypes; the fields as the header wrote them)."""
-        views = self._views
-        if len(self.arrays) != len(views) or any(self.arrays.get(k) is not v or v.shape != shape or v.dtype != dt
-                                                 for k, (v, shape, dt) in views.items()):
+        views, arrays = self._views, self._arrays
+        if len(arrays) != len(views) or any(arrays.get(k) is not v or v.shape != shape or v.dtype != dt
+                                            for k, (v, shape, dt) in views.items()):
             return False
         return _fields(self.scenario, self.params, self.kind, self.num_copies, self.meta) == self._head
 
     def to_bytes(self):
         """The snapshot as bytes: one copy of the arrays (each 8-byte
-        aligned) behind a JSON header, and a checksum of it all, written
-        and summed in one pass (:func:`seer_envs._snapbytes.pack`)."""
+        aligned) behind a JSON header, and the checksums, written and summed
+        in one pass (:func:`seer_envs._snapbytes.pack`)."""
         if self._raw is not None and self._unchanged():
             return self._raw            # already these bytes (capture or from_bytes)
         names, arrays, header = self._layout()
         header += b" " * _pad8(len(header))
-        head = _HEAD.pack(MAGIC, FORMAT_VERSION, 0, len(header)) + header
-        return pack(head, [memoryview(a.reshape(-1)).cast("B") for a in arrays if a.size])
+        off, apart = _HEAD.size + len(header), (0, 0, -1)
+        parts = []
+        for n, a in zip(names, arrays):
+            if not a.size:
+                continue
+            if n == APART:
+                apart = (off, a.nbytes + _pad8(a.nbytes), len(parts))
+            parts.append(memoryview(a.reshape(-1)).cast("B"))
+            off += a.nbytes + _pad8(a.nbytes)
+        head = _HEAD.pack(MAGIC, FORMAT_VERSION, 0, len(header), apart[0], apart[1]) + header
+        return pack(head, parts, apart[2])
 
     @classmethod
     def from_bytes(cls, data):
         """The snapshot in ``data`` (its arrays are read-only views of it);
         ``ValueError`` for anything that is not a whole, unmodified
-        snapshot of this format version."""
+        snapshot of this format version.  The pending events' checksum is
+        checked when a restore copies them (or ``arrays`` is first read):
+        a restore of damaged events raises the same ``ValueError`` and
+        changes nothing."""
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"a snapshot is bytes, got {type(data).__name__}")
         data = memoryview(data).cast("B")
-        if len(data) < _HEAD.size + _SUM.size or bytes(data[:len(MAGIC)]) != MAGIC:
+        if len(data) < 16 or bytes(data[:len(MAGIC)]) != MAGIC:
             raise ValueError("not a SEER snapshot (no SEERSNAP header, or truncated)")
-        magic, version, _, hlen = _HEAD.unpack_from(data)
+        version = struct.unpack_from("<I", data, len(MAGIC))[0]
         if version != FORMAT_VERSION:
             raise ValueError(f"snapshot format version {version}; this SEER reads version {FORMAT_VERSION}")
+        if len(data) < _HEAD.size + _SUM.size:
+            raise ValueError("not a SEER snapshot (no SEERSNAP header, or truncated)")
+        magic, version, _, hlen, ev_off, ev_len = _HEAD.unpack_from(data)
         body = data[:-_SUM.size]
-        if len(body) % 8:
-            raise ValueError("snapshot checksum mismatch: the bytes are corrupted or truncated")
-        if sums(body) != _SUM.unpack_from(data, len(body)):
-            raise ValueError("snapshot checksum mismatch: the bytes are corrupted or truncated")
+        n = len(body)
+        if n % 8 or ev_off % 8 or ev_len % 8 or ev_off + ev_len > n or ev_off < _HEAD.size and ev_len:
+            raise ValueError(_CORRUPT)
+        r1, r2, e1, e2 = _SUM.unpack_from(data, n)
+        a1, a2 = sums(body[:ev_off]) if ev_len else (0, 0)
+        b1, b2 = sums(body[ev_off + ev_len:] if ev_len else body, (ev_off + ev_len) // 8 if ev_len else 0)
+        if ((a1 + b1) & _MASK, (a2 + b2) & _MASK) != (r1, r2):
+            raise ValueError(_CORRUPT)
+        # Everything but the events is as written; the events are checked as they are used.
         try:
-            if _HEAD.size + hlen > len(body):
+            if _HEAD.size + hlen > n:
                 raise ValueError("the header runs past the end")
             head = json.loads(bytes(body[_HEAD.size:_HEAD.size + hlen]))
             off = _HEAD.size + hlen
-            arrays = {}
+            arrays, placed = {}, (0, 0)
             for name, dtype, shape in head["arrays"]:
                 dt = np.dtype(dtype)
                 count = math.prod(shape)
-                n = dt.itemsize * count
-                if count < 0 or off + n > len(body):
+                nb = dt.itemsize * count
+                if count < 0 or off + nb > n:
                     raise ValueError(f"array {name!r} runs past the end")
                 # read-only views of the bytes: restoring copies them where they go
                 arrays[name] = np.frombuffer(body, dt, count, off).reshape(shape)
-                if n:
-                    off += n + _pad8(n)
-            if off != len(body):
+                if name == APART and nb:
+                    placed = (off, nb + _pad8(nb))
+                if nb:
+                    off += nb + _pad8(nb)
+            if off != n:
                 raise ValueError("bytes left over after the arrays")
+            if placed != ((ev_off, ev_len) if ev_len else (0, 0)):
+                raise ValueError(f"the events' place in the head is not where {APART!r} lies")
             snap = cls(head["scenario"], head["params"], head["kind"], head["num_copies"], arrays, head["meta"])
         except (KeyError, TypeError, ValueError, json.JSONDecodeError) as e:
             raise ValueError(f"malformed snapshot: {e}") from None
-        if type(data.obj) is bytes and version == FORMAT_VERSION and len(data) == len(data.obj):
+        if ev_len:
+            snap._unchecked = (ev_off // 8, e1, e2)
+        elif (e1, e2) != (0, 0):
+            raise ValueError(_CORRUPT)
+        if type(data.obj) is bytes and len(data) == len(data.obj):
             snap._keep(data.obj, arrays)
         return snap
 
 
+_MASK = (1 << 64) - 1
+
+
 def _model_arrays(copies):
-    """name -> array of every NumPy array the model exposes (its state)."""
-    out = {}
-    for name in dir(copies.model):
+    """name -> array of every NumPy array the model exposes (its state).
+
+    The names are looked up once per model (``dir()`` and a getattr of
+    every attribute, three times a snapshot and restore) and kept on
+    ``copies``; the scan runs again if the model was replaced, a kept name
+    stops being an array, or a property raised (one that needs a running
+    engine: its array may appear later)."""
+    model = copies.model
+    kept = copies.__dict__.get("_snapshot_model_names")
+    if kept is not None and kept[0] is model:
+        out = {name: getattr(model, name) for name in kept[1]}
+        if all(isinstance(v, np.ndarray) for v in out.values()):
+            return out
+    out, whole = {}, True
+    for name in dir(model):
         if name.startswith("__"):
             continue
         try:
-            v = getattr(copies.model, name)
+            v = getattr(model, name)
         except Exception:          # noqa: BLE001 - a property that needs a running engine
+            whole = False
             continue
         if isinstance(v, np.ndarray):
             out[name] = v
+    if whole:
+        copies._snapshot_model_names = (model, tuple(out))
     return out
 
 
@@ -175,18 +271,35 @@ def _copies_arrays(copies):
 _BATCH = ("cycle", "done", "ep_return", "ep_length", "seeds_used", "max_cycles")
 
 
-def _fields(scenario, params, kind, num_copies, meta):
-    """The header's fields other than the arrays, as JSON text (to tell whether they changed)."""
-    return json.dumps([scenario, params, kind, int(num_copies), meta], sort_keys=True)
+def _texts(params, meta):
+    """``params`` and ``meta`` as JSON text (keys sorted)."""
+    return json.dumps(params, sort_keys=True), json.dumps(meta, sort_keys=True)
 
 
-def _header(scenario, params, kind, num_copies, meta, specs):
+def _fields(scenario, params, kind, num_copies, meta, texts=None):
+    """The header's fields other than the arrays, as JSON text (to tell
+    whether they changed): ``json.dumps([scenario, params, kind,
+    num_copies, meta], sort_keys=True)``, from ``texts`` (:func:`_texts`)
+    when given."""
+    p, m = texts or _texts(params, meta)
+    return f"[{json.dumps(scenario)}, {p}, {json.dumps(kind)}, {int(num_copies)}, {m}]"
+
+
+@functools.lru_cache(maxsize=64)
+def _specs_text(specs):
+    """The header's ``"arrays"`` (name, dtype, shape per array) as JSON text."""
+    return json.dumps([[n, np.dtype(d).str, [int(x) for x in s]] for n, d, s in specs])
+
+
+def _header(scenario, params, kind, num_copies, meta, specs, texts=None):
     """The JSON header (padded to 8 bytes with spaces) of arrays ``specs``
-    (name, dtype, shape), in name order."""
-    header = json.dumps({"scenario": scenario, "params": params, "kind": kind,
-                         "num_copies": int(num_copies), "meta": meta,
-                         "arrays": [[n, np.dtype(d).str, [int(x) for x in s]] for n, d, s in specs]},
-                        sort_keys=True).encode()
+    (name, dtype, shape), in name order: ``json.dumps`` of the dict of the
+    fields and ``"arrays"``, keys sorted, put together from pieces (the
+    arrays' text is kept: an env's are the same at every snapshot but for
+    the events' count)."""
+    p, m = texts or _texts(params, meta)
+    header = (f'{{"arrays": {_specs_text(tuple(specs))}, "kind": {json.dumps(kind)}, "meta": {m}, '
+              f'"num_copies": {int(num_copies)}, "params": {p}, "scenario": {json.dumps(scenario)}}}').encode()
     return header + b" " * _pad8(len(header))
 
 
@@ -215,7 +328,9 @@ def capture(batch, scenario, params, kind, extra=None):
             src[f"{group}/{k}"] = (v.dtype, v.shape, v)
     meta = {"rngs": batch.rng_states()}
     names = sorted(src)
-    header = _header(scenario, params, kind, batch.num_copies, meta, [(k, src[k][0], src[k][1]) for k in names])
+    texts = _texts(params, meta)
+    header = _header(scenario, params, kind, batch.num_copies, meta, [(k, src[k][0], src[k][1]) for k in names],
+                     texts)
     offs, off = [], _HEAD.size + len(header)
     for k in names:
         nb = src[k][0].itemsize * math.prod(src[k][1])
@@ -223,7 +338,9 @@ def capture(batch, scenario, params, kind, extra=None):
         if nb:
             off += nb + _pad8(nb)
     raw, view = empty(off + _SUM.size)
-    head = _HEAD.pack(MAGIC, FORMAT_VERSION, 0, len(header)) + header
+    ev = offs[names.index(APART)]
+    evn = total * EVENT.itemsize
+    head = _HEAD.pack(MAGIC, FORMAT_VERSION, 0, len(header), ev if evn else 0, evn) + header
     items, out = [(0, len(head), head)], {}
     for k, o in zip(names, offs):
         dt, shape, v = src[k]
@@ -234,21 +351,39 @@ def capture(batch, scenario, params, kind, extra=None):
         dt, shape, v = src[k]
         if v is None:                   # the engine's parts: it writes them itself
             out[k[len("engine/"):]] = buf[o:o + dt.itemsize * math.prod(shape)].view(dt)
-    ev = offs[names.index("engine/events")]
-    evn = total * EVENT.itemsize
     # the events (most of the bytes) are summed by the engine as it writes them
     sums = eng.export_state(out=out, sums_from=ev // 8)["events_sums"]
     del buf, view, out                  # no writable window on the bytes stays
-    seal(raw, [(ev, ev + evn, int(sums[0]), int(sums[1]))])
+    seal(raw, (ev, ev + evn, int(sums[0]), int(sums[1])) if evn else None)
     arrays = {k: np.frombuffer(raw, src[k][0], math.prod(src[k][1]), o).reshape(src[k][1])
               for k, o in zip(names, offs)}
     snap = Snapshot(scenario, params, kind, batch.num_copies, arrays, meta)
-    snap._keep(raw, arrays)
+    snap._keep(raw, arrays, texts)
     return snap
 
 
+#: The engine's parts of an env's snapshot: dtype, and length (None: the
+#: events' bytes, ``counts.sum()`` events; an int: that many; "n": one per LP).
+_ENGINE = {"counts": (np.int64, "n"), "events": (np.uint8, None), "rng_key": (np.uint64, "n"),
+           "rng_ctr": (np.uint64, "n"), "emit_seq": (np.uint64, "n"), "next_time": (np.float64, "n"),
+           "now": (np.float64, 1), "tallies": (np.uint64, 2), "event_size": (np.int64, 1)}
+
+
+def check_array(snap_arrays, name, dtype, shape):
+    """``snap_arrays[name]``, or ``ValueError`` naming it when it is missing,
+    not an array, or not of ``dtype`` and ``shape``."""
+    got = snap_arrays.get(name)
+    if not isinstance(got, np.ndarray) or got.shape != shape or got.dtype != dtype:
+        what = ("missing" if got is None else f"a {type(got).__name__}, not an array"
+                if not isinstance(got, np.ndarray) else f"{got.dtype} {got.shape}")
+        raise ValueError(f"snapshot array {name!r}: {what}, want {np.dtype(dtype)} {shape}")
+    return got
+
+
 def check(snap, batch, scenario, params, kind):
-    """``ValueError`` naming what differs between ``snap`` and this env."""
+    """Everything :func:`restore` needs of ``snap``, checked against this
+    env before anything changes: ``ValueError`` naming what differs.
+    Returns the snapshot's seed generators (one per copy)."""
     if not isinstance(snap, Snapshot):
         raise TypeError(f"restore() takes a Snapshot (Snapshot.from_bytes(b) for bytes), "
                         f"got {type(snap).__name__}")
@@ -260,38 +395,69 @@ def check(snap, batch, scenario, params, kind):
         raise ValueError(f"a snapshot of {snap.num_copies} copies cannot be restored into "
                          f"{batch.num_copies} copies")
     if snap.params != params:
-        diff = sorted(k for k in set(snap.params) | set(params) if snap.params.get(k) != params.get(k))
-        shown = ", ".join(f"{k}: snapshot {snap.params.get(k)!r}, env {params.get(k)!r}" for k in diff[:4])
-        raise ValueError(f"the snapshot's parameters differ from this env's ({shown})")
+        sp = snap.params if isinstance(snap.params, dict) else {}
+        diff = sorted(k for k in set(sp) | set(params) if sp.get(k) != params.get(k))
+        shown = ", ".join(f"{k}: snapshot {sp.get(k)!r}, env {params.get(k)!r}" for k in diff[:4])
+        raise ValueError(f"the snapshot's parameters differ from this env's ({shown or snap.params!r})")
+    arrays = snap._arrays               # (the events' checksum: checked as the engine copies them)
+    if not isinstance(arrays, dict):
+        raise ValueError(f"the snapshot's arrays are a {type(arrays).__name__}, not a dict")
     want = {f"model/{k}": v for k, v in _model_arrays(batch.copies).items()}
     want.update({f"copies/{k}": v for k, v in _copies_arrays(batch.copies).items()})
     want.update({f"batch/{k}": np.asarray(getattr(batch, k)) for k in _BATCH})
     for name, ref in want.items():
-        got = snap.arrays.get(name)
-        if got is None or got.shape != ref.shape or got.dtype != ref.dtype:
-            what = "missing" if got is None else f"{got.dtype} {got.shape}, want {ref.dtype} {ref.shape}"
-            raise ValueError(f"snapshot array {name!r}: {what}")
-    rngs = snap.meta.get("rngs") if isinstance(snap.meta, dict) else None
-    if not isinstance(rngs, list) or len(rngs) != batch.num_copies:
-        raise ValueError("the snapshot's seed generators do not match its copies")
+        check_array(arrays, name, ref.dtype, ref.shape)
+    if (arrays["batch/max_cycles"] < 1).any():
+        raise ValueError(f"snapshot array 'batch/max_cycles': values < 1 "
+                         f"({int(arrays['batch/max_cycles'].min())})")
+    n = batch.copies.model.num_lps
+    counts = check_array(arrays, "engine/counts", np.int64, (n,))
+    if (counts < 0).any():
+        raise ValueError("snapshot array 'engine/counts': negative pending-event counts")
+    for k, (dt, size) in _ENGINE.items():
+        size = n if size == "n" else int(counts.sum()) * EVENT.itemsize if size is None else size
+        check_array(arrays, f"engine/{k}", dt, (size,))
+    if int(arrays["engine/event_size"][0]) != EVENT.itemsize:
+        raise ValueError(f"snapshot array 'engine/event_size': events of {int(arrays['engine/event_size'][0])} "
+                         f"bytes, this build's are {EVENT.itemsize}")
+    return generators(snap, batch.num_copies)
 
 
-def restore(snap, batch):
-    """Put ``snap`` (already :func:`check`-ed) into ``batch``, which has an
-    engine: the engine first (it checks its part before changing anything),
-    then the arrays."""
-    batch.engine.import_state({k[len("engine/"):]: v for k, v in snap.arrays.items()
-                               if k.startswith("engine/")})
+def check_events(snap):
+    """``ValueError`` unless ``snap``'s events match their checksum (checked
+    now if not yet: before a restore that must change the env first)."""
+    if snap._unchecked is not None:
+        snap._check_events()
+
+
+def restore(snap, batch, gens):
+    """Put ``snap`` (:func:`check`-ed: ``gens`` its seed generators) into
+    ``batch``, which has an engine: what needs new memory first, then the
+    engine, which checks its part (the events' checksum too, as it copies
+    them) before changing anything, then the arrays, which cannot fail."""
+    arrays = snap._arrays
+    # Arrays a step handed out stay the caller's: those come anew (before
+    # anything changes: new memory), the copies' own ones are written in place.
+    fresh = {k: arrays[f"copies/{k}"].copy() for k in _copies_arrays(batch.copies) if k in _COPY_ARRAYS}
+    check_sums = snap._events_check()
+    state = {k[len("engine/"):]: v for k, v in arrays.items() if k.startswith("engine/")}
+    if check_sums is None:
+        batch.engine.import_state(state)
+    else:
+        batch.engine.import_state(state, sums_from=check_sums[0], verify=check_sums[1])
     for k, v in _model_arrays(batch.copies).items():
-        v[...] = snap.arrays[f"model/{k}"]
-    for k in _copies_arrays(batch.copies):
-        setattr(batch.copies, k, snap.arrays[f"copies/{k}"].copy())
+        v[...] = arrays[f"model/{k}"]
+    for k, v in _copies_arrays(batch.copies).items():
+        if k in fresh:
+            setattr(batch.copies, k, fresh[k])
+        else:
+            v[...] = arrays[f"copies/{k}"]
     for k in _BATCH:
         if k == "max_cycles":
-            batch.set_max_cycles(snap.arrays["batch/max_cycles"])
+            batch.set_max_cycles(arrays["batch/max_cycles"])
         else:
-            getattr(batch, k)[...] = snap.arrays[f"batch/{k}"]
-    batch.set_rng_states(snap.meta["rngs"])
+            getattr(batch, k)[...] = arrays[f"batch/{k}"]
+    batch.seed_rngs = gens
     batch._any_done = bool(batch.done.any())
     batch._aligned = False
     batch.broken = None

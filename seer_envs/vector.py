@@ -832,7 +832,7 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
     def _restore_whole(self, snapshot):
         """An engine-wide snapshot into a one-engine layout (the team or copy
         groups) of the same copies."""
-        from seer_envs._snapshot import check, restore
+        from seer_envs._snapshot import check_array, check, check_events, restore
         self._ensure_layout()
         b = self._batch
         if isinstance(b, Groups):
@@ -840,19 +840,17 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
                              "restored into groups of engines: take snapshot(copies=range(num_envs)) "
                              "instead, which restores into every layout")
         with b.using():
-            check(snapshot, b, self.env_id, self._snapshot_params(), "vector")
+            gens = check(snapshot, b, self.env_id, self._snapshot_params(), "vector")
             extra = {}
-            for k in ("waiting", "ended", "last_obs"):
-                v = snapshot.arrays.get(f"env/{k}")
-                if v is None:
-                    raise ValueError(f"snapshot array 'env/{k}': missing")
-                extra[k] = v
+            for k, ref in (("waiting", self._waiting), ("ended", self._ended),
+                           ("last_obs", np.empty((self.num_envs,) + self._last_obs_shape(), np.float32))):
+                v = check_array(snapshot._arrays, f"env/{k}", ref.dtype, ref.shape)
+                extra[k] = v.copy()
             if not self._started or b.engine is None:
+                check_events(snapshot)          # before anything changes
                 b.start()
-            restore(snapshot, b)
-            self._waiting = extra["waiting"].astype(bool).copy()
-            self._ended = extra["ended"].astype(bool).copy()
-            self._last_obs = extra["last_obs"].copy()
+            restore(snapshot, b, gens)
+            self._waiting, self._ended, self._last_obs = extra["waiting"], extra["ended"], extra["last_obs"]
             self._started = True
         return None
 

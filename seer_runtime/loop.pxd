@@ -129,6 +129,10 @@ ctypedef struct EngineCore:
     CopyRun* cg_runs
     seer_range_fn cg_end_fn     # during a run with copy_end: called per copy at its end
     void* cg_end_arg
+    # n spare heaps (NULL until the first import_state with a checksum):
+    # such an import writes into them and swaps them in only once the
+    # checksum holds; the heaps it replaced are the next import's spares.
+    LocalHeap* spare
 
 
 cdef class Engine:

@@ -81,6 +81,13 @@ cdef extern from "src/alloc.h" nogil:
 cdef extern from "src/checksum.h" nogil:
     void seer_sum64(const unsigned char* p, int64_t nwords, uint64_t first, uint64_t* s1, uint64_t* s2)
 
+cdef extern from *:
+    """
+    /* A write hint: the next heap an import fills (its first line). */
+    static inline void seer_prefetch_w(const void *p) { __builtin_prefetch(p, 1, 3); }
+    """
+    void seer_prefetch_w(const void* p) nogil
+
 cdef extern from "src/clock.h" nogil:
     int64_t seer_clock_ns()
 
@@ -238,6 +245,58 @@ cdef inline uint64_t _event_hash(const Event* e) noexcept nogil:
     return seer_fmix_a(h ^ e.data.u[3] ^ seer_fmix_b(e.data.u[4] ^ e.data.u[5]))
 
 
+# --- state export and import (snapshots: seer_envs._snapshot) --------------------
+
+cdef enum:
+    SUM_CHUNK = 65536       # bytes copied before they are summed (still in L2)
+
+
+cdef void _gather_events(const EngineCore* c, char* dst, bint summing, uint64_t first,
+                         uint64_t* s1, uint64_t* s2) noexcept nogil:
+    """Every LP's heap, LP by LP, into ``dst``; with ``summing``, the
+    checksum of src/checksum.h of the bytes written (words ``first``, ...).
+
+    Summing what was written 64 KiB at a time, while it is in L2, rather
+    than each heap right after its copy (4096 short sums for PCS 64x64's
+    5.2 MB): the capture went from 3.5-4.0 to 1.9-2.7 ms
+    (benchmarks/snapshot.py, docs/guide.md).  The heap two ahead is asked
+    for (each heap is its own allocation: a miss per LP)."""
+    cdef lp_id_t i
+    cdef int64_t off = 0, done = 0, nb
+    for i in range(c.n):
+        seer_prefetch(c.heaps[i + 2 if i + 2 < c.n else i].data)
+        nb = c.heaps[i].size * <int64_t>sizeof(Event)
+        if nb:
+            memcpy(dst + off, c.heaps[i].data, nb)
+            off += nb
+            if summing and off - done >= SUM_CHUNK:
+                seer_sum64(<const unsigned char*>dst + done, (off - done) // 8, first + done // 8, s1, s2)
+                done = off
+    if summing and off > done:
+        seer_sum64(<const unsigned char*>dst + done, (off - done) // 8, first + done // 8, s1, s2)
+
+
+cdef void _scatter_events(LocalHeap* heaps, lp_id_t n, const int64_t* cnt, const char* src,
+                          bint summing, uint64_t first, uint64_t* s1, uint64_t* s2) noexcept nogil:
+    """``src`` (events LP by LP, ``cnt`` per LP) into ``heaps`` (room made);
+    with ``summing``, the checksum of those bytes, each 64 KiB summed right
+    after it was copied out (one pass over the source instead of two)."""
+    cdef lp_id_t i
+    cdef int64_t off = 0, done = 0, nb
+    for i in range(n):
+        seer_prefetch_w(heaps[i + 2 if i + 2 < n else i].data)
+        nb = cnt[i] * <int64_t>sizeof(Event)
+        if nb:
+            memcpy(heaps[i].data, src + off, nb)
+            off += nb
+            if summing and off - done >= SUM_CHUNK:
+                seer_sum64(<const unsigned char*>src + done, (off - done) // 8, first + done // 8, s1, s2)
+                done = off
+        heaps[i].size = cnt[i]
+    if summing and off > done:
+        seer_sum64(<const unsigned char*>src + done, (off - done) // 8, first + done // 8, s1, s2)
+
+
 cdef class Engine:
     """Runs a :class:`Scenario`'s events on ``num_threads`` worker threads.
 
@@ -332,6 +391,10 @@ cdef class Engine:
             for i in range(c.n):
                 heap_free(&c.heaps[i])
         free(c.heaps)
+        if c.spare != NULL:
+            for i in range(c.n):
+                heap_free(&c.spare[i])
+        free(c.spare)
         free(c.inbox)
         free(c.next_time)
         free(c.rng_key)
@@ -1040,7 +1103,7 @@ cdef class Engine:
         import numpy as np
         cdef EngineCore* c = &self.core
         cdef lp_id_t i
-        cdef int64_t total = 0, off = 0
+        cdef int64_t total = 0
         cdef char* dst
         cdef uint64_t s1 = 0, s2 = 0, first = 0
         cdef bint summing = sums_from is not None
@@ -1082,13 +1145,12 @@ cdef class Engine:
         events = a["events"]
         if total:
             dst = <char*><size_t>events.ctypes.data
-            for i in range(c.n):
-                if c.heaps[i].size:
-                    memcpy(dst + off, c.heaps[i].data, c.heaps[i].size * sizeof(Event))
-                    if summing:         # the source: loads of what was just stored would wait on the stores
-                        seer_sum64(<const unsigned char*>c.heaps[i].data, c.heaps[i].size * sizeof(Event) // 8,
-                                   first + off // 8, &s1, &s2)
-                    off += c.heaps[i].size * sizeof(Event)
+            self._enter()               # the GIL goes: one caller at a time
+            try:
+                with nogil:
+                    _gather_events(c, dst, summing, first, &s1, &s2)
+            finally:
+                self._busy = False
         rng_key, rng_ctr, emit_seq, next_time = a["rng_key"], a["rng_ctr"], a["emit_seq"], a["next_time"]
         a["now"][0] = self._now
         a["tallies"][0] = self._inject_seq
@@ -1106,22 +1168,40 @@ cdef class Engine:
             res["events_sums"] = np.array([s1, s2], np.uint64)
         return res
 
-    def import_state(self, state):
+    def import_state(self, state, sums_from=None, verify=None):
         """Replace this engine's state with ``state`` from :meth:`export_state`
         of an engine of the same model size (any thread count).  The engine
         must be initialised and idle; the arrays are checked before anything
-        changes (``ValueError`` naming what does not fit)."""
+        changes (``ValueError`` naming what does not fit).
+
+        ``sums_from`` and ``verify`` (a callable): the event bytes are
+        checked against their checksum (src/checksum.h, as words
+        ``sums_from``, ``sums_from + 1``, ... of a stream) in the same pass
+        that copies them, all or nothing: they go into spare heaps,
+        ``verify(s1, s2)`` is called with their sums, and only if it returns
+        are the spares swapped in; if it raises, the engine is as it was.
+        The heaps swapped out are kept as the next such import's spares (so
+        the engine then holds its events' memory twice)."""
         import numpy as np
         cdef EngineCore* c = &self.core
         cdef lp_id_t i
-        cdef int64_t off = 0, k, need, total = 0
+        cdef int64_t need, total = 0
         cdef const char* src
         cdef Event* grown
+        cdef LocalHeap h
+        cdef uint64_t s1 = 0, s2 = 0, first = 0
+        cdef bint summing = sums_from is not None or verify is not None
         self._check_idle()
         if not self._initialized:
             raise RuntimeError("import_state() before init()")
         if self._frozen:
             raise RuntimeError("import_state() while LPs are frozen")
+        if summing:
+            if isinstance(sums_from, bool) or not isinstance(sums_from, int) or sums_from < 0:
+                raise ValueError(f"import_state(): sums_from must be an int >= 0, got {sums_from!r}")
+            if not callable(verify):
+                raise ValueError(f"import_state(): verify must be a callable (s1, s2), got {verify!r}")
+            first = sums_from
         try:
             counts = np.ascontiguousarray(state["counts"], np.int64)
             events = np.ascontiguousarray(state["events"], np.uint8)
@@ -1146,23 +1226,51 @@ cdef class Engine:
         for i in range(c.n):
             if c.inbox[i] != NULL:
                 raise RuntimeError(f"import_state(): LP {i} has messages in flight")
-        # Room first (nothing changes if memory runs out), then the copy.
         cdef const int64_t[::1] cnt = counts
-        for i in range(c.n):
-            need = cnt[i]
-            if need > c.heaps[i].cap:
-                grown = <Event*>seer_heap_realloc(c.heaps[i].data, need, sizeof(Event))
-                if grown == NULL:
-                    raise MemoryError(f"import_state(): no memory for LP {i}'s {need} events")
-                c.heaps[i].data = grown
-                c.heaps[i].cap = need
         src = <const char*><size_t>events.ctypes.data
-        for i in range(c.n):
-            k = cnt[i]
-            if k:
-                memcpy(c.heaps[i].data, src + off, k * sizeof(Event))
-                off += k * sizeof(Event)
-            c.heaps[i].size = k
+        if summing:
+            # Into the spares (their old contents are not needed: no realloc
+            # copy), summed as they go; swapped in once verify() accepts.
+            if c.spare == NULL:
+                c.spare = <LocalHeap*>calloc(c.n, sizeof(LocalHeap))
+                if c.spare == NULL:
+                    raise MemoryError("import_state(): no memory for the spare heaps")
+            for i in range(c.n):
+                need = cnt[i]
+                if need > c.spare[i].cap:
+                    free(c.spare[i].data)
+                    c.spare[i].data = <Event*>seer_heap_realloc(NULL, need, sizeof(Event))
+                    c.spare[i].cap = 0 if c.spare[i].data == NULL else need
+                    if c.spare[i].data == NULL:
+                        raise MemoryError(f"import_state(): no memory for LP {i}'s {need} events")
+            self._enter()               # the GIL goes: one caller at a time
+            try:
+                with nogil:
+                    _scatter_events(c.spare, c.n, &cnt[0], src, True, first, &s1, &s2)
+            finally:
+                self._busy = False
+            verify(s1, s2)              # raises: nothing of the engine changed
+            for i in range(c.n):
+                h = c.heaps[i]
+                c.heaps[i] = c.spare[i]
+                c.spare[i] = h
+                c.spare[i].size = 0
+        else:
+            # Room first (nothing changes if memory runs out), then the copy.
+            for i in range(c.n):
+                need = cnt[i]
+                if need > c.heaps[i].cap:
+                    grown = <Event*>seer_heap_realloc(c.heaps[i].data, need, sizeof(Event))
+                    if grown == NULL:
+                        raise MemoryError(f"import_state(): no memory for LP {i}'s {need} events")
+                    c.heaps[i].data = grown
+                    c.heaps[i].cap = need
+            self._enter()
+            try:
+                with nogil:
+                    _scatter_events(c.heaps, c.n, &cnt[0], src, False, 0, &s1, &s2)
+            finally:
+                self._busy = False
         if c.n:
             memcpy(c.rng_key, <const char*><size_t>arrays["rng_key"].ctypes.data, c.n * sizeof(uint64_t))
             memcpy(c.rng_ctr, <const char*><size_t>arrays["rng_ctr"].ctypes.data, c.n * sizeof(uint64_t))
@@ -1170,8 +1278,8 @@ cdef class Engine:
             memcpy(c.next_time, <const char*><size_t>arrays["next_time"].ctypes.data, c.n * sizeof(double))
         self._now = now[0]
         self._inject_seq = <uint64_t>tallies[0]
-        for k in range(c.max_threads):
-            c.ts[k].events = 0
+        for i in range(c.max_threads):
+            c.ts[i].events = 0
         c.ts[0].events = <int64_t>tallies[1]
         return None
 

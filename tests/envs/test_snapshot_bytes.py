@@ -7,6 +7,7 @@ through.  (Continuation through bytes, pickling and the bad-input fuzz:
 test_snapshot.py.)"""
 
 import copy
+import json
 import pickle
 import struct
 
@@ -47,35 +48,44 @@ def test_snapshot_checksum_is_its_definition():
     assert sums(bytes(data))[0] == ref[0] and sums(bytes(data)) != ref
 
 
+def _add(a, b):
+    return (a[0] + b[0]) & MASK, (a[1] + b[1]) & MASK
+
+
 def test_snapshot_pack_and_seal_write_the_format():
     rng = np.random.default_rng(1)
     for trial in range(60):
         head = rng.integers(0, 256, 8 * int(rng.integers(0, 4)), dtype=np.uint8).tobytes()
         parts = [rng.integers(0, 256, int(rng.integers(0, 5000 if trial % 2 else 20)),
                               dtype=np.uint8).tobytes() for _ in range(int(rng.integers(0, 6)))]
-        out = pack(head, parts)
-        body = head + b"".join(p + bytes(-len(p) % 8) for p in parts)
-        assert out[:-16] == body
-        assert struct.unpack("<QQ", out[-16:]) == _reference_sums(body)
-        # seal: the same checksum in place, with some ranges already summed
+        apart = int(rng.integers(-1, len(parts))) if parts else -1
+        out = pack(head, parts, apart)
+        padded = [p + bytes(-len(p) % 8) for p in parts]
+        body = head + b"".join(padded)
+        assert out[:-32] == body
+        # the checksum of all but part `apart`, then of that part: words weighed by their
+        # place in the whole, so the two add up to the whole's
+        lo = len(head) + sum(len(p) for p in padded[:apart]) if apart >= 0 else 0
+        hi = lo + len(padded[apart]) if apart >= 0 else 0
+        rest = _add(_reference_sums(body[:lo]), _reference_sums(body[hi:], hi // 8))
+        got = struct.unpack("<QQQQ", out[-32:])
+        assert got == rest + _reference_sums(body[lo:hi], lo // 8)
+        assert _add(got[:2], got[2:]) == _reference_sums(body)
+        # seal: the same checksum in place, the apart range summed already
         b, view = empty(len(out))
         np.frombuffer(view, np.uint8)[:len(body)] = np.frombuffer(body, np.uint8)
         del view
-        known = []
-        if len(body) >= 24:
-            lo = 8 * int(rng.integers(0, len(body) // 8 - 1))
-            hi = lo + 8 * int(rng.integers(1, (len(body) - lo) // 8 + 1))
-            s1, s2 = _reference_sums(body[lo:hi], lo // 8)
-            known = [(lo, hi, s1, s2)]
-        seal(b, known)
+        seal(b, (lo, hi) + _reference_sums(body[lo:hi], lo // 8) if apart >= 0 else None)
         assert b == out
     with pytest.raises(ValueError, match="padded to 8"):
         pack(b"1234", [])
     b, _ = empty(48)
     with pytest.raises(ValueError, match="not 8-byte aligned"):
-        seal(b, [(8, 12, 0, 0)])
+        seal(b, (8, 12, 0, 0))
     with pytest.raises(ValueError, match="not 8-byte aligned"):
-        seal(b, [(16, 8, 0, 0)])
+        seal(b, (16, 8, 0, 0))
+    with pytest.raises(ValueError, match="not 8-byte aligned"):
+        seal(b, (8, 24, 0, 0))                          # past the 16 bytes before the checksum
 
 
 def _mid_episode(sid, steps=4, **over):
@@ -214,3 +224,40 @@ def test_snapshot_engine_export_state_names_a_bad_out_and_writes_nothing(bad, ma
         with pytest.raises(ValueError, match="sums_from must be an int >= 0"):
             eng.export_state(sums_from=sums_from)
     np.testing.assert_array_equal(eng.export_state()["events"], ref["events"])
+
+
+def test_snapshot_header_pieces_are_the_json_of_the_whole():
+    """The header is put together from pieces (the arrays' text kept): it is
+    ``json.dumps`` of the whole, keys sorted, as the format says."""
+    from seer_envs import _snapshot as S
+    specs = [("a/b", np.dtype(np.float32), (3, 4)), ("c", np.dtype("<u8"), (0,)), ("d", np.dtype(bool), ())]
+    for params, meta in (({"x": 1.5, "a": [1, 2], "z": None, "s": "é\""}, {"rngs": [{"s": 2**70, "b": "PCG64"}]}),
+                         ({}, {}), ({"k": {"y": 1, "b": 2}}, {"rngs": []})):
+        for kind, n in (("env", 1), ("vector", 12)):
+            whole = {"scenario": "pcs_v0", "params": params, "kind": kind, "num_copies": n, "meta": meta,
+                     "arrays": [[a, np.dtype(d).str, list(s)] for a, d, s in specs]}
+            got = S._header("pcs_v0", params, kind, n, meta, specs)
+            assert len(got) % 8 == 0 and got.rstrip(b" ") == json.dumps(whole, sort_keys=True).encode()
+            assert json.loads(got) == whole
+            assert S._fields("pcs_v0", params, kind, n, meta) == json.dumps(["pcs_v0", params, kind, n, meta],
+                                                                            sort_keys=True)
+
+
+def test_snapshot_model_array_names_are_kept_and_looked_up_again_when_stale():
+    from seer_envs import _snapshot as S
+    env = _mid_episode("pcs_v0")
+    cp = env.unwrapped._batch.copies
+    first = S._model_arrays(cp)
+    assert cp._snapshot_model_names[0] is cp.model and set(cp._snapshot_model_names[1]) == set(first)
+    again = S._model_arrays(cp)
+    assert again.keys() == first.keys() and all(again[k] is getattr(cp.model, k) for k in again)
+    # another model put in its place (another grid): its arrays, not the kept names' old ones
+    other = seer_envs.make("pcs_v0", num_threads=1, **dict(SPECS["pcs_v0"].test_params, grid_width=5))
+    other.reset(seed=0)
+    cp.model, saved = other.unwrapped._batch.copies.model, cp.model
+    try:
+        got = S._model_arrays(cp)
+        assert all(got[k] is getattr(cp.model, k) for k in got)
+        assert cp._snapshot_model_names[0] is cp.model
+    finally:
+        cp.model = saved
