@@ -12,7 +12,7 @@ from gymnasium import spaces
 
 from seer_envs._copies import Copies
 from seer_envs.aircraft.handlers import (ACTION_KIND, COUNTERS, N_NEIGHBOURS_PY, OBS_LAYOUT,
-                                         OBS_SIZE_PY, AircraftModel, boundary)
+                                         OBS_SIZE_PY, AircraftModel, boundary, boundary_at_copy_end)
 
 N_DISCRETE = 9
 
@@ -102,6 +102,12 @@ class AircraftCopies(Copies):
     def boundary(self, c0, c1, times, num_threads):
         boundary(self.model, 0.0, self.obs, self.rew, self._term, num_threads, c0, c1,
                  np.asarray(times, np.float64))
+
+    def copy_end(self, times):
+        return boundary_at_copy_end(self.model, self.obs, self.rew, self._term, times)
+
+    def finish_boundary(self, c0, c1):
+        pass                            # copy_end did all of it
 
     def agent_infos(self, c, rows, now):
         """Each UAV's energy, alive flag, targets in range, belief age (s,

@@ -61,7 +61,7 @@ from libc.math cimport sqrt, cos, sin
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from seer_runtime.contract cimport *
-from seer_runtime.scenario cimport Scenario, seer_parallel_for
+from seer_runtime.scenario cimport CopyEnd, Scenario, seer_parallel_for
 
 cdef enum:
     ACTION = 0
@@ -801,36 +801,18 @@ def boundary(AircraftModel m, double now, float[:, ::1] obs, float[::1] rewards,
     (default all) and ``times`` (one per copy) gives each copy's own
     boundary time in place of ``now``; arrays stay indexed by global UAV."""
     cdef AircraftState* s = &m.s
-    cdef int64_t e, i, copy_ix, nu = s.n_uav, U = s.U1, T = s.T1
+    cdef int64_t copy_ix, nu = s.n_uav, U = s.U1, T = s.T1
     cdef int64_t ncop = m.num_copies
-    cdef int64_t[:, ::1] prev_cnt = m.prev_counters
-    cdef double[::1] prev_en = m.prev_energy
-    cdef int32_t[::1] in_range = m.in_range
-    cdef double[::1] tms
-    import numpy as np
-    if obs.shape[0] != nu or obs.shape[1] != OBS_SIZE or rewards.shape[0] != nu or terminated.shape[0] != nu:
-        raise ValueError("boundary: output arrays have the wrong shape")
     cdef _BoundaryArgs a
     cdef _SnapArgs su, st, sb
     if c1 < 0:
         c1 = ncop
     if not 0 <= c0 <= c1 <= ncop:
         raise ValueError(f"boundary: bad copy range [{c0}, {c1}) for {ncop} copies")
+    import numpy as np
     tarr = np.full(ncop, now, np.float64) if times is None else np.ascontiguousarray(times, np.float64)
-    if tarr.shape != (ncop,):
-        raise ValueError(f"boundary: times must have one entry per copy ({ncop})")
-    tms = tarr
-    a.s = s
-    a.times = &tms[0] if ncop > 0 else NULL
-    a.U = U
+    _boundary_args(&a, m, obs, rewards, terminated, tarr)
     a.base = c0 * U
-    a.obs = &obs[0, 0] if nu > 0 else NULL
-    a.rewards = &rewards[0] if nu > 0 else NULL
-    a.terminated = &terminated[0] if nu > 0 else NULL
-    a.prev_cnt = &prev_cnt[0, 0] if nu > 0 else NULL
-    a.cnt_stride = prev_cnt.shape[1]
-    a.prev_en = &prev_en[0] if nu > 0 else NULL
-    a.in_range = &in_range[0] if nu > 0 else NULL
     su.s = s
     su.base = c0 * U
     st.s = s
@@ -841,11 +823,39 @@ def boundary(AircraftModel m, double now, float[:, ::1] obs, float[::1] rewards,
     # block rather than spin).
     with nogil:
         for copy_ix in range(c0, c1):
-            s.snap_times[copy_ix] = tms[copy_ix]
+            s.snap_times[copy_ix] = a.times[copy_ix]
         seer_parallel_for(num_threads, (c1 - c0) * U, _snap_range, &su)
         seer_parallel_for(num_threads, (c1 - c0) * T, _snap_range, &st)
         seer_parallel_for(num_threads, c1 - c0, _bucket_range, &sb)
         seer_parallel_for(num_threads, (c1 - c0) * U, _uav_range, &a)
+
+
+cdef int _boundary_args(_BoundaryArgs* a, AircraftModel m, float[:, ::1] obs, float[::1] rewards,
+                        uint8_t[::1] terminated, object tarr) except -1:
+    # boundary()'s arrays checked and laid out for _uav_range (a.base: 0);
+    # tarr (float64, one time per copy) must outlive the use of a
+    cdef AircraftState* s = &m.s
+    cdef int64_t nu = s.n_uav, ncop = m.num_copies
+    cdef int64_t[:, ::1] prev_cnt = m.prev_counters
+    cdef double[::1] prev_en = m.prev_energy
+    cdef int32_t[::1] in_range = m.in_range
+    cdef double[::1] tms = tarr
+    if obs.shape[0] != nu or obs.shape[1] != OBS_SIZE or rewards.shape[0] != nu or terminated.shape[0] != nu:
+        raise ValueError("boundary: output arrays have the wrong shape")
+    if tms.shape[0] != ncop:
+        raise ValueError(f"boundary: times must have one entry per copy ({ncop})")
+    a.s = s
+    a.times = &tms[0] if ncop > 0 else NULL
+    a.U = s.U1
+    a.base = 0
+    a.obs = &obs[0, 0] if nu > 0 else NULL
+    a.rewards = &rewards[0] if nu > 0 else NULL
+    a.terminated = &terminated[0] if nu > 0 else NULL
+    a.prev_cnt = &prev_cnt[0, 0] if nu > 0 else NULL
+    a.cnt_stride = prev_cnt.shape[1]
+    a.prev_en = &prev_en[0] if nu > 0 else NULL
+    a.in_range = &in_range[0] if nu > 0 else NULL
+    return 0
 
 
 ctypedef struct _SnapArgs:
@@ -880,3 +890,47 @@ cdef void _uav_range(void* arg, int64_t lo, int64_t hi) noexcept nogil:
     for i in range(a.base + lo, a.base + hi):
         _boundary_uav(a.s, i, a.times[i // a.U], &a.obs[i * OBS_SIZE], &a.rewards[i], &a.terminated[i],
                       &a.prev_cnt[i * a.cnt_stride], &a.prev_en[i], &a.in_range[i])
+
+
+ctypedef struct _EndArgs:
+    _BoundaryArgs a             # base 0
+    _SnapArgs snap              # base 0
+
+
+cdef class _BoundaryAtCopyEnd(CopyEnd):
+    # boundary() of one copy at a time, run by the engine inside a run in copy
+    # groups (Engine.run_until(copy_end=...)) as each copy reaches its end.
+    cdef _EndArgs e
+    cdef object arrays          # what e's pointers point into
+
+
+cdef void _boundary_copies(void* arg, int64_t c0, int64_t c1) noexcept nogil:
+    # boundary()'s four passes, over copies [c0, c1) alone: each reads and
+    # writes only those copies' entities, cells and rows
+    cdef _EndArgs* e = <_EndArgs*>arg
+    cdef AircraftState* s = e.a.s
+    cdef int64_t copy_ix, U = s.U1, T = s.T1
+    for copy_ix in range(c0, c1):
+        s.snap_times[copy_ix] = e.a.times[copy_ix]
+    _snap_range(&e.snap, c0 * U, c1 * U)
+    _snap_range(&e.snap, s.n_uav + c0 * T, s.n_uav + c1 * T)
+    _bucket_range(&e.snap, c0, c1)
+    _uav_range(&e.a, c0 * U, c1 * U)
+
+
+def boundary_at_copy_end(AircraftModel m, float[:, ::1] obs, float[::1] rewards,
+                         uint8_t[::1] terminated, times):
+    """:func:`boundary` over each copy (its boundary time from ``times``, one
+    per copy), as a ``CopyEnd`` for ``Engine.run_until(copy_end=...)``: the
+    engine runs it for each copy right after the copy reaches the run's end
+    (copy groups only).  The arrays are kept alive with it."""
+    import numpy as np
+    cdef _BoundaryAtCopyEnd end = _BoundaryAtCopyEnd()
+    tarr = np.ascontiguousarray(times, np.float64)
+    _boundary_args(&end.e.a, m, obs, rewards, terminated, tarr)
+    end.e.snap.s = &m.s
+    end.e.snap.base = 0
+    end.arrays = (m, obs, rewards, terminated, tarr)
+    end.fn = _boundary_copies
+    end.arg = &end.e
+    return end

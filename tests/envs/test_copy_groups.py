@@ -116,18 +116,20 @@ def test_the_layout_is_chosen_from_copies_and_threads():
         seer_envs.vector_env(sid, 4, num_threads=1, copy_parallel="yes")
 
 
-@pytest.mark.parametrize("share", [0.0, 0.5])
-def test_the_boundary_run_inside_the_copies_equals_the_team(share):
-    """PCS hands its step boundary to the engine (``Copies.copy_end``): in
-    copy groups each copy's observations and rewards are written by the
-    thread that ran it, as it reaches the step's end, with no boundary pass
-    after the run.  Every copy at the same step (the path that does it),
-    team rewards on and off: the team's outputs at every thread count."""
+@pytest.mark.parametrize("sid, over", [("pcs_v0", {}), ("pcs_v0", {"team_reward_share": 0.5}),
+                                       ("aircraft_v0", {})])
+def test_the_boundary_run_inside_the_copies_equals_the_team(sid, over):
+    """PCS and Aircraft hand their step boundary to the engine
+    (``Copies.copy_end``): in copy groups each copy's observations, rewards
+    and terminations are written by the thread that ran it, as it reaches
+    the step's end, with no boundary pass after the run.  Every copy at the
+    same step (the path that does it; PCS with team rewards on and off):
+    the team's outputs at every thread count."""
     E, steps = 6, 12
 
     def run(threads, layout, seed):
-        p = dict(small("pcs_v0"), max_cycles=10**6, team_reward_share=share)
-        v = seer_envs.vector_env("pcs_v0", E, num_threads=threads, copy_parallel=layout, **p)
+        p = dict(small(sid), max_cycles=10**6, **over)
+        v = seer_envs.vector_env(sid, E, num_threads=threads, copy_parallel=layout, **p)
         out = [v.reset(seed=seed)[0]]
         cp = v._batch.copies
         passes = []
@@ -145,7 +147,7 @@ def test_the_boundary_run_inside_the_copies_equals_the_team(share):
             v, got, passes = run(threads, True, seed)
             assert v.layout == "copy_groups" and passes == []
             for k, (g, w) in enumerate(zip(got, want)):
-                np.testing.assert_array_equal(g, w, err_msg=f"share={share} threads={threads} item {k}")
+                np.testing.assert_array_equal(g, w, err_msg=f"{sid} {over} threads={threads} item {k}")
             assert v.engine.state_digest() == ref.engine.state_digest()
 
 
