@@ -297,6 +297,19 @@ cdef void _scatter_events(LocalHeap* heaps, lp_id_t n, const int64_t* cnt, const
         seer_sum64(<const unsigned char*>src + done, (off - done) // 8, first + done // 8, s1, s2)
 
 
+# Make LP i's queue hold at least `need` events (its contents kept), or
+# raise MemoryError naming `who` with the queue as it was.
+cdef int _heap_room(EngineCore* c, lp_id_t i, int64_t need, str who) except -1:
+    cdef Event* grown
+    if need > c.heaps[i].cap:
+        grown = <Event*>seer_heap_realloc(c.heaps[i].data, need, sizeof(Event))
+        if grown == NULL:
+            raise MemoryError(f"{who}: no memory for LP {i}'s {need} events")
+        c.heaps[i].data = grown
+        c.heaps[i].cap = need
+    return 0
+
+
 cdef class Engine:
     """Runs a :class:`Scenario`'s events on ``num_threads`` worker threads.
 
@@ -1187,7 +1200,6 @@ cdef class Engine:
         cdef lp_id_t i
         cdef int64_t need, total = 0
         cdef const char* src
-        cdef Event* grown
         cdef LocalHeap h
         cdef uint64_t s1 = 0, s2 = 0, first = 0
         cdef bint summing = sums_from is not None or verify is not None
@@ -1258,13 +1270,7 @@ cdef class Engine:
         else:
             # Room first (nothing changes if memory runs out), then the copy.
             for i in range(c.n):
-                need = cnt[i]
-                if need > c.heaps[i].cap:
-                    grown = <Event*>seer_heap_realloc(c.heaps[i].data, need, sizeof(Event))
-                    if grown == NULL:
-                        raise MemoryError(f"import_state(): no memory for LP {i}'s {need} events")
-                    c.heaps[i].data = grown
-                    c.heaps[i].cap = need
+                _heap_room(c, i, cnt[i], "import_state()")
             self._enter()
             try:
                 with nogil:
@@ -1356,10 +1362,9 @@ cdef class Engine:
         after the imported ones.  Other LPs are untouched.  Between runs only."""
         import numpy as np
         cdef EngineCore* c = &self.core
-        cdef int64_t j, k, m, need, off = 0
+        cdef int64_t j, k, m, off = 0
         cdef lp_id_t i
         cdef const char* src
-        cdef Event* grown
         self._check_idle()
         if not self._initialized:
             raise RuntimeError("import_lps() before init()")
@@ -1389,14 +1394,7 @@ cdef class Engine:
             if c.inbox[lp[j]] != NULL:
                 raise RuntimeError(f"import_lps(): LP {lp[j]} has messages in flight")
         for j in range(m):                  # room first: nothing changes if memory runs out
-            i = <lp_id_t>lp[j]
-            need = cnt[j]
-            if need > c.heaps[i].cap:
-                grown = <Event*>seer_heap_realloc(c.heaps[i].data, need, sizeof(Event))
-                if grown == NULL:
-                    raise MemoryError(f"import_lps(): no memory for LP {i}'s {need} events")
-                c.heaps[i].data = grown
-                c.heaps[i].cap = need
+            _heap_room(c, <lp_id_t>lp[j], cnt[j], "import_lps()")
         src = <const char*><size_t>events.ctypes.data
         cdef const uint64_t[::1] rk = arrays[0], rc = arrays[1], es = arrays[2]
         for j in range(m):

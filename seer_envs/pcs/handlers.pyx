@@ -434,10 +434,10 @@ cdef int _boundary_args(_BoundaryArgs* a, PcsModel m, float[:, ::1] obs, float[:
     cdef int64_t n = m.s.cells * m.s.copies
     if obs.shape[0] < n or rewards.shape[0] < n or prev.shape[0] < n or delta.shape[0] < n:
         raise ValueError(f"boundary: arrays shorter than {n} cells")
-    if n == 0:
-        return 0
     a.s = &m.s
     a.base = 0
+    if n == 0:
+        return 0
     a.prev = &prev[0, 0]
     a.delta = &delta[0, 0]
     a.obs = &obs[0, 0]

@@ -93,15 +93,22 @@ def test_damaged_events_into_a_never_reset_env_change_nothing():
     _steps_alike(env, twin, acts)
 
 
-def test_damaged_events_into_a_vector_env_change_nothing():
+def _vector_trio(copies, threads):
+    """A source vector env (seed 0, one step), an env at ``threads`` threads
+    and its untouched twin (seed 5, one step each), and the actions."""
     kw = dict(PARAMS, num_threads=1)
-    src = seer_envs.vector_env("pcs_v0", 3, **kw)
-    env = seer_envs.vector_env("pcs_v0", 3, **dict(kw, num_threads=2))
-    twin = seer_envs.vector_env("pcs_v0", 3, **kw)
-    acts = np.ones((3, src.num_agents), np.int64)
+    src = seer_envs.vector_env("pcs_v0", copies, **kw)
+    env = seer_envs.vector_env("pcs_v0", copies, **dict(kw, num_threads=threads))
+    twin = seer_envs.vector_env("pcs_v0", copies, **kw)
+    acts = np.ones((copies, src.num_agents), np.int64)
     for v, seed in ((src, 0), (env, 5), (twin, 5)):
         v.reset(seed=seed)
         v.step(acts)
+    return src, env, twin, acts
+
+
+def test_damaged_events_into_a_vector_env_change_nothing():
+    src, env, twin, acts = _vector_trio(3, 2)
     src.step(acts)
     raw = src.snapshot().to_bytes()
     with pytest.raises(ValueError, match="checksum mismatch"):
@@ -255,14 +262,7 @@ def test_a_never_reset_env_refuses_a_bad_snapshot_unstarted():
 
 
 def test_vector_snapshots_built_in_memory_are_checked_before_anything_changes():
-    kw = dict(PARAMS, num_threads=1)
-    src = seer_envs.vector_env("pcs_v0", 2, **kw)
-    env = seer_envs.vector_env("pcs_v0", 2, **dict(kw, num_threads=3))
-    twin = seer_envs.vector_env("pcs_v0", 2, **kw)
-    acts = np.ones((2, src.num_agents), np.int64)
-    for v, seed in ((src, 0), (env, 5), (twin, 5)):
-        v.reset(seed=seed)
-        v.step(acts)
+    src, env, twin, acts = _vector_trio(2, 3)
     snap = src.snapshot()
     a = snap.arrays
     st = snap.meta["rngs"]
