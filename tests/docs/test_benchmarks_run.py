@@ -34,6 +34,8 @@ CASES = {
     "snapshot": (["--small", "--repeats", "1", "--warm", "1"], "steady step"),
     "dock_wait": (["--copies", "4", "--grid", "2", "--steps", "2", "--rounds", "1", "--dock-us", "200"],
                   "2 thr cg dock 200 us"),
+    "layout_steps": (["--copies", "4", "--grid", "2", "--threads", "2", "--steps", "2"],
+                     "copy_groups: "),
 }
 
 
