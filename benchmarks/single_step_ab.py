@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A/B of the single env's step: this tree against a git revision, each in
-its own process, alternated round by round on the same machine.
+"""A/B of the single env's step (or a vector env's, ``--vector``): this
+tree against a git revision, each in its own process, alternated round by
+round on the same machine.
 
     python benchmarks/single_step_ab.py [--rev ff92699] [--rounds 7] [--blocks 5] [--threads 1]
-        [--rev-tree DIR]
+        [--rev-tree DIR] [--vector COPIES [--grid 8] [--copy-parallel auto|team|cg]]
 
 The revision is unpacked into a temporary folder (``git archive``) and built
 there (``setup.py build_ext --inplace``, about a minute on 2 cores) unless
@@ -12,9 +13,13 @@ extensions are copied; ``--rev-tree DIR`` uses a tree already unpacked and
 built there instead (kept afterwards).  Each round runs one worker process per tree, in
 alternating order: ``step_arrays`` with random actions on PCS 16x16 and
 Aircraft 64 UAVs (``--threads`` threads, episodes that never end), the
-median over ``--blocks`` blocks of 100 steps of the time per step.  Prints
-each tree's median over rounds and the paired ratio tree / revision (median
-and range of the per-round ratios): above 1 the tree is faster.
+median over ``--blocks`` blocks of 100 steps of the time per step.  With
+``--vector COPIES`` the worker steps a vector env of PCS on a ``--grid``
+square instead (``COPIES`` copies, ``--threads`` threads, laid out as
+``--copy-parallel`` says: ``auto`` as it lays itself out, ``team`` or ``cg``
+forced; random actions, as ``vector_env.py``'s), in blocks of 40 steps.
+Prints each tree's median over rounds and the paired ratio tree / revision
+(median and range of the per-round ratios): above 1 the tree is faster.
 """
 
 import argparse
@@ -36,7 +41,26 @@ WORKER = r"""
 import json, statistics, sys, time
 import numpy as np
 from seer_envs import aircraft_v0, pcs_v0
-threads, blocks = int(sys.argv[1]), int(sys.argv[2])
+threads, blocks, vector = int(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3])
+if vector:
+    from seer_envs.vector import vector_env
+    E, g, cp = vector["copies"], vector["grid"], vector["copy_parallel"]
+    v = vector_env("pcs_v0", E, num_threads=threads, grid_width=g, grid_height=g, max_cycles=10**6,
+                   copy_parallel={"auto": None, "team": False, "cg": True}[cp])
+    v.reset(seed=0)
+    n_act = v.single_action_space.n
+    rng = np.random.default_rng(0)
+    acts = [rng.integers(0, n_act, (E, g * g)) for _ in range(40)]
+    for a in acts[:10]:
+        v.step(a)
+    per = []
+    for _ in range(blocks):
+        t0 = time.perf_counter()
+        for a in acts:
+            v.step(a)
+        per.append((time.perf_counter() - t0) / len(acts))
+    print(json.dumps({f"PCS {g}x{g} x {E} ({v.layout})": statistics.median(per)}))
+    sys.exit(0)
 envs = {
     "PCS 16x16": lambda: pcs_v0.parallel_env(num_threads=threads, grid_width=16, grid_height=16,
                                              max_cycles=10**6),
@@ -68,7 +92,7 @@ print(json.dumps(out))
 
 
 def _compiled_sources(tree):
-    return sorted(os.path.relpath(p, tree) for pat in ("**/*.pyx", "**/*.pxd", "**/src/*.h")
+    return sorted(os.path.relpath(p, tree) for pat in ("**/*.pyx", "**/*.pxd", "**/*.pxi", "**/src/*.h")
                   for p in glob.glob(os.path.join(tree, pat), recursive=True)
                   if "/build/" not in p and "/tests/" not in p)
 
@@ -95,9 +119,10 @@ def prepare(rev):
     return dest
 
 
-def run(tree, threads, blocks):
+def run(tree, threads, blocks, vector=None):
     env = dict(os.environ, PYTHONPATH=tree)
-    r = subprocess.run([sys.executable, "-c", WORKER, str(threads), str(blocks)], cwd=tree, env=env,
+    r = subprocess.run([sys.executable, "-c", WORKER, str(threads), str(blocks), json.dumps(vector)],
+                       cwd=tree, env=env,
                        check=True, capture_output=True, text=True)
     return json.loads(r.stdout.strip().splitlines()[-1])
 
@@ -110,7 +135,17 @@ def main():
     p.add_argument("--blocks", type=int, default=5)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--rev-tree", help="the revision already unpacked and built in this folder")
+    p.add_argument("--vector", type=int, metavar="COPIES",
+                   help="step a vector env of PCS with this many copies instead of the single envs")
+    p.add_argument("--grid", type=int, default=8, help="with --vector: the PCS grid's side")
+    p.add_argument("--copy-parallel", choices=("auto", "team", "cg"), default="auto",
+                   help="with --vector: its layout (auto: as it lays itself out)")
     a = p.parse_args()
+    vector = None
+    if a.vector is not None:
+        if a.vector < 1 or a.grid < 1:
+            p.error("--vector and --grid must be positive")
+        vector = {"copies": a.vector, "grid": a.grid, "copy_parallel": a.copy_parallel}
     old = a.rev_tree or prepare(a.rev or "ff92699")
     # the other tree's name in the output: the revision, else the folder given
     a.rev = a.rev or (a.rev_tree.rstrip("/") if a.rev_tree else "ff92699")
@@ -120,9 +155,10 @@ def main():
         for r in range(a.rounds):
             order = list(trees) if r % 2 == 0 else list(trees)[::-1]
             for k in order:
-                times[k].append(run(trees[k], a.threads, a.blocks))
-        print(f"single env step_arrays, {a.threads} thread(s), {a.rounds} alternated rounds x {a.blocks} "
-              f"blocks of 100 steps; load average {os.getloadavg()[0]:.1f}")
+                times[k].append(run(trees[k], a.threads, a.blocks, vector))
+        what = "vector env step" if vector else "single env step_arrays"
+        print(f"{what}, {a.threads} thread(s), {a.rounds} alternated rounds x {a.blocks} "
+              f"blocks of {40 if vector else 100} steps; load average {os.getloadavg()[0]:.1f}")
         for env in times["tree"][0]:
             t = [x[env] for x in times["tree"]]
             o = [x[env] for x in times[a.rev]]

@@ -23,7 +23,9 @@ A fifth runner calibrates the machine: two processes, each stepping a
 each round.  They share nothing, so their speedup over the 1-thread vector
 env is what this machine gives two independent workers at that moment (on a
 virtual machine whose second core is sometimes shared, under 2); the 2-thread
-vector env is reported against it too (``--no-halves`` skips it).
+vector env is reported against it too (``--no-halves`` skips it), and
+each process's time per step outside ``run_until`` beside the vector
+env's (its serial part: actions, injection, bookkeeping, Python).
 
 Then (``--aircraft-copies``, default 256) Aircraft with 16 UAVs: the vector
 env at 1 and 2 threads beside VMAS's ``discovery`` scenario (16 agents
@@ -170,7 +172,10 @@ def main():
               f"{st['straggles']} straggles")
     if halves is not None:
         print(f"two processes, half the copies each, over vector 1 thr (this machine's 2-core "
-              f"ceiling): {paired(times, '2 procs x half', 'vector 1 thr')}")
+              f"ceiling): {paired(times, '2 procs x half', 'vector 1 thr')}; each process outside "
+              f"run_until, per step (median round): "
+              + ", ".join(f"{1e3 * statistics.median(r[i] for r in halves.outside_s) / args.steps:.3f} ms"
+                          for i in range(2)))
         print(f"vector 2 thr / two processes: {paired(times, 'vector 2 thr', '2 procs x half')} "
               f"({vecs['vector 2 thr'].layout})")
         print(f"vector 2 thr cg (copy groups, copy_parallel=True) / two processes: "
@@ -190,14 +195,16 @@ def main():
 
 def _half_worker(conn, copies, kw, acts):
     """Step a 1-thread vector env of ``copies`` copies through ``acts`` once
-    per message; reply when done."""
+    per message; reply when done, with the seconds of the whole block and
+    of its part inside ``run_until``."""
     v = vector_env("pcs_v0", copies, num_threads=1, **kw)
     v.reset(seed=0)
     conn.send("ready")
     while conn.recv():
+        t0, w0 = time.perf_counter(), v.engine.counters()[0]
         for a in acts:
             v.step(a)
-        conn.send("done")
+        conn.send((time.perf_counter() - t0, v.engine.counters()[0] - w0))
 
 
 class Halves:
@@ -218,12 +225,12 @@ class Halves:
             self.procs.append(p)
         for c in self.conns:
             c.recv()
+        self.outside_s = []         # per round: each process's seconds outside run_until
 
     def round(self):
         for c in self.conns:
             c.send(True)
-        for c in self.conns:
-            c.recv()
+        self.outside_s.append([wall - eng for wall, eng in (c.recv() for c in self.conns)])
 
     def close(self):
         for c in self.conns:

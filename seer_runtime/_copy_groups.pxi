@@ -60,33 +60,53 @@ cdef void _record_cross(EngineCore* c, ThreadState* me, const Event* key, double
         me.err_cross = 1
 
 
-# The earliest pending time over copy ci's LPs.
+# The earliest pending time over copy ci's LPs: four running minima, as
+# _plan_part (one chain waits a min's latency per LP, four overlap).
 cdef inline double _copy_min(EngineCore* c, int64_t ci) noexcept nogil:
     cdef int b
     cdef int64_t lp, lo, hi
-    cdef double T = INFINITY
+    cdef double m = INFINITY, m1 = INFINITY, m2 = INFINITY, m3 = INFINITY
+    cdef const double* nt = c.next_time
+    for b in range(c.cg_nblocks):
+        lo = c.cg_base[b] + ci * c.cg_size[b]
+        hi = lo + c.cg_size[b]
+        lp = lo
+        while lp + 4 <= hi:
+            m = nt[lp] if nt[lp] < m else m
+            m1 = nt[lp + 1] if nt[lp + 1] < m1 else m1
+            m2 = nt[lp + 2] if nt[lp + 2] < m2 else m2
+            m3 = nt[lp + 3] if nt[lp + 3] < m3 else m3
+            lp += 4
+        while lp < hi:
+            m = nt[lp] if nt[lp] < m else m
+            lp += 1
+    m = m1 if m1 < m else m
+    m2 = m3 if m3 < m2 else m2
+    return m2 if m2 < m else m
+
+
+# Copy ci's LPs with an event before W, in LP order, into ready (a
+# branch-free gather, as _plan_part's: which LPs have work is not
+# predictable).  Exact: in a window an LP's next_time changes only when it
+# runs (its messages wait in the arena until the window ends).
+cdef inline int64_t _copy_ready(EngineCore* c, int64_t ci, double W, lp_id_t* ready) noexcept nogil:
+    cdef int b
+    cdef int64_t lp, lo, hi, n = 0
     cdef const double* nt = c.next_time
     for b in range(c.cg_nblocks):
         lo = c.cg_base[b] + ci * c.cg_size[b]
         hi = lo + c.cg_size[b]
         for lp in range(lo, hi):
-            T = nt[lp] if nt[lp] < T else T
-    return T
-
-
-# The first LP in [lp, hi) with an event before W (hi when none).
-cdef inline int64_t _next_ready(EngineCore* c, int64_t lp, int64_t hi, double W) noexcept nogil:
-    while lp < hi and not (c.next_time[lp] < W):
-        lp += 1
-    return lp
+            ready[n] = <lp_id_t>lp
+            n += nt[lp] < W
+    return n
 
 
 # Run copy ci's windows up to t_end, until its first error or limit, or the
 # slice's deadline (then it stays running: the next slice goes on).
 cdef void _run_copy(EngineCore* c, ThreadState* me, int64_t ci, int tid) noexcept nogil:
     cdef CopyRun* cr = &c.cg_runs[ci]
-    cdef int b
-    cdef int64_t lp, nxt, lo, hi, j, nev, msgs
+    cdef int64_t lp, j, nev, msgs, nready
     cdef double T, W, limit, t_end = c.sh.t_end
     cdef bint failed
     cdef int32_t nerr0
@@ -112,22 +132,16 @@ cdef void _run_copy(EngineCore* c, ThreadState* me, int64_t ci, int tid) noexcep
         failed = False
         nerr0 = me.nerr
         nev = 0
-        for b in range(c.cg_nblocks):
-            lo = c.cg_base[b] + ci * c.cg_size[b]
-            hi = lo + c.cg_size[b]
-            lp = _next_ready(c, lo, hi, W)
-            while lp < hi:
-                # The next LP with work is known before this one runs (its
-                # messages wait in the arena until the window ends): fetch
-                # its heap while this one runs, as the team's exec does.
-                nxt = _next_ready(c, lp + 1, hi, W)
-                if nxt < hi:
-                    seer_prefetch(c.heaps[nxt].data)
-                if _exec_lp(c, me, <lp_id_t>lp, W, limit, tid, &nev) != SEER_OK:
-                    failed = True
-                    limit = me.err_last if me.err_last < limit else limit
-                me.lps_executed += 1
-                lp = nxt
+        nready = _copy_ready(c, ci, W, me.ready)
+        for j in range(nready):
+            lp = me.ready[j]
+            # fetch the next LP's queue while this one runs, as the team's exec does
+            if j + 1 < nready:
+                seer_prefetch(c.heaps[me.ready[j + 1]].data)
+            if _exec_lp(c, me, <lp_id_t>lp, W, limit, tid, &nev) != SEER_OK:
+                failed = True
+                limit = me.err_last if me.err_last < limit else limit
+        me.lps_executed += nready
         me.events += nev
         cr.events += nev
         # deliver the window's messages (all to this copy's LPs)
@@ -148,7 +162,8 @@ cdef void _run_copy(EngineCore* c, ThreadState* me, int64_t ci, int tid) noexcep
         if failed or me.nerr != nerr0:      # nerr0: a delivery error of this window too
             cr.state = 2
             break
-        if seer_clock_ns() >= c.sh.deadline_ns:
+        # the clock every 8th window: a window is microseconds
+        if (cr.windows & 7) == 0 and seer_clock_ns() >= c.sh.deadline_ns:
             break
     me.cg_copy = 0
 

@@ -17,7 +17,7 @@ CASES = {
     "env_overhead": (["--blocks", "1"], "PCS 8x8"),
     "vector_env": (["--copies", "4", "--grid", "2", "--steps", "2", "--rounds", "1", "--no-supersuit",
                     "--aircraft-copies", "2", "--aircraft-steps", "1"],
-                   "vector 2 thr / two processes"),
+                   "each process outside run_until"),
     "vector_restart": (["--copies", "4", "--grid", "2", "--restarts", "1", "--rounds", "1"],
                        "2-thread speedup"),
     "phase_grain": (["--copies", "4", "--grid", "2", "--blocks", "1", "--steps", "2"], "1 thread"),
@@ -70,3 +70,13 @@ def test_single_step_ab_runs():
     r = _run("single_step_ab", ["--rev", "HEAD", "--rounds", "1", "--blocks", "1"])
     assert r.returncode == 0, r.stderr[-3000:]
     assert "tree speed / @HEAD" in r.stdout
+
+
+@GIT
+def test_single_step_ab_runs_a_vector_env():
+    r = _run("single_step_ab", ["--rev", "HEAD", "--rounds", "1", "--blocks", "1", "--vector", "4",
+                                "--grid", "2", "--threads", "2", "--copy-parallel", "cg"])
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "PCS 2x2 x 4 (copy_groups)" in r.stdout and "tree speed / @HEAD" in r.stdout
+    bad = _run("single_step_ab", ["--rev", "HEAD", "--vector", "0"])
+    assert bad.returncode != 0 and "--vector and --grid must be positive" in bad.stderr
