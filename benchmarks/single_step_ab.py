@@ -42,6 +42,21 @@ import json, statistics, sys, time
 import numpy as np
 from seer_envs import aircraft_v0, pcs_v0
 threads, blocks, vector = int(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3])
+
+
+def per_step(step, acts, warm):
+    # the median over blocks of the seconds per step, after `warm` untimed steps
+    for a in acts[:warm]:
+        step(a)
+    per = []
+    for _ in range(blocks):
+        t0 = time.perf_counter()
+        for a in acts:
+            step(a)
+        per.append((time.perf_counter() - t0) / len(acts))
+    return statistics.median(per)
+
+
 if vector:
     from seer_envs.vector import vector_env
     E, g, cp = vector["copies"], vector["grid"], vector["copy_parallel"]
@@ -51,15 +66,7 @@ if vector:
     n_act = v.single_action_space.n
     rng = np.random.default_rng(0)
     acts = [rng.integers(0, n_act, (E, g * g)) for _ in range(40)]
-    for a in acts[:10]:
-        v.step(a)
-    per = []
-    for _ in range(blocks):
-        t0 = time.perf_counter()
-        for a in acts:
-            v.step(a)
-        per.append((time.perf_counter() - t0) / len(acts))
-    print(json.dumps({f"PCS {g}x{g} x {E} ({v.layout})": statistics.median(per)}))
+    print(json.dumps({f"PCS {g}x{g} x {E} ({v.layout})": per_step(v.step, acts, 10)}))
     sys.exit(0)
 envs = {
     "PCS 16x16": lambda: pcs_v0.parallel_env(num_threads=threads, grid_width=16, grid_height=16,
@@ -78,15 +85,7 @@ for name, make in envs.items():
         acts = [rng.integers(0, space.n, n) for _ in range(100)]
     else:
         acts = [rng.uniform(-1, 1, (n,) + space.shape).astype(np.float32) for _ in range(100)]
-    for a in acts[:20]:
-        env.step_arrays(a)
-    per = []
-    for _ in range(blocks):
-        t0 = time.perf_counter()
-        for a in acts:
-            env.step_arrays(a)
-        per.append((time.perf_counter() - t0) / len(acts))
-    out[name] = statistics.median(per)
+    out[name] = per_step(env.step_arrays, acts, 20)
 print(json.dumps(out))
 """
 
