@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+import seer_runtime
+
 from seer_runtime import ContractViolation, Engine
 from seer_runtime.models import phold
 from seer_runtime.models._faulty import FaultyModel
@@ -39,6 +41,23 @@ def test_copy_groups_state_equals_the_team(threads, ends):
         assert eng.now == team.now == t
     # every copy's windows, summed (a window covers one copy's LPs)
     assert eng.stats()["rounds"] > team.stats()["rounds"]
+
+
+@pytest.mark.skipif(not seer_runtime.openmp_enabled(), reason="serial build")
+def test_a_member_that_falls_behind_has_its_copies_taken_and_nothing_changes():
+    # Member 1 sleeps 2 ms after each copy it runs, as a member preempted by
+    # another process does; the caller takes the rest of member 1's copies
+    # and the state is the team's.
+    ref_model, ref = phold.make(4096, num_threads=1, seed=4, remote_fraction=0.0)
+    model, eng = phold.make(4096, num_threads=2, seed=4, remote_fraction=0.0)
+    eng.set_copy_groups([(0, 64)], 64)
+    eng._set_test_sleep(1, 0.002, True)
+    for t in (10.0, 20.0, 40.0):
+        ref.run_until(t)
+        eng.run_until(t)
+        assert model.digest(eng) == ref_model.digest(ref)
+    caller, member = (s["events"] for s in eng._thread_stats()[:2])
+    assert member > 0 and caller > 2 * member, (caller, member)
 
 
 def test_two_blocks_per_copy_and_phold_copies_of_one_lp():
