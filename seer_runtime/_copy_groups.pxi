@@ -60,45 +60,27 @@ cdef void _record_cross(EngineCore* c, ThreadState* me, const Event* key, double
         me.err_cross = 1
 
 
-# The earliest pending time over copy ci's LPs: four running minima, as
-# _plan_part (one chain waits a min's latency per LP, four overlap).
+# The earliest pending time over copy ci's LPs.
 cdef inline double _copy_min(EngineCore* c, int64_t ci) noexcept nogil:
     cdef int b
-    cdef int64_t lp, lo, hi
-    cdef double m = INFINITY, m1 = INFINITY, m2 = INFINITY, m3 = INFINITY
-    cdef const double* nt = c.next_time
+    cdef int64_t lo
+    cdef double T = INFINITY, m
     for b in range(c.cg_nblocks):
         lo = c.cg_base[b] + ci * c.cg_size[b]
-        hi = lo + c.cg_size[b]
-        lp = lo
-        while lp + 4 <= hi:
-            m = nt[lp] if nt[lp] < m else m
-            m1 = nt[lp + 1] if nt[lp + 1] < m1 else m1
-            m2 = nt[lp + 2] if nt[lp + 2] < m2 else m2
-            m3 = nt[lp + 3] if nt[lp + 3] < m3 else m3
-            lp += 4
-        while lp < hi:
-            m = nt[lp] if nt[lp] < m else m
-            lp += 1
-    m = m1 if m1 < m else m
-    m2 = m3 if m3 < m2 else m2
-    return m2 if m2 < m else m
+        m = _min_time(c.next_time, lo, lo + c.cg_size[b])
+        T = m if m < T else T
+    return T
 
 
-# Copy ci's LPs with an event before W, in LP order, into ready (a
-# branch-free gather, as _plan_part's: which LPs have work is not
-# predictable).  Exact: in a window an LP's next_time changes only when it
-# runs (its messages wait in the arena until the window ends).
+# Copy ci's LPs with an event before W, in LP order, into ready.  Exact: in a
+# window an LP's next_time changes only when it runs (its messages wait in
+# the arena until the window ends).
 cdef inline int64_t _copy_ready(EngineCore* c, int64_t ci, double W, lp_id_t* ready) noexcept nogil:
     cdef int b
-    cdef int64_t lp, lo, hi, n = 0
-    cdef const double* nt = c.next_time
+    cdef int64_t lo, n = 0
     for b in range(c.cg_nblocks):
         lo = c.cg_base[b] + ci * c.cg_size[b]
-        hi = lo + c.cg_size[b]
-        for lp in range(lo, hi):
-            ready[n] = <lp_id_t>lp
-            n += nt[lp] < W
+        n += _gather_before(c.next_time, lo, lo + c.cg_size[b], W, ready + n)
     return n
 
 

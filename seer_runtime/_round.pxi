@@ -311,23 +311,12 @@ cdef inline int64_t _drain_lp(EngineCore* c, ThreadState* me, lp_id_t lp) noexce
     return msgs
 
 
-# Plan partition k for the next window: its earliest pending time m and, as
-# its segment of the next executive list, every LP earlier than m +
-# lookahead.  The global T is at most m, so the candidates hold every LP with
-# work before W = min(T + lookahead, t_end); exec skips those with nothing
-# before W (one read of next_time), which saves a separate filter phase.
-# Two plain passes (a min, then a branch-free gather) beat one pass with a
-# running min: no unpredictable branch, and fewer candidates.  The min keeps
-# four running minima: one chain waits a min's latency per LP, four overlap
-# (times are never NaN, and a min does not depend on the order it is taken in).
-cdef void _plan_part(EngineCore* c, int k, int P) noexcept nogil:
-    cdef ThreadState* part = &c.ts[k]
-    cdef int64_t lo, hi, lp, n = 0
-    cdef double m = INFINITY, m1 = INFINITY, m2 = INFINITY, m3 = INFINITY, t, lim
-    cdef const double* nt = c.next_time
-    cdef lp_id_t* cand = part.ready
-    _partition(c.n, P, k, &lo, &hi)
-    lp = lo
+# The smallest of nt[lo:hi] (INFINITY when empty), from four running
+# minima: one chain waits a min's latency per LP, four overlap (times are
+# never NaN, and a min does not depend on the order it is taken in).
+cdef inline double _min_time(const double* nt, int64_t lo, int64_t hi) noexcept nogil:
+    cdef int64_t lp = lo
+    cdef double m = INFINITY, m1 = INFINITY, m2 = INFINITY, m3 = INFINITY
     while lp + 4 <= hi:
         m = nt[lp] if nt[lp] < m else m
         m1 = nt[lp + 1] if nt[lp + 1] < m1 else m1
@@ -335,18 +324,39 @@ cdef void _plan_part(EngineCore* c, int k, int P) noexcept nogil:
         m3 = nt[lp + 3] if nt[lp + 3] < m3 else m3
         lp += 4
     while lp < hi:
-        t = nt[lp]
-        m = t if t < m else m
+        m = nt[lp] if nt[lp] < m else m
         lp += 1
     m = m1 if m1 < m else m
     m2 = m3 if m3 < m2 else m2
-    m = m2 if m2 < m else m
-    lim = m + c.lookahead
+    return m2 if m2 < m else m
+
+
+# The LPs of [lo, hi) with nt[lp] < lim, in LP order, into out[0:]; returns
+# how many.  Branch-free: which LPs have work is not predictable.
+cdef inline int64_t _gather_before(const double* nt, int64_t lo, int64_t hi, double lim,
+                                   lp_id_t* out) noexcept nogil:
+    cdef int64_t lp, n = 0
     for lp in range(lo, hi):
-        cand[n] = <lp_id_t>lp
+        out[n] = <lp_id_t>lp
         n += nt[lp] < lim
+    return n
+
+
+# Plan partition k for the next window: its earliest pending time m and, as
+# its segment of the next executive list, every LP earlier than m +
+# lookahead.  The global T is at most m, so the candidates hold every LP with
+# work before W = min(T + lookahead, t_end); exec skips those with nothing
+# before W (one read of next_time), which saves a separate filter phase.
+# Two plain passes (a min, then a branch-free gather) beat one pass with a
+# running min: no unpredictable branch, and fewer candidates.
+cdef void _plan_part(EngineCore* c, int k, int P) noexcept nogil:
+    cdef ThreadState* part = &c.ts[k]
+    cdef int64_t lo, hi
+    cdef double m
+    _partition(c.n, P, k, &lo, &hi)
+    m = _min_time(c.next_time, lo, hi)
     part.local_min = m
-    part.nready = n
+    part.nready = _gather_before(c.next_time, lo, hi, m + c.lookahead, part.ready)
 
 
 # Thread 0, after every exec and drain of a round: the limits that count over
