@@ -38,9 +38,13 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 WORKER = r"""
-import json, statistics, sys, time
+import json, os, statistics, sys, time
 import numpy as np
+import seer_envs
 from seer_envs import aircraft_v0, pcs_v0
+# the tree's own package (run with cwd and PYTHONPATH the tree), not an installed one
+if not os.path.realpath(seer_envs.__file__).startswith(os.path.realpath(os.getcwd()) + os.sep):
+    sys.exit(f"seer_envs was imported from {seer_envs.__file__}, not from this tree")
 threads, blocks, vector = int(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3])
 
 
@@ -121,8 +125,9 @@ def prepare(rev):
 def run(tree, threads, blocks, vector=None):
     env = dict(os.environ, PYTHONPATH=tree)
     r = subprocess.run([sys.executable, "-c", WORKER, str(threads), str(blocks), json.dumps(vector)],
-                       cwd=tree, env=env,
-                       check=True, capture_output=True, text=True)
+                       cwd=tree, env=env, capture_output=True, text=True)
+    if r.returncode != 0:       # a revision without what the worker steps, say: say why
+        sys.exit(f"single_step_ab.py: the worker failed in {tree}:\n{r.stderr[-2000:]}")
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 

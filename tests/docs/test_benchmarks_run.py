@@ -80,3 +80,10 @@ def test_single_step_ab_runs_a_vector_env():
     assert "PCS 2x2 x 4 (copy_groups)" in r.stdout and "tree speed / @HEAD" in r.stdout
     bad = _run("single_step_ab", ["--rev", "HEAD", "--vector", "0"])
     assert bad.returncode != 0 and "--vector and --grid must be positive" in bad.stderr
+
+
+def test_single_step_ab_refuses_a_tree_that_is_not_built(tmp_path):
+    # an empty folder on PYTHONPATH would fall back to the installed package
+    r = _run("single_step_ab", ["--rev-tree", str(tmp_path), "--rounds", "1", "--blocks", "1",
+                                "--vector", "2", "--grid", "2"])
+    assert r.returncode != 0 and "not from this tree" in r.stderr, r.stderr[-2000:]
