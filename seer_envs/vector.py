@@ -842,10 +842,10 @@ class SeerVectorEnv(CopiesByReduce, VectorEnv):
         with b.using():
             gens = check(snapshot, b, self.env_id, self._snapshot_params(), "vector")
             extra = {}
-            for k, ref in (("waiting", self._waiting), ("ended", self._ended),
-                           ("last_obs", np.empty((self.num_envs,) + self._last_obs_shape(), np.float32))):
-                v = check_array(snapshot._arrays, f"env/{k}", ref.dtype, ref.shape)
-                extra[k] = v.copy()
+            E = self.num_envs
+            for k, dtype, shape in (("waiting", bool, (E,)), ("ended", bool, (E,)),
+                                    ("last_obs", np.float32, (E,) + self._last_obs_shape())):
+                extra[k] = check_array(snapshot._arrays, f"env/{k}", dtype, shape).copy()
             if not self._started or b.engine is None:
                 check_events(snapshot)          # before anything changes
                 b.start()

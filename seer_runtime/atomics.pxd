@@ -15,3 +15,4 @@ cdef extern from "src/atomics.h" nogil:
     int32_t seer_load_i32_relaxed(int32_t* obj)
     void seer_cpu_relax()
     void seer_prefetch(const void* p)
+    void seer_prefetch_w(const void* p)

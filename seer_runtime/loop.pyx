@@ -58,7 +58,7 @@ from libc.string cimport memcpy, memset
 from seer_runtime._omp cimport seer_openmp_enabled, seer_omp_get_max_threads
 from seer_runtime.atomics cimport (seer_fetch_add_i64_relaxed, seer_fetch_min_i64_relaxed,
                                    seer_load_i64_relaxed, seer_load_i32_relaxed,
-                                   seer_store_i32_relaxed, seer_prefetch)
+                                   seer_store_i32_relaxed, seer_prefetch, seer_prefetch_w)
 from seer_runtime.contract cimport (Ctx, Event, sim_time_t, lp_id_t, seer_rng_key,
                                     seer_uniform, seer_exponential, seer_integer,
                                     seer_next_u64, SEER_ENV_SOURCE, SEER_OUTBOX_CAPACITY,
@@ -80,13 +80,6 @@ cdef extern from "src/alloc.h" nogil:
 
 cdef extern from "src/checksum.h" nogil:
     void seer_sum64(const unsigned char* p, int64_t nwords, uint64_t first, uint64_t* s1, uint64_t* s2)
-
-cdef extern from *:
-    """
-    /* A write hint: the next heap an import fills (its first line). */
-    static inline void seer_prefetch_w(const void *p) { __builtin_prefetch(p, 1, 3); }
-    """
-    void seer_prefetch_w(const void* p) nogil
 
 cdef extern from "src/clock.h" nogil:
     int64_t seer_clock_ns()
@@ -251,6 +244,14 @@ cdef enum:
     SUM_CHUNK = 65536       # bytes copied before they are summed (still in L2)
 
 
+# Add buf[done:off] (words first + done // 8, ...) to the sums; returns off.
+cdef inline int64_t _sum_since(const char* buf, int64_t done, int64_t off, uint64_t first,
+                               uint64_t* s1, uint64_t* s2) noexcept nogil:
+    if off > done:
+        seer_sum64(<const unsigned char*>buf + done, (off - done) // 8, first + done // 8, s1, s2)
+    return off
+
+
 cdef void _gather_events(const EngineCore* c, char* dst, bint summing, uint64_t first,
                          uint64_t* s1, uint64_t* s2) noexcept nogil:
     """Every LP's heap, LP by LP, into ``dst``; with ``summing``, the
@@ -270,10 +271,9 @@ cdef void _gather_events(const EngineCore* c, char* dst, bint summing, uint64_t 
             memcpy(dst + off, c.heaps[i].data, nb)
             off += nb
             if summing and off - done >= SUM_CHUNK:
-                seer_sum64(<const unsigned char*>dst + done, (off - done) // 8, first + done // 8, s1, s2)
-                done = off
-    if summing and off > done:
-        seer_sum64(<const unsigned char*>dst + done, (off - done) // 8, first + done // 8, s1, s2)
+                done = _sum_since(dst, done, off, first, s1, s2)
+    if summing:
+        _sum_since(dst, done, off, first, s1, s2)
 
 
 cdef void _scatter_events(LocalHeap* heaps, lp_id_t n, const int64_t* cnt, const char* src,
@@ -290,11 +290,10 @@ cdef void _scatter_events(LocalHeap* heaps, lp_id_t n, const int64_t* cnt, const
             memcpy(heaps[i].data, src + off, nb)
             off += nb
             if summing and off - done >= SUM_CHUNK:
-                seer_sum64(<const unsigned char*>src + done, (off - done) // 8, first + done // 8, s1, s2)
-                done = off
+                done = _sum_since(src, done, off, first, s1, s2)
         heaps[i].size = cnt[i]
-    if summing and off > done:
-        seer_sum64(<const unsigned char*>src + done, (off - done) // 8, first + done // 8, s1, s2)
+    if summing:
+        _sum_since(src, done, off, first, s1, s2)
 
 
 # Make LP i's queue hold at least `need` events (its contents kept), or

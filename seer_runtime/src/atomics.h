@@ -93,4 +93,9 @@ static inline void seer_prefetch(const void *p) {
     __builtin_prefetch(p, 0, 3);
 }
 
+/* A write hint: the next heap a state import fills (its first line). */
+static inline void seer_prefetch_w(const void *p) {
+    __builtin_prefetch(p, 1, 3);
+}
+
 #endif
