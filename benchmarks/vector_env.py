@@ -9,6 +9,8 @@ alike): the vector env at 1 thread and at 2 threads as it lays itself out
 (every copy in one engine, run in copy groups: each thread takes whole
 copies and runs each to the step's end), the same engine run round by round
 over every copy (``copy_parallel=False``, the team, at 1 and 2 threads),
+the 2-thread vector env with the team's spreading off ("unspread": a member
+woken on the caller's CPU stays there; docs/runtime.md, "Waiting"),
 ``copy_parallel="engines"`` (groups of copies, an engine each on one
 thread, stepped concurrently from Python), a plain Python loop of
 ``step_arrays`` over single envs, and SuperSuit over single envs (1 thread
@@ -68,6 +70,7 @@ import numpy as np
 
 from seer_envs import pcs_v0
 from seer_envs.vector import vector_env
+from seer_runtime import loop
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from contention import start_busy, stop                 # noqa: E402
@@ -118,6 +121,14 @@ def main():
             v.reset(seed=0)
             engine_s[name] = []
             runners[name] = (lambda v=v, name=name: _steps_timed(v, acts, engine_s[name]))
+    # the 2-thread vector env with the team's spreading off (src/team.h,
+    # seer_spread): a member woken on the caller's CPU stays there
+    v = vecs["vector 2 thr unspread"] = vector_env("pcs_v0", E, num_threads=2, **kw)
+    v.reset(seed=0)
+    engine_s["vector 2 thr unspread"] = []
+    runners["vector 2 thr unspread"] = (lambda v=v: _unspread(v, acts, engine_s["vector 2 thr unspread"]))
+    moves = {"steps": 0, "moves": 0}
+    runners["vector 2 thr"] = (lambda f=runners["vector 2 thr"]: _moves_counted(f, moves, len(acts)))
     groups = vector_env("pcs_v0", E, num_threads=2, copy_parallel="engines", **kw)
     groups.reset(seed=0)
     runners["vector 2 thr groups"] = (lambda: [groups.step(a) for a in acts])
@@ -146,9 +157,9 @@ def main():
     rate = median_rates(times, E * args.steps)
     print(f"PCS {g}x{g}, {E} copies, {args.steps} steps x {args.rounds} interleaved rounds (median round), "
           f"{args.busy} busy-loop processes beside them; load average {os.getloadavg()[0]:.1f}")
-    print(f"{'runner':<18} {'env steps/s':>12} {'agent steps/s':>14}")
+    print(f"{'runner':<21} {'env steps/s':>12} {'agent steps/s':>14}")
     for k, r in rate.items():
-        print(f"{k:<18} {r:>12.0f} {r * A:>14.0f}")
+        print(f"{k:<21} {r:>12.0f} {r * A:>14.0f}")
     print("ratios: median of per-round ratios (range over rounds)")
     print(f"vector 1 thr / loop of singles: {paired(times, 'vector 1 thr', 'loop of singles')}")
     print(f"layouts: vector 1 thr {vecs['vector 1 thr'].layout}, vector 2 thr {vecs['vector 2 thr'].layout}")
@@ -157,6 +168,9 @@ def main():
           f"outside it, per step (median round): "
           + ", ".join(f"{k} {1e3 * statistics.median(w - e for w, e in zip(times[k], engine_s[k])) / args.steps:.3f} ms"
                       for k in engine_s))
+    print(f"spreading (a member woken on the caller's CPU moves off it): vector 2 thr over the same "
+          f"with it off (unspread): {paired(times, 'vector 2 thr', 'vector 2 thr unspread')}; "
+          f"moves {moves['moves'] / max(moves['steps'], 1):.3f} a step")
     print(f"copy groups (cg, copy_parallel=True) over the team (round by round), same threads: "
           f"1 thread {paired(times, 'vector 1 thr cg', 'vector 1 thr team')}, "
           f"2 threads {paired(times, 'vector 2 thr cg', 'vector 2 thr team')}")
@@ -274,6 +288,24 @@ def _steps_timed(v, acts, engine_s):
     engine_s.append(v.engine.counters()[0] - w0)
 
 
+def _unspread(v, acts, engine_s):
+    """_steps_timed with the team's spreading off (restored after)."""
+    old = loop._set_team_spread(0)
+    try:
+        _steps_timed(v, acts, engine_s)
+    finally:
+        loop._set_team_spread(old)
+
+
+def _moves_counted(run, moves, steps):
+    """Run ``run()`` and add the team's moves off a teammate's CPU and the
+    steps to ``moves``."""
+    m0 = loop._team_spread_moves()
+    run()
+    moves["moves"] += loop._team_spread_moves() - m0
+    moves["steps"] += steps
+
+
 def aircraft(args):
     E, U, steps = args.aircraft_copies, 16, args.aircraft_steps
     kw = dict(num_uavs=U, max_cycles=10**6)
@@ -302,7 +334,7 @@ def aircraft(args):
     times = interleave(runners, args.rounds)
     rate = median_rates(times, E * U * steps)
     print(f"\nAircraft {U} UAVs, {E} copies, {steps} steps x {args.rounds} interleaved rounds (median round)")
-    print(f"{'runner':<18} {'agent steps/s':>14} {'env steps/s':>12}")
+    print(f"{'runner':<21} {'agent steps/s':>14} {'env steps/s':>12}")
     for k, r in rate.items():
         print(f"{k:<18} {r:>14.0f} {r / U:>12.0f}")
     print(f"2-thread speedup of the vector env: {paired(times, 'vector 2 thr', 'vector 1 thr')}")
@@ -402,9 +434,9 @@ def _puffer_part(env_id, E, kw, acts, rounds):
     print(f"\n{env_id} {kw}, {E} copies, {len(acts)} steps x {rounds} interleaved rounds (median round; "
           f"each runner built before and closed after its own block); "
           f"load average {os.getloadavg()[0]:.1f}")
-    print(f"{'runner':<18} {'env steps/s':>12} {'agent steps/s':>14}")
+    print(f"{'runner':<21} {'env steps/s':>12} {'agent steps/s':>14}")
     for k, r in rate.items():
-        print(f"{k:<18} {r:>12.0f} {r * A:>14.0f}")
+        print(f"{k:<21} {r:>12.0f} {r * A:>14.0f}")
     for t in (1, 2):
         print(f"vector {t} thr / PufferLib's best backend (each round's faster): "
               f"{paired(times, f'vector {t} thr', 'puffer best')}")

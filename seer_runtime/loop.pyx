@@ -95,6 +95,9 @@ cdef extern from "src/team.h" nogil:
     void seer_sleep_ns(int64_t d)
     void seer_spin_set_max(int kind, int64_t ns)
     int64_t seer_spin_get_max(int kind)
+    void seer_spread_set(int on)
+    int seer_spread_get()
+    int64_t seer_spread_moves
 
 cdef extern from "src/rng.h" nogil:
     uint64_t seer_fmix_a(uint64_t z)
@@ -138,6 +141,24 @@ def _set_test_join_delay(seconds):
     (0 turns it off)."""
     global seer_test_join_delay_ns
     seer_test_join_delay_ns = <int64_t>(float(seconds) * 1e9)
+
+
+def _set_team_spread(mode):
+    """Whether a member woken into a phase on a teammate's CPU moves to
+    another allowed CPU (src/team.h, "spreading the team"): 0 off, 1 on
+    (the default), 2 every join moves as if stacked (tests).  Returns the
+    previous setting.  For benchmarks and tests."""
+    if mode not in (0, 1, 2):
+        raise ValueError(f"mode must be 0, 1 or 2, got {mode!r}")
+    old = seer_spread_get()
+    seer_spread_set(mode)
+    return old
+
+
+def _team_spread_moves():
+    """How many times members moved off a teammate's CPU (every team of
+    this process, since it started)."""
+    return seer_spread_moves
 
 
 def openmp_enabled():

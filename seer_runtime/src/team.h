@@ -80,6 +80,9 @@ static inline int64_t seer_spin_get_max(int kind) {
 static __thread int64_t seer_spin_budget[3] = {SEER_SPIN_START_NS, SEER_SPIN_START_NS,
                                                SEER_SPIN_START_NS};
 static __thread int32_t seer_spin_ok[3] = {512, 512, 512};
+/* Whether this thread's last wait ended parked (then woken: where the
+ * kernel put it is the waker's choice; see seer_spread). */
+static __thread int seer_woke = 0;
 
 /* ---- park / wake: futex on Linux, one mutex + condvar per word elsewhere */
 #ifdef __linux__
@@ -132,6 +135,7 @@ static inline uint32_t seer_wait_change(seer_wword *w, uint32_t old, int kind) {
     int64_t t0 = seer_clock_ns(), prev = t0, now = t0, wait;
     int64_t budget = seer_spin_budget[kind], cap = seer_spin_get_max(kind);
     int i, preempted = 0, spun = 0;
+    seer_woke = 0;
     int32_t ok;
     uint32_t v;
     for (;;) {
@@ -153,6 +157,7 @@ static inline uint32_t seer_wait_change(seer_wword *w, uint32_t old, int kind) {
         }
     }
     seer_park(w, old);
+    seer_woke = 1;
     v = __atomic_load_n(&w->word, __ATOMIC_ACQUIRE);
 done:
     now = seer_clock_ns();
@@ -208,7 +213,9 @@ typedef struct {
     void *team;
     int tid;
     int quit;
-    char pad[64];
+    int cpu;                    /* the CPU this thread was on when it last entered a phase */
+    uint32_t cpu_seq;           /* ... of the phase with this seq (slot 0: the caller's) */
+    char pad[56];
 } seer_slot;
 
 typedef struct {
@@ -233,6 +240,76 @@ static pthread_key_t seer_team_key;
 static pthread_once_t seer_team_once = PTHREAD_ONCE_INIT;
 static __thread seer_team_t *seer_tls_team = NULL;
 
+/* ---- spreading the team over CPUs
+ *
+ * On an oversubscribed machine (every CPU has work), the kernel wakes a
+ * parked member on its waker's CPU (wake-affine): member and caller then
+ * share one CPU while another process keeps a CPU to itself, and the team
+ * gets one CPU's time where its fair share is more (2-core machine, one
+ * busy-loop process beside a 2-thread vector env: caller and member on one
+ * CPU in about half the steps).  A member that enters a phase on the CPU
+ * its caller opened it on (or, after a wake-up, on another member's CPU in
+ * that phase) moves once to an allowed CPU no teammate is on (its affinity
+ * narrowed, then restored at once: nothing stays pinned), so it shares a
+ * CPU with a stranger instead.  When a CPU is idle the wake-up already
+ * lands there and no move happens. */
+static int seer_team_spread = 1;    /* 0 off, 1 on, 2 (tests) every join moves */
+static inline void seer_spread_set(int on) { __atomic_store_n(&seer_team_spread, on, __ATOMIC_RELAXED); }
+static inline int seer_spread_get(void) { return __atomic_load_n(&seer_team_spread, __ATOMIC_RELAXED); }
+/* Moves made, for statistics and tests (all teams). */
+static int64_t seer_spread_moves = 0;
+
+#if defined(__linux__) && defined(_GNU_SOURCE)
+static inline void seer_cpu_mark(seer_slot *s, uint32_t seq) {
+    __atomic_store_n(&s->cpu, sched_getcpu(), __ATOMIC_RELAXED);
+    __atomic_store_n(&s->cpu_seq, seq, __ATOMIC_RELAXED);
+}
+static void seer_spread(seer_team_t *t, int tid, int nt, uint32_t seq, int woke) {
+    cpu_set_t allowed, away;
+    int i, cpu, c, stacked, left;
+    seer_slot *s;
+    cpu = sched_getcpu();
+    if (cpu < 0 || cpu >= CPU_SETSIZE) return;
+    /* the caller's CPU at every join (one line, read by every member); the
+     * other members' only after a wake-up (nt lines) */
+    s = &t->slots[0];
+    stacked = __atomic_load_n(&s->cpu_seq, __ATOMIC_RELAXED) == seq
+              && __atomic_load_n(&s->cpu, __ATOMIC_RELAXED) == cpu;
+    /* the tests' setting: as if stacked, and any other allowed CPU will do */
+    if (seer_spread_get() == 2)
+        stacked = 1;
+    for (i = 1; i < nt && woke && !stacked; i++) {
+        s = &t->slots[i];
+        stacked = i != tid && __atomic_load_n(&s->cpu_seq, __ATOMIC_RELAXED) == seq
+                  && __atomic_load_n(&s->cpu, __ATOMIC_RELAXED) == cpu;
+    }
+    if (stacked && sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+        away = allowed;
+        CPU_CLR(cpu, &away);
+        for (i = 0; i < nt && seer_spread_get() != 2; i++) {
+            s = &t->slots[i];
+            c = __atomic_load_n(&s->cpu, __ATOMIC_RELAXED);
+            if (__atomic_load_n(&s->cpu_seq, __ATOMIC_RELAXED) == seq && c >= 0 && c < CPU_SETSIZE)
+                CPU_CLR(c, &away);
+        }
+        left = CPU_COUNT(&away);
+        if (left > 0 && sched_setaffinity(0, sizeof(away), &away) == 0) {
+            sched_setaffinity(0, sizeof(allowed), &allowed);
+            __atomic_add_fetch(&seer_spread_moves, 1, __ATOMIC_RELAXED);
+            cpu = sched_getcpu();
+        }
+    }
+    s = &t->slots[tid];
+    __atomic_store_n(&s->cpu, cpu, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->cpu_seq, seq, __ATOMIC_RELAXED);
+}
+#else
+static inline void seer_cpu_mark(seer_slot *s, uint32_t seq) { (void)s; (void)seq; }
+static inline void seer_spread(seer_team_t *t, int tid, int nt, uint32_t seq, int woke) {
+    (void)t; (void)tid; (void)nt; (void)seq; (void)woke;
+}
+#endif
+
 static void *seer_worker_main(void *p) {
     seer_slot *s = (seer_slot *)p;
     seer_team_t *t = (seer_team_t *)s->team;
@@ -255,6 +332,8 @@ static void *seer_worker_main(void *p) {
                                             __ATOMIC_ACQUIRE)) {
                 seen = (uint32_t)(v >> 32);
                 nt = (int)((v >> SEER_GATE_NT_SHIFT) & SEER_GATE_NT_MASK);
+                if (seer_spread_get())
+                    seer_spread(t, tid, nt, seen, seer_woke);
                 t->fn(t->arg, t, tid, nt);
                 /* release: publishes this member's work to the caller's
                  * acquire of the gate after its close */
@@ -362,6 +441,8 @@ static inline void seer_gate_open(seer_team_t *t, int nt, seer_team_fn fn, void 
     t->fn = fn;
     t->arg = arg;
     if (++t->seq == 0) t->seq = 1;      /* members start with seen == 0 */
+    if (seer_spread_get())
+        seer_cpu_mark(&t->slots[0], t->seq);
     __atomic_store_n(&t->gate, ((uint64_t)t->seq << 32) | flags
                      | ((uint64_t)nt << SEER_GATE_NT_SHIFT), __ATOMIC_SEQ_CST);
     __atomic_add_fetch(&t->phase_gen.word, 1, __ATOMIC_SEQ_CST);
@@ -456,6 +537,10 @@ static inline void seer_team_live(void *team, int live, int wake) {
     (void)team; (void)live; (void)wake;
 }
 static inline int seer_team_parallel(void) { return 0; }
+static int seer_team_spread = 0;
+static inline void seer_spread_set(int on) { seer_team_spread = on; }
+static inline int seer_spread_get(void) { return seer_team_spread; }
+static int64_t seer_spread_moves = 0;
 
 #endif
 

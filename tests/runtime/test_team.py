@@ -4,6 +4,7 @@ a window and across team-size switches, fork safety, and one engine per
 Python thread at a time (issue 11 item 1 tests, issue 16 items 6 and 7)."""
 
 import multiprocessing as mp
+import os
 import threading
 import time
 
@@ -358,3 +359,48 @@ def test_any_wait_policy_gives_the_serial_digest(default_waits):
         seer_runtime.wait_policy(*waits)
         for threads in (2, 3):
             assert _digest(threads, end=4.0, num_lps=4096, start_events=4) == ref, (waits, threads)
+
+
+# --- spreading the team over CPUs (src/team.h, seer_spread) ---------------------
+
+def _thread_masks():
+    return {int(t): os.sched_getaffinity(int(t)) for t in os.listdir("/proc/self/task")}
+
+
+@parallel_only
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or not os.path.isdir("/proc/self/task")
+                    or len(os.sched_getaffinity(0)) < 2,
+                    reason="moving a member needs Linux and two allowed CPUs")
+def test_a_member_moved_off_a_teammates_cpu_is_pinned_nowhere_and_changes_nothing():
+    # Setting 2 moves a member at every join, as if it had woken on its
+    # caller's CPU: the move narrows its affinity and restores it at once,
+    # so afterwards every thread may run anywhere it could before.
+    from seer_runtime import loop
+    ref = _digest(1, end=10.0)
+    allowed = os.sched_getaffinity(0)
+    moves0 = loop._team_spread_moves()
+    old = loop._set_team_spread(2)
+    try:
+        got = _digest(2, end=10.0)
+    finally:
+        loop._set_team_spread(old)
+    assert got == ref
+    assert loop._team_spread_moves() > moves0
+    masks = _thread_masks()
+    assert len(masks) >= 2 and all(m == allowed for m in masks.values()), masks
+
+
+@parallel_only
+def test_every_spread_setting_gives_the_serial_digest():
+    from seer_runtime import loop
+    ref = _digest(1, end=6.0)
+    old = loop._set_team_spread(0)
+    try:
+        assert old == 1                         # on by default
+        for mode in (0, 1, 2):
+            loop._set_team_spread(mode)
+            assert _digest(2, end=6.0) == ref, mode
+        with pytest.raises(ValueError, match="mode must be 0, 1 or 2"):
+            loop._set_team_spread(True + 2)
+    finally:
+        loop._set_team_spread(old)
