@@ -15,10 +15,21 @@ generator, as in ``vector_env.py``).  After 10 untimed steps it times
 ``--steps`` steps and prints ms per step and the engine's LP visits and
 events, which are the same in both layouts: sample counts of the two
 layouts' profiles then compare the cost per visit.
+
+    python benchmarks/layout_steps.py --sweep 4,8,16,32,64 [--threads 1] [--rounds 9]
+        [--steps 100]
+
+``--sweep``: both layouts at each of these numbers of copies, blocks of
+``--steps`` steps interleaved over ``--rounds`` rounds; prints the time
+inside ``run_until`` per copy and step (median block) and copy groups over
+the team (the median of per-round ratios).  How the cost of a copy grows
+with the copies one thread runs: a copy's queues and state are touched once
+a step, so past what a core's cache holds each copy starts its step cold.
 """
 
 import argparse
 import os
+import statistics
 import sys
 import time
 
@@ -35,7 +46,11 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--layout", choices=("team", "cg"), default="cg")
     p.add_argument("--steps", type=int, default=600)
+    p.add_argument("--sweep", help="comma-separated numbers of copies: both layouts at each")
+    p.add_argument("--rounds", type=int, default=9, help="with --sweep")
     args = p.parse_args()
+    if args.sweep:
+        return sweep(args)
     kw, acts = pcs_workload(args.copies, args.grid, 50)
     v = vector_env("pcs_v0", args.copies, num_threads=args.threads,
                    copy_parallel=args.layout == "cg", **kw)
@@ -52,6 +67,40 @@ def main():
           f"{v.layout}: {1e3 * dt / args.steps:.3f} ms/step; per step {visits / args.steps:.0f} LP "
           f"visits, {v.engine.stats()['events'] / args.steps:.0f} events")
     v.close()
+
+
+def sweep(args):
+    try:
+        sizes = [int(x) for x in args.sweep.split(",")]
+    except ValueError:
+        sys.exit(f"--sweep takes comma-separated numbers of copies, got {args.sweep!r}")
+    if not sizes or min(sizes) < 1 or args.rounds < 1 or args.steps < 1:
+        sys.exit("--sweep sizes, --rounds and --steps must be at least 1")
+    kw, acts = pcs_workload(max(sizes), args.grid, args.steps)
+    envs = {}
+    for n in sizes:
+        for layout in ("team", "cg"):
+            v = envs[n, layout] = vector_env("pcs_v0", n, num_threads=args.threads,
+                                             copy_parallel=layout == "cg", **kw)
+            v.reset(seed=0)
+            for a in acts[:5]:
+                v.step(a[:n])
+    us = {k: [] for k in envs}
+    for _ in range(args.rounds):
+        for (n, layout), v in envs.items():
+            w0 = v.engine.counters()[0]
+            for a in acts:
+                v.step(a[:n])
+            us[n, layout].append(1e6 * (v.engine.counters()[0] - w0) / (args.steps * n))
+    print(f"PCS {args.grid}x{args.grid}, {args.threads} thread(s), {args.rounds} rounds of "
+          f"{args.steps} steps: microseconds inside run_until per copy and step (median round)")
+    print(f"{'copies':>6} {'team':>8} {'cg':>8} {'cg over team':>22}")
+    for n in sizes:
+        r = sorted(t / c for t, c in zip(us[n, "team"], us[n, "cg"]))
+        print(f"{n:>6} {statistics.median(us[n, 'team']):>8.1f} {statistics.median(us[n, 'cg']):>8.1f} "
+              f"{statistics.median(r):>7.2f}x ({r[0]:.2f}-{r[-1]:.2f})")
+    for v in envs.values():
+        v.close()
 
 
 if __name__ == "__main__":

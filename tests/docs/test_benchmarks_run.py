@@ -36,10 +36,15 @@ CASES = {
                   "2 thr cg dock 200 us"),
     "layout_steps": (["--copies", "4", "--grid", "2", "--threads", "2", "--steps", "2"],
                      "copy_groups: "),
+    "layout_steps:sweep": (["--sweep", "2,4", "--grid", "2", "--rounds", "1", "--steps", "2"],
+                           "cg over team"),
+    "team_spread": (["--copies", "4", "--grid", "2", "--busy", "0", "--rounds", "1", "--steps", "2"],
+                    "spreading on over off"),
 }
 
 
 def _run(name, args):
+    name = name.split(":")[0]           # "file:case": another command of one benchmark
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", f"{name}.py")] + args,
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
