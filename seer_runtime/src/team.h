@@ -44,19 +44,8 @@ static inline void seer_sleep_ns(int64_t d) {
     nanosleep(&ts, NULL);
 }
 
-#if defined(_OPENMP) && (defined(__unix__) || defined(__APPLE__))
-#define SEER_TEAM_PARALLEL 1
-#include <errno.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <limits.h>
-#include <unistd.h>
-#ifdef __linux__
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#endif
-
+/* Read and set in every build (the serial one too: the Python knobs exist
+ * there, and do nothing). */
 /* Spin budgets (ns): start, floor and per-kind ceiling.  A dock wait (a
  * worker waiting for work between runs) may spin longer: the gap between
  * two env steps is a few tens of microseconds when Python is quick.  A
@@ -71,6 +60,27 @@ static inline void seer_spin_set_max(int kind, int64_t ns) {
 static inline int64_t seer_spin_get_max(int kind) {
     return __atomic_load_n(&seer_spin_max_ns[kind], __ATOMIC_RELAXED);
 }
+/* Spreading the team over CPUs (seer_spread, below): 0 off, 1 on, 2 (tests)
+ * every join moves. */
+static int seer_team_spread = 1;
+static inline void seer_spread_set(int on) { __atomic_store_n(&seer_team_spread, on, __ATOMIC_RELAXED); }
+static inline int seer_spread_get(void) { return __atomic_load_n(&seer_team_spread, __ATOMIC_RELAXED); }
+/* Moves made, for statistics and tests (all teams). */
+static int64_t seer_spread_moves = 0;
+
+#if defined(_OPENMP) && (defined(__unix__) || defined(__APPLE__))
+#define SEER_TEAM_PARALLEL 1
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <limits.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
+
 /* Two spin checks this far apart mean the spinner itself lost its core:
  * the machine is oversubscribed, so spinning only steals time. */
 #define SEER_PREEMPT_GAP_NS 40000
@@ -253,12 +263,6 @@ static __thread seer_team_t *seer_tls_team = NULL;
  * narrowed, then restored at once: nothing stays pinned), so it shares a
  * CPU with a stranger instead.  When a CPU is idle the wake-up already
  * lands there and no move happens. */
-static int seer_team_spread = 1;    /* 0 off, 1 on, 2 (tests) every join moves */
-static inline void seer_spread_set(int on) { __atomic_store_n(&seer_team_spread, on, __ATOMIC_RELAXED); }
-static inline int seer_spread_get(void) { return __atomic_load_n(&seer_team_spread, __ATOMIC_RELAXED); }
-/* Moves made, for statistics and tests (all teams). */
-static int64_t seer_spread_moves = 0;
-
 #if defined(__linux__) && defined(_GNU_SOURCE)
 static inline void seer_cpu_mark(seer_slot *s, uint32_t seq) {
     __atomic_store_n(&s->cpu, sched_getcpu(), __ATOMIC_RELAXED);
@@ -294,7 +298,13 @@ static void seer_spread(seer_team_t *t, int tid, int nt, uint32_t seq, int woke)
         }
         left = CPU_COUNT(&away);
         if (left > 0 && sched_setaffinity(0, sizeof(away), &away) == 0) {
-            sched_setaffinity(0, sizeof(allowed), &allowed);
+            if (sched_setaffinity(0, sizeof(allowed), &allowed) != 0) {
+                /* the cpuset shrank meanwhile: every CPU, which the kernel
+                 * narrows to the cpuset, rather than stay narrowed */
+                CPU_ZERO(&away);
+                for (c = 0; c < CPU_SETSIZE; c++) CPU_SET(c, &away);
+                sched_setaffinity(0, sizeof(away), &away);
+            }
             __atomic_add_fetch(&seer_spread_moves, 1, __ATOMIC_RELAXED);
             cpu = sched_getcpu();
         }
@@ -537,10 +547,6 @@ static inline void seer_team_live(void *team, int live, int wake) {
     (void)team; (void)live; (void)wake;
 }
 static inline int seer_team_parallel(void) { return 0; }
-static int seer_team_spread = 0;
-static inline void seer_spread_set(int on) { seer_team_spread = on; }
-static inline int seer_spread_get(void) { return seer_team_spread; }
-static int64_t seer_spread_moves = 0;
 
 #endif
 

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+import seer_runtime
 from seer_runtime.models import phold
 
 
@@ -109,7 +110,8 @@ def test_statistics_are_consistent():
     assert r["max_events_per_round"] >= r["events_per_round"]
     assert 1 <= r["ready_per_round"] <= 4096
     assert len(r["busy_s"]) == len(r["idle_s"]) == 2
-    assert all(b > 0 for b in r["busy_s"])
+    # a serial build (SEER_NO_OPENMP=1) runs everything on the caller
+    assert all(b > 0 for b in r["busy_s"][:2 if seer_runtime.openmp_enabled() else 1])
     # With 25% remote and uniform targets about a quarter of the events
     # cross LPs (a few pick their own LP).
     assert 0.2 < r["inbox_pushes"] / r["events"] < 0.3
