@@ -223,14 +223,18 @@ typedef struct {
     void *team;
     int tid;
     int quit;
-    int cpu;                    /* the CPU this thread was on when it last entered a phase */
-    uint32_t cpu_seq;           /* ... of the phase with this seq (slot 0: the caller's) */
-    char pad[56];
+    int cpu;                    /* the CPU this member was on when it last entered a phase */
+    uint32_t cpu_seq;           /* ... of the phase with this seq */
+    char pad[128 - 32];         /* one slot per two lines: members write theirs at each join */
 } seer_slot;
+_Static_assert(sizeof(seer_slot) == 128, "seer_slot spans two cache lines");
 
 typedef struct {
     seer_wword phase_gen;       /* bumped when a phase opens: idle members wait on it */
-    uint64_t gate; char pad1[56];
+    uint64_t gate;
+    int caller_cpu;             /* the caller's CPU when it opened the gate (on the gate's
+                                 * line: a member that joined has it in its cache) */
+    char pad1[52];
     seer_wword left_gen;        /* bumped by the last member to leave a closed phase */
     seer_wword left;            /* job: members still running */
     seer_team_fn fn;            /* the open phase or job, written before the gate opens */
@@ -264,21 +268,16 @@ static __thread seer_team_t *seer_tls_team = NULL;
  * CPU with a stranger instead.  When a CPU is idle the wake-up already
  * lands there and no move happens. */
 #if defined(__linux__) && defined(_GNU_SOURCE)
-static inline void seer_cpu_mark(seer_slot *s, uint32_t seq) {
-    __atomic_store_n(&s->cpu, sched_getcpu(), __ATOMIC_RELAXED);
-    __atomic_store_n(&s->cpu_seq, seq, __ATOMIC_RELAXED);
-}
+static inline int seer_cpu_now(void) { return sched_getcpu(); }
 static void seer_spread(seer_team_t *t, int tid, int nt, uint32_t seq, int woke) {
     cpu_set_t allowed, away;
     int i, cpu, c, stacked, left;
     seer_slot *s;
     cpu = sched_getcpu();
     if (cpu < 0 || cpu >= CPU_SETSIZE) return;
-    /* the caller's CPU at every join (one line, read by every member); the
-     * other members' only after a wake-up (nt lines) */
-    s = &t->slots[0];
-    stacked = __atomic_load_n(&s->cpu_seq, __ATOMIC_RELAXED) == seq
-              && __atomic_load_n(&s->cpu, __ATOMIC_RELAXED) == cpu;
+    /* the caller's CPU at every join (written before the gate opened, on
+     * the gate's line); the other members' only after a wake-up (nt slots) */
+    stacked = t->caller_cpu == cpu;
     /* the tests' setting: as if stacked, and any other allowed CPU will do */
     if (seer_spread_get() == 2)
         stacked = 1;
@@ -290,7 +289,10 @@ static void seer_spread(seer_team_t *t, int tid, int nt, uint32_t seq, int woke)
     if (stacked && sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
         away = allowed;
         CPU_CLR(cpu, &away);
-        for (i = 0; i < nt && seer_spread_get() != 2; i++) {
+        c = t->caller_cpu;
+        if (seer_spread_get() != 2 && c >= 0 && c < CPU_SETSIZE)
+            CPU_CLR(c, &away);
+        for (i = 1; i < nt && seer_spread_get() != 2; i++) {
             s = &t->slots[i];
             c = __atomic_load_n(&s->cpu, __ATOMIC_RELAXED);
             if (__atomic_load_n(&s->cpu_seq, __ATOMIC_RELAXED) == seq && c >= 0 && c < CPU_SETSIZE)
@@ -314,7 +316,7 @@ static void seer_spread(seer_team_t *t, int tid, int nt, uint32_t seq, int woke)
     __atomic_store_n(&s->cpu_seq, seq, __ATOMIC_RELAXED);
 }
 #else
-static inline void seer_cpu_mark(seer_slot *s, uint32_t seq) { (void)s; (void)seq; }
+static inline int seer_cpu_now(void) { return -1; }
 static inline void seer_spread(seer_team_t *t, int tid, int nt, uint32_t seq, int woke) {
     (void)t; (void)tid; (void)nt; (void)seq; (void)woke;
 }
@@ -419,8 +421,9 @@ static seer_team_t *seer_team_get(int nt) {
         seer_wword_init(&t->left, 0);
         t->gate = SEER_GATE_CLOSED;
         /* Slots never move: workers keep pointers to theirs. */
-        t->slots = (seer_slot *)calloc(SEER_TEAM_MAX, sizeof(seer_slot));
+        t->slots = (seer_slot *)aligned_alloc(128, SEER_TEAM_MAX * sizeof(seer_slot));
         if (t->slots == NULL) { free(t); return NULL; }
+        memset(t->slots, 0, SEER_TEAM_MAX * sizeof(seer_slot));
         t->size = 1;
         t->fork_gen = seer_fork_gen;
         seer_tls_team = t;
@@ -452,7 +455,7 @@ static inline void seer_gate_open(seer_team_t *t, int nt, seer_team_fn fn, void 
     t->arg = arg;
     if (++t->seq == 0) t->seq = 1;      /* members start with seen == 0 */
     if (seer_spread_get())
-        seer_cpu_mark(&t->slots[0], t->seq);
+        t->caller_cpu = seer_cpu_now();
     __atomic_store_n(&t->gate, ((uint64_t)t->seq << 32) | flags
                      | ((uint64_t)nt << SEER_GATE_NT_SHIFT), __ATOMIC_SEQ_CST);
     __atomic_add_fetch(&t->phase_gen.word, 1, __ATOMIC_SEQ_CST);
