@@ -336,7 +336,7 @@ def aircraft(args):
     print(f"\nAircraft {U} UAVs, {E} copies, {steps} steps x {args.rounds} interleaved rounds (median round)")
     print(f"{'runner':<21} {'agent steps/s':>14} {'env steps/s':>12}")
     for k, r in rate.items():
-        print(f"{k:<18} {r:>14.0f} {r / U:>12.0f}")
+        print(f"{k:<21} {r:>14.0f} {r / U:>12.0f}")
     print(f"2-thread speedup of the vector env: {paired(times, 'vector 2 thr', 'vector 1 thr')}")
     if layouts["vector 2 thr"] != "team":
         print(f"vector 2 thr ({layouts['vector 2 thr']}) / the team (copy_parallel=False): "

@@ -145,9 +145,9 @@ static inline uint32_t seer_wait_change(seer_wword *w, uint32_t old, int kind) {
     int64_t t0 = seer_clock_ns(), prev = t0, now = t0, wait;
     int64_t budget = seer_spin_budget[kind], cap = seer_spin_get_max(kind);
     int i, preempted = 0, spun = 0;
-    seer_woke = 0;
     int32_t ok;
     uint32_t v;
+    seer_woke = 0;
     for (;;) {
         for (i = 0; i < 32; i++) {
             v = __atomic_load_n(&w->word, __ATOMIC_ACQUIRE);
@@ -218,16 +218,16 @@ done:
 #define SEER_GATE_JOB (1ull << 30)
 #define SEER_GATE_CLOSED (1ull << 31)
 
-typedef struct {
+/* One slot per two cache lines (aligned; the slots are allocated so):
+ * members write theirs at each join. */
+typedef struct __attribute__((aligned(128))) {
     pthread_t thread;
     void *team;
     int tid;
     int quit;
     int cpu;                    /* the CPU this member was on when it last entered a phase */
     uint32_t cpu_seq;           /* ... of the phase with this seq */
-    char pad[128 - 32];         /* one slot per two lines: members write theirs at each join */
 } seer_slot;
-_Static_assert(sizeof(seer_slot) == 128, "seer_slot spans two cache lines");
 
 typedef struct {
     seer_wword phase_gen;       /* bumped when a phase opens: idle members wait on it */
