@@ -242,6 +242,8 @@ typedef struct {
     uint32_t seq;               /* the last phase's seq (caller only) */
     int live;                   /* caller: inside a run (members wait with the phase budget) */
     int size;                   /* threads including the caller */
+    int ncpus;                  /* CPUs the creating thread was allowed when the team was
+                                 * made (0: unknown; see seer_spread) */
     seer_slot *slots;           /* SEER_TEAM_MAX; slot 0 unused (the caller) */
     uint64_t fork_gen;          /* seer_fork_gen when the workers were made */
 } seer_team_t;
@@ -269,12 +271,21 @@ static __thread seer_team_t *seer_tls_team = NULL;
  * lands there and no move happens. */
 #if defined(__linux__) && defined(_GNU_SOURCE)
 static inline int seer_cpu_now(void) { return sched_getcpu(); }
+static inline int seer_allowed_cpus(void) {
+    cpu_set_t m;
+    return sched_getaffinity(0, sizeof(m), &m) == 0 ? CPU_COUNT(&m) : 0;
+}
 static void seer_spread(seer_team_t *t, int tid, int nt, uint32_t seq, int woke) {
     cpu_set_t allowed, away;
     int i, cpu, c, stacked, left;
     seer_slot *s;
     cpu = sched_getcpu();
     if (cpu < 0 || cpu >= CPU_SETSIZE) return;
+    /* a team larger than its CPUs shares them among its own threads: a move
+     * would only trade places with a teammate (and cost a system call at
+     * each stacked join) */
+    if (nt > t->ncpus && seer_spread_get() != 2)
+        goto mark;
     /* the caller's CPU at every join (written before the gate opened, on
      * the gate's line); the other members' only after a wake-up (nt slots) */
     stacked = t->caller_cpu == cpu;
@@ -311,12 +322,14 @@ static void seer_spread(seer_team_t *t, int tid, int nt, uint32_t seq, int woke)
             cpu = sched_getcpu();
         }
     }
+mark:
     s = &t->slots[tid];
     __atomic_store_n(&s->cpu, cpu, __ATOMIC_RELAXED);
     __atomic_store_n(&s->cpu_seq, seq, __ATOMIC_RELAXED);
 }
 #else
 static inline int seer_cpu_now(void) { return -1; }
+static inline int seer_allowed_cpus(void) { return 0; }
 static inline void seer_spread(seer_team_t *t, int tid, int nt, uint32_t seq, int woke) {
     (void)t; (void)tid; (void)nt; (void)seq; (void)woke;
 }
@@ -425,6 +438,7 @@ static seer_team_t *seer_team_get(int nt) {
         if (t->slots == NULL) { free(t); return NULL; }
         memset(t->slots, 0, SEER_TEAM_MAX * sizeof(seer_slot));
         t->size = 1;
+        t->ncpus = seer_allowed_cpus();
         t->fork_gen = seer_fork_gen;
         seer_tls_team = t;
         pthread_setspecific(seer_team_key, t);
