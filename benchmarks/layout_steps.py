@@ -34,7 +34,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vector_env import pcs_workload                    # noqa: E402
+from vector_env import _steps_timed, interleave, paired, pcs_workload   # noqa: E402
 
 from seer_envs.vector import vector_env               # noqa: E402
 
@@ -85,20 +85,17 @@ def sweep(args):
             v.reset(seed=0)
             for a in acts[:5]:
                 v.step(a[:n])
-    us = {k: [] for k in envs}
-    for _ in range(args.rounds):
-        for (n, layout), v in envs.items():
-            w0 = v.engine.counters()[0]
-            for a in acts:
-                v.step(a[:n])
-            us[n, layout].append(1e6 * (v.engine.counters()[0] - w0) / (args.steps * n))
+    engine_s = {k: [] for k in envs}
+    runners = {k: (lambda v=v, k=k: _steps_timed(v, [a[:k[0]] for a in acts], engine_s[k]))
+               for k, v in envs.items()}
+    interleave(runners, args.rounds)
     print(f"PCS {args.grid}x{args.grid}, {args.threads} thread(s), {args.rounds} rounds of "
           f"{args.steps} steps: microseconds inside run_until per copy and step (median round)")
     print(f"{'copies':>6} {'team':>8} {'cg':>8} {'cg over team':>22}")
     for n in sizes:
-        r = sorted(t / c for t, c in zip(us[n, "team"], us[n, "cg"]))
-        print(f"{n:>6} {statistics.median(us[n, 'team']):>8.1f} {statistics.median(us[n, 'cg']):>8.1f} "
-              f"{statistics.median(r):>7.2f}x ({r[0]:.2f}-{r[-1]:.2f})")
+        us = {k: 1e6 * statistics.median(engine_s[n, k]) / (args.steps * n) for k in ("team", "cg")}
+        print(f"{n:>6} {us['team']:>8.1f} {us['cg']:>8.1f} "
+              f"{paired(engine_s, (n, 'cg'), (n, 'team')):>22}")
     for v in envs.values():
         v.close()
 

@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from contention import start_busy, stop                 # noqa: E402
-from vector_env import pcs_workload                     # noqa: E402
+from vector_env import paired, pcs_workload             # noqa: E402
 
 from seer_envs.vector import vector_env                # noqa: E402
 from seer_runtime import loop                          # noqa: E402
@@ -107,8 +107,7 @@ def main():
         med = {f: statistics.median(x) for f, x in s.items()}
         print(f"{k:<10} {med['ms']:>8.3f} {med['cpus']:>9.2f} {med['busy']:>10.2f} "
               f"{med['stacked']:>8.0%} {med['moves']:>11.3f}")
-    r = sorted(off / on for on, off in zip(stats["on"]["ms"], stats["off"]["ms"]))
-    print(f"spreading on over off: {statistics.median(r):.2f}x (rounds {r[0]:.2f}-{r[-1]:.2f})")
+    print(f"spreading on over off: {paired({k: s['ms'] for k, s in stats.items()}, 'on', 'off')}")
 
 
 if __name__ == "__main__":

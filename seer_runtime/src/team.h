@@ -277,50 +277,46 @@ static inline int seer_allowed_cpus(void) {
 }
 static void seer_spread(seer_team_t *t, int tid, int nt, uint32_t seq, int woke) {
     cpu_set_t allowed, away;
-    int i, cpu, c, stacked, left;
+    int i, cpu, c, stacked;
+    /* the tests' setting: as if stacked, and any other allowed CPU will do */
+    int test = seer_spread_get() == 2;
     seer_slot *s;
     cpu = sched_getcpu();
     if (cpu < 0 || cpu >= CPU_SETSIZE) return;
     /* a team larger than its CPUs shares them among its own threads: a move
      * would only trade places with a teammate (and cost a system call at
      * each stacked join) */
-    if (nt > t->ncpus && seer_spread_get() != 2)
+    if (nt > t->ncpus && !test)
         goto mark;
     /* the caller's CPU at every join (written before the gate opened, on
      * the gate's line); the other members' only after a wake-up (nt slots) */
-    stacked = t->caller_cpu == cpu;
-    /* the tests' setting: as if stacked, and any other allowed CPU will do */
-    if (seer_spread_get() == 2)
-        stacked = 1;
+    stacked = test || t->caller_cpu == cpu;
     for (i = 1; i < nt && woke && !stacked; i++) {
         s = &t->slots[i];
         stacked = i != tid && __atomic_load_n(&s->cpu_seq, __ATOMIC_RELAXED) == seq
                   && __atomic_load_n(&s->cpu, __ATOMIC_RELAXED) == cpu;
     }
-    if (stacked && sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
-        away = allowed;
-        CPU_CLR(cpu, &away);
-        c = t->caller_cpu;
-        if (seer_spread_get() != 2 && c >= 0 && c < CPU_SETSIZE)
+    if (!stacked || sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+        goto mark;
+    away = allowed;
+    CPU_CLR(cpu, &away);
+    for (i = 0; i < nt && !test; i++) {
+        s = &t->slots[i];
+        c = i == 0 ? t->caller_cpu : __atomic_load_n(&s->cpu, __ATOMIC_RELAXED);
+        if ((i == 0 || __atomic_load_n(&s->cpu_seq, __ATOMIC_RELAXED) == seq)
+            && c >= 0 && c < CPU_SETSIZE)
             CPU_CLR(c, &away);
-        for (i = 1; i < nt && seer_spread_get() != 2; i++) {
-            s = &t->slots[i];
-            c = __atomic_load_n(&s->cpu, __ATOMIC_RELAXED);
-            if (__atomic_load_n(&s->cpu_seq, __ATOMIC_RELAXED) == seq && c >= 0 && c < CPU_SETSIZE)
-                CPU_CLR(c, &away);
+    }
+    if (CPU_COUNT(&away) > 0 && sched_setaffinity(0, sizeof(away), &away) == 0) {
+        if (sched_setaffinity(0, sizeof(allowed), &allowed) != 0) {
+            /* the cpuset shrank meanwhile: every CPU, which the kernel
+             * narrows to the cpuset, rather than stay narrowed */
+            CPU_ZERO(&away);
+            for (c = 0; c < CPU_SETSIZE; c++) CPU_SET(c, &away);
+            sched_setaffinity(0, sizeof(away), &away);
         }
-        left = CPU_COUNT(&away);
-        if (left > 0 && sched_setaffinity(0, sizeof(away), &away) == 0) {
-            if (sched_setaffinity(0, sizeof(allowed), &allowed) != 0) {
-                /* the cpuset shrank meanwhile: every CPU, which the kernel
-                 * narrows to the cpuset, rather than stay narrowed */
-                CPU_ZERO(&away);
-                for (c = 0; c < CPU_SETSIZE; c++) CPU_SET(c, &away);
-                sched_setaffinity(0, sizeof(away), &away);
-            }
-            __atomic_add_fetch(&seer_spread_moves, 1, __ATOMIC_RELAXED);
-            cpu = sched_getcpu();
-        }
+        __atomic_add_fetch(&seer_spread_moves, 1, __ATOMIC_RELAXED);
+        cpu = sched_getcpu();
     }
 mark:
     s = &t->slots[tid];

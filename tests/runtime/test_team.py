@@ -399,7 +399,8 @@ def test_every_spread_setting_gives_the_serial_digest():
         assert old == 1                         # on by default
         for mode in (0, 1, 2):
             loop._set_team_spread(mode)
-            assert _digest(2, end=6.0) == ref, mode
+            for threads in (2, 3):          # 3: more threads than CI's 2 CPUs
+                assert _digest(threads, end=6.0) == ref, (mode, threads)
         with pytest.raises(ValueError, match="mode must be 0, 1 or 2"):
             loop._set_team_spread(True + 2)
     finally:
