@@ -201,15 +201,18 @@ def test_an_error_in_a_sent_step_reaches_its_recv_and_later_steps_refuse():
     a = np.zeros((2, 16), np.int64)
     bad = v._batch.groups[0]
     real_run = batch_mod.Batch.run
+    sent = threading.Event()
 
     def run(self, plan):
         if self is bad:
+            sent.wait(10.0)     # fail once both steps are sent, not before the second send
             raise MemoryError("injected failure")
         return real_run(self, plan)
     batch_mod.Batch.run = run
     try:
         v.send(a, [0, 1])
         v.send(a, [2, 3])
+        sent.set()
         with pytest.raises(MemoryError, match="injected failure"):
             v.recv()
         with pytest.raises(RuntimeError, match=r"interrupted.*call reset\(\)"):

@@ -84,6 +84,37 @@ def test_handling_errors_are_the_teams_at_every_thread_count(mode, reason):
         assert contract_error(lambda: _faulty(t, mode, lps).run_until(10.0)) == ref
 
 
+# Many copies: a member runs up to 8 of its copies side by side, one window
+# of each per pass; copies 9 and 10 fail in one pass while the pass's other
+# copies go on, and copy 37's fault comes later in the copy order.
+MANY = 40
+
+
+@pytest.mark.parametrize("mode", ["past", "model_error", "flood"])
+def test_copies_side_by_side_fail_alone_and_report_the_teams_error(mode):
+    lps = [9 * LPS + 4, 10 * LPS + 2, 37 * LPS + 7]
+    kw = dict(max_pending_per_lp=50) if mode == "flood" else {}
+    ref = contract_error(lambda: _faulty(1, mode, lps, groups=False, copies=MANY, **kw)
+                         .run_until(10.0))
+    for t in THREADS:
+        assert contract_error(lambda: _faulty(t, mode, lps, copies=MANY, **kw)
+                              .run_until(10.0)) == ref
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_copies_side_by_side_count_messages_per_copy_and_keep_the_teams_state(threads):
+    # one message per LP per window: 16 a copy window, 128 a pass of 8 copies
+    _faulty(threads, "none", [], copies=MANY, max_messages_per_round=LPS).run_until(10.0)
+    err = contract_error(lambda: _faulty(threads, "none", [], copies=MANY,
+                                         max_messages_per_round=LPS - 1).run_until(10.0))
+    assert err[1] == "messages_full" and "sent 16 " in err[2], err
+    eng = _faulty(threads, "none", [], copies=MANY)
+    ref = _faulty(1, "none", [], groups=False, copies=MANY)
+    for t in (3.5, 10.0):
+        assert eng.run_until(t) == ref.run_until(t)
+        assert eng.state_digest() == ref.state_digest()
+
+
 def test_a_message_to_another_copy_is_refused_at_every_thread_count():
     # the engine is told copies of 8 LPs, but the model's rings are 16 long
     errors = {t: _cross(t) for t in THREADS}
