@@ -993,8 +993,10 @@ cdef class Engine:
             c.cg_copies = 0
             c.cg_nblocks = 0
             return None
-        if not _is_int(num_copies) or not 1 <= num_copies <= c.n:
-            raise ValueError(f"num_copies must be an int in [1, {c.n}], got {num_copies!r}")
+        # (at most 2**31 - 1: a share's claim word packs two 32-bit counts)
+        top = min(c.n, 2**31 - 1)
+        if not _is_int(num_copies) or not 1 <= num_copies <= top:
+            raise ValueError(f"num_copies must be an int in [1, {top}], got {num_copies!r}")
         C = int(num_copies)
         bl = []
         try:

@@ -73,7 +73,8 @@ static inline int64_t seer_load_i64_relaxed(int64_t *obj) {
  * step to the next, whose state is then in the thief's cache, rather than
  * whichever the owner was about to reach.  Relaxed, as the claim counter:
  * what the copies hold was published when the phase opened.  Each returns
- * how many it took (0: none left), the first at *first. */
+ * how many it took (0: none left), the first at *first.  A share holds fewer
+ * than 2**31 copies (Engine.set_copy_groups). */
 static inline int64_t seer_claim_front(int64_t *obj, int64_t n, int64_t *first) {
     int64_t cur = __atomic_load_n(obj, __ATOMIC_RELAXED), lo, hi, k;
     do {
