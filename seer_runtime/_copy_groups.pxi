@@ -200,10 +200,10 @@ cdef void _run_copies(EngineCore* c, ThreadState* me, int64_t ci0, int64_t ci1,
 # partitions do: from one step to the next a copy mostly runs on the same
 # member, whose cache still holds its state) from the front, in pieces of
 # half what is left, at most LOCKSTEP (its last copies one by one, so a
-# member that finishes early finds some to take); then the others' shares,
-# one copy at a time from the back (seer_claim_back).
+# member that finishes early finds some to take: seer_claim_front); then the
+# others' shares, one copy at a time from the back (seer_claim_back).
 cdef void _groups_units(EngineCore* c, ThreadState* me, int P, int tid) noexcept nogil:
-    cdef int64_t ci, k, n
+    cdef int64_t ci, k
     cdef int i, v, own = tid % P
     cdef int64_t* words = c.sh.cursor
     cdef bint ran = tid != 0        # the caller runs one pass whatever the clock says
@@ -213,8 +213,7 @@ cdef void _groups_units(EngineCore* c, ThreadState* me, int P, int tid) noexcept
             break
         v = (own + i) % P
         if i == 0:
-            n = max(1, min(<int64_t>LOCKSTEP, seer_claim_left(&words[LINE_I64 * v]) // 2))
-            k = seer_claim_front(&words[LINE_I64 * v], n, &ci)
+            k = seer_claim_front(&words[LINE_I64 * v], LOCKSTEP, &ci)
         else:
             k = seer_claim_back(&words[LINE_I64 * v], &ci)
         if k == 0:

@@ -13,7 +13,6 @@ cdef extern from "src/atomics.h" nogil:
     int64_t seer_load_i64_relaxed(int64_t* obj)
     int64_t seer_claim_front(int64_t* obj, int64_t n, int64_t* first)
     int64_t seer_claim_back(int64_t* obj, int64_t* first)
-    int64_t seer_claim_left(int64_t* obj)
     void seer_store_i32_relaxed(int32_t* obj, int32_t v)
     int32_t seer_load_i32_relaxed(int32_t* obj)
     void seer_cpu_relax()

@@ -59,7 +59,7 @@ from seer_runtime._omp cimport seer_openmp_enabled, seer_omp_get_max_threads
 from seer_runtime.atomics cimport (seer_fetch_add_i64_relaxed, seer_fetch_min_i64_relaxed,
                                    seer_load_i64_relaxed, seer_load_i32_relaxed,
                                    seer_store_i32_relaxed, seer_prefetch, seer_prefetch_w,
-                                   seer_claim_front, seer_claim_back, seer_claim_left)
+                                   seer_claim_front, seer_claim_back)
 from seer_runtime.contract cimport (Ctx, Event, sim_time_t, lp_id_t, seer_rng_key,
                                     seer_uniform, seer_exponential, seer_integer,
                                     seer_next_u64, SEER_ENV_SOURCE, SEER_OUTBOX_CAPACITY,

@@ -68,10 +68,11 @@ static inline int64_t seer_load_i64_relaxed(int64_t *obj) {
 
 /* Copy claims (copy groups): one word per share packs the first unclaimed
  * copy (low 32 bits) and the end of the unclaimed ones (high 32 bits).  The
- * owner takes from the front, a thief one copy from the back, so what a late
- * owner leaves goes from its share's far end: mostly the same copies from one
- * step to the next, whose state is then in the thief's cache, rather than
- * whichever the owner was about to reach.  Relaxed, as the claim counter:
+ * owner takes half of what is left from the front (at least one, at most
+ * n), a thief one copy from the back, so what a late owner leaves goes from
+ * its share's far end: mostly the same copies from one step to the next,
+ * whose state is then in the thief's cache, rather than whichever the owner
+ * was about to reach.  Relaxed, as the claim counter:
  * what the copies hold was published when the phase opened.  Each returns
  * how many it took (0: none left), the first at *first.  A share holds fewer
  * than 2**31 copies (Engine.set_copy_groups). */
@@ -82,7 +83,8 @@ static inline int64_t seer_claim_front(int64_t *obj, int64_t n, int64_t *first) 
         hi = (int64_t)((uint64_t)cur >> 32);
         if (lo >= hi)
             return 0;
-        k = hi - lo < n ? hi - lo : n;
+        k = (hi - lo) / 2 < n ? (hi - lo) / 2 : n;
+        k = k > 0 ? k : 1;
     } while (!__atomic_compare_exchange_n(obj, &cur, cur + k, 1, __ATOMIC_RELAXED,
                                           __ATOMIC_RELAXED));
     *first = lo;
@@ -100,12 +102,6 @@ static inline int64_t seer_claim_back(int64_t *obj, int64_t *first) {
                                           __ATOMIC_RELAXED, __ATOMIC_RELAXED));
     *first = hi - 1;
     return 1;
-}
-
-/* The unclaimed copies of a share word (above). */
-static inline int64_t seer_claim_left(int64_t *obj) {
-    int64_t cur = __atomic_load_n(obj, __ATOMIC_RELAXED);
-    return (int64_t)((uint64_t)cur >> 32) - (cur & 0xffffffff);
 }
 
 /* Abort flag: set by a worker that records an error, polled by the others so
