@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The workers' dock wait (``seer_runtime.wait_policy(dock_ns=...)``: how
-long a worker spins for the next run before it parks) against the
-two-process ceiling, for the vector env at 2 threads, side by side in one
-run, optionally beside busy-loop processes.
+long a worker spins for the next run before it parks) and the
+``sched_yield`` calls every wait makes between spinning and parking
+(``seer_runtime.loop._set_team_yields``) against the two-process ceiling,
+for the vector env at 2 threads, side by side in one run, optionally beside
+busy-loop processes.
 
 Between two env steps a worker waits for the next run while the caller runs
 Python (the step's bookkeeping, the policy).  Under the ceiling it spins
@@ -13,14 +15,16 @@ CPU that other processes could use.
 
 Runners (PCS ``--grid`` x ``--grid``, ``--copies`` copies, the same random
 actions): the vector env at 1 thread; at 2 threads in copy groups and in the
-team, once per dock ceiling (set before each of its blocks); and two
+team (``--layouts``), once per dock ceiling and yield count (``--yields``;
+both set before each of its blocks, and restored after); and two
 processes with half the copies each at 1 thread (the machine's ceiling, as
 in ``vector_env.py``).  Reported: each runner over the two processes and
-over 1 thread, medians of per-round ratios with their range, and the
-member's share of the time inside ``run_until``.
+over 1 thread, medians of per-round ratios with their range, the
+member's share of the time inside ``run_until`` and the straggles (waits
+for a preempted member that narrowed the team; docs/runtime.md, "Waiting").
 
-    PYTHONPATH=$PWD python benchmarks/dock_wait.py [--dock-us 200 1000] [--busy 1]
-        [--copies 64] [--grid 8] [--steps 200] [--rounds 9]
+    PYTHONPATH=$PWD python benchmarks/dock_wait.py [--dock-us 200 1000] [--yields 2 0] [--busy 1]
+        [--layouts cg team] [--copies 64] [--grid 8] [--steps 200] [--rounds 9]
 """
 
 import argparse
@@ -33,38 +37,49 @@ from vector_env import Halves, interleave, paired, pcs_workload  # noqa: E402
 
 import seer_runtime                                            # noqa: E402
 from seer_envs.vector import vector_env                        # noqa: E402
+from seer_runtime import loop                                  # noqa: E402
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dock-us", type=float, nargs="+", default=[200.0, 1000.0],
                    help="dock ceilings to compare, microseconds")
+    p.add_argument("--yields", type=int, nargs="+", default=None,
+                   help="sched_yield calls before parking to compare (default: the current count)")
+    p.add_argument("--layouts", nargs="+", choices=("cg", "team"), default=["cg", "team"])
     p.add_argument("--busy", type=int, default=0, help="busy-loop processes beside the run")
     p.add_argument("--copies", type=int, default=64)
     p.add_argument("--grid", type=int, default=8)
     p.add_argument("--steps", type=int, default=200, help="steps per runner per round")
     p.add_argument("--rounds", type=int, default=9)
     args = p.parse_args()
+    if args.yields is not None and not all(0 <= n <= 16 for n in args.yields):
+        p.error("--yields: counts from 0 to 16")
     E, g = args.copies, args.grid
     kw, acts = pcs_workload(E, g, args.steps)
     default = seer_runtime.wait_policy()
+    yields0 = loop._set_team_yields(loop._set_team_yields(0))
+    yields = args.yields if args.yields is not None else [yields0]
 
     runners, envs = {}, {}
     v1 = envs["vector 1 thr"] = vector_env("pcs_v0", E, num_threads=1, **kw)
     runners["vector 1 thr"] = lambda: [v1.step(a) for a in acts]
-    for cp, layout in ((True, "cg"), (False, "team")):
+    for layout in args.layouts:
         for us in args.dock_us:
-            name = f"2 thr {layout} dock {us:g} us"
-            v = envs[name] = vector_env("pcs_v0", E, num_threads=2, copy_parallel=cp, **kw)
+            for n in yields:
+                name = f"2 thr {layout} dock {us:g} us" + (f" yields {n}" if len(yields) > 1 else "")
+                v = envs[name] = vector_env("pcs_v0", E, num_threads=2, copy_parallel=layout == "cg", **kw)
 
-            def run(v=v, ns=us * 1e3):
-                seer_runtime.wait_policy(dock_ns=ns)
-                try:
-                    for a in acts:
-                        v.step(a)
-                finally:
-                    seer_runtime.wait_policy(*default)
-            runners[name] = run
+                def run(v=v, ns=us * 1e3, n=n):
+                    seer_runtime.wait_policy(dock_ns=ns)
+                    loop._set_team_yields(n)
+                    try:
+                        for a in acts:
+                            v.step(a)
+                    finally:
+                        seer_runtime.wait_policy(*default)
+                        loop._set_team_yields(yields0)
+                runners[name] = run
     for v in envs.values():
         v.reset(seed=0)
     busy = start_busy(args.busy)
@@ -78,15 +93,16 @@ def main():
     member = {}
     for name, v in envs.items():
         st = v.engine.stats()
-        member[name] = f"{st['busy_s'][1] / st['wall_s']:.0%}" if len(st["busy_s"]) > 1 else "-"
+        member[name] = (f"{st['busy_s'][1] / st['wall_s']:.0%}, {st['straggles']} straggles"
+                        if len(st["busy_s"]) > 1 else "-")
         v.close()
     print(f"PCS {g}x{g}, {E} copies, {args.steps} steps x {args.rounds} interleaved rounds, "
           f"{args.busy} busy-loop processes; load average {load1():.1f}")
-    print(f"{'runner':<24} {'/ two processes':>28} {'/ 1 thread':>28}  member inside run_until")
+    print(f"{'runner':<33} {'/ two processes':>28} {'/ 1 thread':>28}  member inside run_until")
     for name in runners:
         if name == "2 procs x half":
             continue
-        print(f"{name:<24} {paired(times, name, '2 procs x half'):>28} "
+        print(f"{name:<33} {paired(times, name, '2 procs x half'):>28} "
               f"{paired(times, name, 'vector 1 thr'):>28}  {member[name]}")
 
 

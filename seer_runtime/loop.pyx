@@ -99,6 +99,8 @@ cdef extern from "src/team.h" nogil:
     void seer_spread_set(int on)
     int seer_spread_get()
     int64_t seer_spread_moves
+    void seer_yields_set(int n)
+    int seer_yields_get()
 
 cdef extern from "src/rng.h" nogil:
     uint64_t seer_fmix_a(uint64_t z)
@@ -153,6 +155,17 @@ def _set_team_spread(mode):
         raise ValueError(f"mode must be 0, 1 or 2, got {mode!r}")
     old = seer_spread_get()
     seer_spread_set(mode)
+    return old
+
+
+def _set_team_yields(n):
+    """How many times a waiting thread calls ``sched_yield`` between
+    spinning and parking (src/team.h, ``seer_wait_change``).  Returns the
+    previous count.  For benchmarks and tests."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 16:
+        raise ValueError(f"n must be an int from 0 to 16, got {n!r}")
+    old = seer_yields_get()
+    seer_yields_set(n)
     return old
 
 

@@ -67,6 +67,10 @@ static inline void seer_spread_set(int on) { __atomic_store_n(&seer_team_spread,
 static inline int seer_spread_get(void) { return __atomic_load_n(&seer_team_spread, __ATOMIC_RELAXED); }
 /* Moves made, for statistics and tests (all teams). */
 static int64_t seer_spread_moves = 0;
+/* sched_yield calls a wait makes between spinning and parking (benchmarks). */
+static int seer_team_yields = 2;
+static inline void seer_yields_set(int n) { __atomic_store_n(&seer_team_yields, n, __ATOMIC_RELAXED); }
+static inline int seer_yields_get(void) { return __atomic_load_n(&seer_team_yields, __ATOMIC_RELAXED); }
 
 #if defined(_OPENMP) && (defined(__unix__) || defined(__APPLE__))
 #define SEER_TEAM_PARALLEL 1
@@ -84,7 +88,6 @@ static int64_t seer_spread_moves = 0;
 /* Two spin checks this far apart mean the spinner itself lost its core:
  * the machine is oversubscribed, so spinning only steals time. */
 #define SEER_PREEMPT_GAP_NS 40000
-#define SEER_YIELDS 2
 #define SEER_TEAM_MAX 1024
 
 static __thread int64_t seer_spin_budget[3] = {SEER_SPIN_START_NS, SEER_SPIN_START_NS,
@@ -160,7 +163,8 @@ static inline uint32_t seer_wait_change(seer_wword *w, uint32_t old, int kind) {
         if (now - t0 >= budget) break;
     }
     if (!preempted) {
-        for (i = 0; i < SEER_YIELDS; i++) {
+        int yields = seer_yields_get();
+        for (i = 0; i < yields; i++) {
             sched_yield();
             v = __atomic_load_n(&w->word, __ATOMIC_ACQUIRE);
             if (v != old) goto done;
