@@ -41,6 +41,9 @@ def thread_counts():
 
 @contextlib.contextmanager
 def _ctrl_c_after(delay):
+    # Python's own handler, even where SIGINT came in ignored (a shell
+    # without job control starts `cmd &` so): the signal must reach Python
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(delay, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
@@ -48,6 +51,7 @@ def _ctrl_c_after(delay):
             yield
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, old)
 
 
 @pytest.fixture

@@ -121,8 +121,12 @@ def test_ctrl_c_prints_one_line_and_exits_130(tmp_path, cmd):
             '[run]\nsteps = 100000\nnum_threads = 1\n') + ("[sweep]\nseeds = [0, 1]\n" if cmd == "sweep" else "")
     f = write(tmp_path, text)
     args = [cmd, f] + (["--out", str(tmp_path / "out")] if cmd == "sweep" else [])
+    # the child starts with SIGINT's default action, as from a terminal, even
+    # where this process inherited it ignored (a shell without job control
+    # starts `cmd &` so), and Python then installs its handler
     p = subprocess.Popen([sys.executable, "-m", "seer.cli", *args], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=ENV)
+                         stderr=subprocess.PIPE, text=True, env=ENV,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(4)
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
