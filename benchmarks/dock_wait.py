@@ -15,21 +15,27 @@ CPU that other processes could use.
 
 Runners (PCS ``--grid`` x ``--grid``, ``--copies`` copies, the same random
 actions): the vector env at 1 thread; at 2 threads in copy groups and in the
-team (``--layouts``), once per dock ceiling and yield count (``--yields``;
-both set before each of its blocks, and restored after); and two
+team (``--layouts``), once per dock ceiling and yield counts (``--yields``:
+``N`` for every kind of wait, or ``DOCK,JOIN,PHASE``: a member waiting for
+the next run, the caller waiting for members to leave a phase, a member
+waiting for the next phase of a run, which in copy groups is also its wait
+for the next run; both set before each of its blocks, and restored after); and two
 processes with half the copies each at 1 thread (the machine's ceiling, as
 in ``vector_env.py``).  Reported: each runner over the two processes and
 over 1 thread, medians of per-round ratios with their range, the
-member's share of the time inside ``run_until`` and the straggles (waits
-for a preempted member that narrowed the team; docs/runtime.md, "Waiting").
+member's share of the time inside ``run_until``, the straggles (waits
+for a preempted member that narrowed the team; docs/runtime.md, "Waiting")
+and, on Linux, the member's time on a CPU and queued for one (runnable but
+not running: /proc schedstat) per step.
 
-    PYTHONPATH=$PWD python benchmarks/dock_wait.py [--dock-us 200 1000] [--yields 2 0] [--busy 1]
+    PYTHONPATH=$PWD python benchmarks/dock_wait.py [--dock-us 200 1000] [--yields 2,2,0 2] [--busy 1]
         [--layouts cg team] [--copies 64] [--grid 8] [--steps 200] [--rounds 9]
 """
 
 import argparse
 import os
 import sys
+import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from contention import load1, start_busy, stop                 # noqa: E402
@@ -40,12 +46,46 @@ from seer_envs.vector import vector_env                        # noqa: E402
 from seer_runtime import loop                                  # noqa: E402
 
 
+def _yields(text):
+    """--yields: "N" (every kind of wait) or "DOCK,JOIN,PHASE", counts 0-16."""
+    try:
+        counts = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        counts = ()
+    if len(counts) not in (1, 3) or not all(0 <= k <= 16 for k in counts):
+        raise argparse.ArgumentTypeError(f"expected N or DOCK,JOIN,PHASE, counts from 0 to 16, "
+                                         f"got {text!r}")
+    return counts * 3 if len(counts) == 1 else counts
+
+
+def _members_sched():
+    """CPU time and time queued (runnable, not running), in ns, summed over
+    this process's threads but the main one: the team's members, which
+    every engine driven from the main thread shares (Linux schedstat;
+    None elsewhere)."""
+    main, run, queued = threading.get_native_id(), 0, 0
+    try:
+        for t in os.listdir("/proc/self/task"):
+            if int(t) != main:
+                with open(f"/proc/self/task/{t}/schedstat") as f:
+                    r, q, _ = (int(x) for x in f.read().split())
+                run, queued = run + r, queued + q
+    except OSError:
+        return None
+    return run, queued
+
+
+def _label(counts):
+    return str(counts[0]) if len(set(counts)) == 1 else ",".join(map(str, counts))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dock-us", type=float, nargs="+", default=[200.0, 1000.0],
                    help="dock ceilings to compare, microseconds")
-    p.add_argument("--yields", type=int, nargs="+", default=None,
-                   help="sched_yield calls before parking to compare (default: the current count)")
+    p.add_argument("--yields", type=_yields, nargs="+", default=None,
+                   help="sched_yield calls before parking to compare: N for every wait, or "
+                        "DOCK,JOIN,PHASE (default: the current counts)")
     p.add_argument("--layouts", nargs="+", choices=("cg", "team"), default=["cg", "team"])
     p.add_argument("--busy", type=int, default=0, help="busy-loop processes beside the run")
     p.add_argument("--copies", type=int, default=64)
@@ -53,8 +93,6 @@ def main():
     p.add_argument("--steps", type=int, default=200, help="steps per runner per round")
     p.add_argument("--rounds", type=int, default=9)
     args = p.parse_args()
-    if args.yields is not None and not all(0 <= n <= 16 for n in args.yields):
-        p.error("--yields: counts from 0 to 16")
     E, g = args.copies, args.grid
     kw, acts = pcs_workload(E, g, args.steps)
     default = seer_runtime.wait_policy()
@@ -62,23 +100,28 @@ def main():
     yields = args.yields if args.yields is not None else [yields0]
 
     runners, envs = {}, {}
+    sched = {}          # per 2-thread runner, per block: the member's (run, queued) ns
     v1 = envs["vector 1 thr"] = vector_env("pcs_v0", E, num_threads=1, **kw)
     runners["vector 1 thr"] = lambda: [v1.step(a) for a in acts]
     for layout in args.layouts:
         for us in args.dock_us:
             for n in yields:
-                name = f"2 thr {layout} dock {us:g} us" + (f" yields {n}" if len(yields) > 1 else "")
+                name = f"2 thr {layout} dock {us:g} us" + (f" yields {_label(n)}" if len(yields) > 1 else "")
                 v = envs[name] = vector_env("pcs_v0", E, num_threads=2, copy_parallel=layout == "cg", **kw)
 
-                def run(v=v, ns=us * 1e3, n=n):
+                def run(v=v, ns=us * 1e3, n=n, name=name):
                     seer_runtime.wait_policy(dock_ns=ns)
                     loop._set_team_yields(n)
+                    s0 = _members_sched()
                     try:
                         for a in acts:
                             v.step(a)
                     finally:
+                        s1 = _members_sched()
                         seer_runtime.wait_policy(*default)
                         loop._set_team_yields(yields0)
+                    if s0 is not None and s1 is not None:
+                        sched.setdefault(name, []).append((s1[0] - s0[0], s1[1] - s0[1]))
                 runners[name] = run
     for v in envs.values():
         v.reset(seed=0)
@@ -95,6 +138,10 @@ def main():
         st = v.engine.stats()
         member[name] = (f"{st['busy_s'][1] / st['wall_s']:.0%}, {st['straggles']} straggles"
                         if len(st["busy_s"]) > 1 else "-")
+        if name in sched:
+            blocks = len(sched[name]) * args.steps
+            member[name] += (f"; on a CPU {sum(r for r, _ in sched[name]) / blocks / 1e3:.0f} us, "
+                             f"queued {sum(q for _, q in sched[name]) / blocks / 1e3:.0f} us a step")
         v.close()
     print(f"PCS {g}x{g}, {E} copies, {args.steps} steps x {args.rounds} interleaved rounds, "
           f"{args.busy} busy-loop processes; load average {load1():.1f}")

@@ -99,8 +99,8 @@ cdef extern from "src/team.h" nogil:
     void seer_spread_set(int on)
     int seer_spread_get()
     int64_t seer_spread_moves
-    void seer_yields_set(int n)
-    int seer_yields_get()
+    void seer_yields_set(int kind, int n)
+    int seer_yields_get(int kind)
 
 cdef extern from "src/rng.h" nogil:
     uint64_t seer_fmix_a(uint64_t z)
@@ -160,12 +160,17 @@ def _set_team_spread(mode):
 
 def _set_team_yields(n):
     """How many times a waiting thread calls ``sched_yield`` between
-    spinning and parking (src/team.h, ``seer_wait_change``).  Returns the
-    previous count.  For benchmarks and tests."""
-    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 16:
-        raise ValueError(f"n must be an int from 0 to 16, got {n!r}")
-    old = seer_yields_get()
-    seer_yields_set(n)
+    spinning and parking (src/team.h, ``seer_wait_change``): an int for
+    every kind of wait, or a ``(dock, join, phase)`` triple.  Returns the
+    previous triple.  For benchmarks and tests."""
+    counts = tuple(n) if isinstance(n, (tuple, list)) else (n, n, n)
+    if len(counts) != 3 or not all(not isinstance(k, bool) and isinstance(k, int) and 0 <= k <= 16
+                                   for k in counts):
+        raise ValueError(f"n must be an int from 0 to 16 or a (dock, join, phase) triple of them, "
+                         f"got {n!r}")
+    old = tuple(seer_yields_get(k) for k in range(3))
+    for k in range(3):
+        seer_yields_set(k, counts[k])
     return old
 
 

@@ -2,7 +2,7 @@
  *
  * SEER's worker team: persistent pthreads, one team per calling OS thread,
  * that run elastic phases (the caller never waits for a member that did not
- * join) and whose waits spin briefly, then yield, then block.
+ * join) and whose waits spin briefly, then (some) yield, then block.
  *
  * Why not OpenMP's team: libgomp's region and barrier waits spin (for
  * milliseconds by default) and every barrier waits for every member, so a
@@ -67,10 +67,19 @@ static inline void seer_spread_set(int on) { __atomic_store_n(&seer_team_spread,
 static inline int seer_spread_get(void) { return __atomic_load_n(&seer_team_spread, __ATOMIC_RELAXED); }
 /* Moves made, for statistics and tests (all teams). */
 static int64_t seer_spread_moves = 0;
-/* sched_yield calls a wait makes between spinning and parking (benchmarks). */
-static int seer_team_yields = 2;
-static inline void seer_yields_set(int n) { __atomic_store_n(&seer_team_yields, n, __ATOMIC_RELAXED); }
-static inline int seer_yields_get(void) { return __atomic_load_n(&seer_team_yields, __ATOMIC_RELAXED); }
+/* sched_yield calls a wait of each kind (SEER_WAIT_*: dock, join, phase)
+ * makes between spinning and parking.  None for a phase wait: under EEVDF a
+ * yield costs the thread its place in the queue, and a member that yielded
+ * while waiting for the next phase (in copy groups, the next step) comes
+ * back late when it is woken (docs/runtime.md, "Which waits yield before
+ * they park"). */
+static int seer_team_yields[3] = {2, 2, 0};
+static inline void seer_yields_set(int kind, int n) {
+    __atomic_store_n(&seer_team_yields[kind], n, __ATOMIC_RELAXED);
+}
+static inline int seer_yields_get(int kind) {
+    return __atomic_load_n(&seer_team_yields[kind], __ATOMIC_RELAXED);
+}
 
 #if defined(_OPENMP) && (defined(__unix__) || defined(__APPLE__))
 #define SEER_TEAM_PARALLEL 1
@@ -163,7 +172,7 @@ static inline uint32_t seer_wait_change(seer_wword *w, uint32_t old, int kind) {
         if (now - t0 >= budget) break;
     }
     if (!preempted) {
-        int yields = seer_yields_get();
+        int yields = seer_yields_get(kind);
         for (i = 0; i < yields; i++) {
             sched_yield();
             v = __atomic_load_n(&w->word, __ATOMIC_ACQUIRE);

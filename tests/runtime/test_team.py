@@ -363,22 +363,23 @@ def test_any_wait_policy_gives_the_serial_digest(default_waits):
 
 @parallel_only
 def test_any_yield_count_gives_the_serial_digest(default_waits):
-    # yields between spinning and parking (none, the default 2, many), with
-    # no spinning so that every wait reaches them
+    # yields between spinning and parking (none, the defaults, many, per
+    # kind of wait), with no spinning so that every wait reaches them
     from seer_runtime import loop
     ref = _digest(1, end=4.0, num_lps=4096, start_events=4)
     seer_runtime.wait_policy(0, 0, 0)
     old = loop._set_team_yields(0)
     try:
-        assert old == 2
-        for n in (0, 2, 16):
+        assert old == (2, 2, 0)          # (dock, join, phase): docs/runtime.md, "Waiting"
+        for n in (0, (2, 2, 0), 16, (16, 0, 3)):
             loop._set_team_yields(n)
+            assert loop._set_team_yields(n) == (n if isinstance(n, tuple) else (n, n, n))
             for threads in (2, 3):
                 assert _digest(threads, end=4.0, num_lps=4096, start_events=4) == ref, (n, threads)
-        for bad in (-1, 17, True, 1.0, "2"):
+        for bad in (-1, 17, True, 1.0, "2", (1, 2), (1, 2, 17), (1, True, 0)):
             with pytest.raises(ValueError, match="n must be an int from 0 to 16"):
                 loop._set_team_yields(bad)
-        assert loop._set_team_yields(old) == 16     # the bad values set nothing
+        assert loop._set_team_yields(old) == (16, 0, 3)     # the bad values set nothing
     finally:
         loop._set_team_yields(old)
 
