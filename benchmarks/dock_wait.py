@@ -16,10 +16,11 @@ CPU that other processes could use.
 Runners (PCS ``--grid`` x ``--grid``, ``--copies`` copies, the same random
 actions): the vector env at 1 thread; at 2 threads in copy groups and in the
 team (``--layouts``), once per dock ceiling and yield counts (``--yields``:
-``N`` for every kind of wait, or ``DOCK,JOIN,PHASE``: a member waiting for
+``N`` for every wait, or ``DOCK,JOIN,PHASE,GROUPS``: a member waiting for
 the next run, the caller waiting for members to leave a phase, a member
-waiting for the next phase of a run, which in copy groups is also its wait
-for the next run; both set before each of its blocks, and restored after); and two
+waiting for a run's next phase, and the same in a run of an engine in copy
+groups, whose step is one phase; both set before each of its blocks, and
+restored after); and two
 processes with half the copies each at 1 thread (the machine's ceiling, as
 in ``vector_env.py``).  Reported: each runner over the two processes and
 over 1 thread, medians of per-round ratios with their range, the
@@ -28,7 +29,7 @@ for a preempted member that narrowed the team; docs/runtime.md, "Waiting")
 and, on Linux, the member's time on a CPU and queued for one (runnable but
 not running: /proc schedstat) per step.
 
-    PYTHONPATH=$PWD python benchmarks/dock_wait.py [--dock-us 200 1000] [--yields 2,2,0 2] [--busy 1]
+    PYTHONPATH=$PWD python benchmarks/dock_wait.py [--dock-us 200 1000] [--yields 2,2,2,0 2] [--busy 1]
         [--layouts cg team] [--copies 64] [--grid 8] [--steps 200] [--rounds 9]
 """
 
@@ -47,15 +48,15 @@ from seer_runtime import loop                                  # noqa: E402
 
 
 def _yields(text):
-    """--yields: "N" (every kind of wait) or "DOCK,JOIN,PHASE", counts 0-16."""
+    """--yields: "N" (every wait) or "DOCK,JOIN,PHASE,GROUPS", counts 0-16."""
     try:
         counts = tuple(int(x) for x in text.split(","))
     except ValueError:
         counts = ()
-    if len(counts) not in (1, 3) or not all(0 <= k <= 16 for k in counts):
-        raise argparse.ArgumentTypeError(f"expected N or DOCK,JOIN,PHASE, counts from 0 to 16, "
+    if len(counts) not in (1, 4) or not all(0 <= k <= 16 for k in counts):
+        raise argparse.ArgumentTypeError(f"expected N or DOCK,JOIN,PHASE,GROUPS, counts from 0 to 16, "
                                          f"got {text!r}")
-    return counts * 3 if len(counts) == 1 else counts
+    return counts * 4 if len(counts) == 1 else counts
 
 
 def _members_sched():
@@ -85,7 +86,7 @@ def main():
                    help="dock ceilings to compare, microseconds")
     p.add_argument("--yields", type=_yields, nargs="+", default=None,
                    help="sched_yield calls before parking to compare: N for every wait, or "
-                        "DOCK,JOIN,PHASE (default: the current counts)")
+                        "DOCK,JOIN,PHASE,GROUPS (default: the current counts)")
     p.add_argument("--layouts", nargs="+", choices=("cg", "team"), default=["cg", "team"])
     p.add_argument("--busy", type=int, default=0, help="busy-loop processes beside the run")
     p.add_argument("--copies", type=int, default=64)

@@ -4,7 +4,7 @@ tree against a git revision, each in its own process, alternated round by
 round on the same machine.
 
     python benchmarks/single_step_ab.py [--rev ff92699] [--rounds 7] [--blocks 5] [--threads 1]
-        [--rev-tree DIR] [--vector COPIES [--grid 8] [--copy-parallel auto|team|cg]]
+        [--rev-tree DIR] [--vector COPIES [--grid 8] [--copy-parallel auto|team|cg]] [--busy 0]
 
 The revision is unpacked into a temporary folder (``git archive``) and built
 there (``setup.py build_ext --inplace``, about a minute on 2 cores) unless
@@ -18,7 +18,8 @@ median over ``--blocks`` blocks of 100 steps of the time per step.  With
 square instead (``COPIES`` copies, ``--threads`` threads, laid out as
 ``--copy-parallel`` says: ``auto`` as it lays itself out, ``team`` or ``cg``
 forced; random actions, as ``vector_env.py``'s), in blocks of 40 steps.
-Prints each tree's median over rounds and the paired ratio tree / revision
+``--busy N`` runs N busy-loop processes beside every round (as
+``vector_env.py --busy``).  Prints each tree's median over rounds and the paired ratio tree / revision
 (median and range of the per-round ratios): above 1 the tree is faster.
 """
 
@@ -34,6 +35,9 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from contention import load1, start_busy, stop                 # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -144,7 +148,11 @@ def main():
     p.add_argument("--grid", type=int, default=8, help="with --vector: the PCS grid's side")
     p.add_argument("--copy-parallel", choices=("auto", "team", "cg"), default="auto",
                    help="with --vector: its layout (auto: as it lays itself out)")
+    p.add_argument("--busy", type=int, default=0,
+                   help="busy-loop processes beside the rounds (a machine that is not idle)")
     a = p.parse_args()
+    if a.busy < 0:
+        p.error("--busy must be >= 0")
     vector = None
     if a.vector is not None:
         if a.vector < 1 or a.grid < 1:
@@ -153,6 +161,7 @@ def main():
     old = a.rev_tree or prepare(a.rev or "ff92699")
     # the other tree's name in the output: the revision, else the folder given
     a.rev = a.rev or (a.rev_tree.rstrip("/") if a.rev_tree else "ff92699")
+    busy = start_busy(a.busy)
     try:
         trees = {"tree": ROOT, a.rev: old}
         times = {k: [] for k in trees}
@@ -162,7 +171,8 @@ def main():
                 times[k].append(run(trees[k], a.threads, a.blocks, vector))
         what = "vector env step" if vector else "single env step_arrays"
         print(f"{what}, {a.threads} thread(s), {a.rounds} alternated rounds x {a.blocks} "
-              f"blocks of {40 if vector else 100} steps; load average {os.getloadavg()[0]:.1f}")
+              f"blocks of {40 if vector else 100} steps, {a.busy} busy-loop processes beside them; "
+              f"load average {load1():.1f}")
         for env in times["tree"][0]:
             t = [x[env] for x in times["tree"]]
             o = [x[env] for x in times[a.rev]]
@@ -171,6 +181,7 @@ def main():
                   f"{1e6 * statistics.median(o):8.1f} us/step   tree speed / @{a.rev}: "
                   f"{statistics.median(ratios):.3f} (rounds {min(ratios):.3f}-{max(ratios):.3f})")
     finally:
+        stop(busy)
         if not a.rev_tree:
             shutil.rmtree(old, ignore_errors=True)
     return 0

@@ -100,7 +100,8 @@ cdef int _team_call(Engine eng, int op, _Phase* ph) except -1:
     # unless it will run alone.
     wake = c.sh.last_run_ns >= _wake_ns and not (op == JOB_RUN and c.sh.narrow)
     with nogil:
-        seer_team_live(team, 1, wake)
+        # an engine in copy groups: its members wait without yielding (src/team.h)
+        seer_team_live(team, SEER_LIVE_GROUPS if c.cg_copies > 0 else SEER_LIVE_ROUNDS, wake)
         t0 = seer_clock_ns()
         if op == JOB_RUN:
             # The next slice runs on one partition (results are the same for
@@ -138,5 +139,5 @@ cdef int _team_call(Engine eng, int op, _Phase* ph) except -1:
             _range_phase(c, team, ph, P, PH_INJECT, 50.0)
             if ph.execute:
                 _deliver_messages(c, team, ph)
-        seer_team_live(team, 0, 0)
+        seer_team_live(team, SEER_LIVE_OFF, 0)
     return 0

@@ -91,6 +91,10 @@ cdef extern from "src/team.h" nogil:
     void* seer_team_acquire(int nt)
     int64_t seer_team_phase(void* team, int nt, seer_team_fn fn, void* arg, int wake)
     void seer_team_live(void* team, int live, int wake)
+    enum:
+        SEER_LIVE_OFF
+        SEER_LIVE_ROUNDS
+        SEER_LIVE_GROUPS
     int seer_team_parallel()
     int64_t seer_test_join_delay_ns
     void seer_sleep_ns(int64_t d)
@@ -99,8 +103,8 @@ cdef extern from "src/team.h" nogil:
     void seer_spread_set(int on)
     int seer_spread_get()
     int64_t seer_spread_moves
-    void seer_yields_set(int kind, int n)
-    int seer_yields_get(int kind)
+    void seer_yields_set(int which, int n)
+    int seer_yields_get(int which)
 
 cdef extern from "src/rng.h" nogil:
     uint64_t seer_fmix_a(uint64_t z)
@@ -161,15 +165,18 @@ def _set_team_spread(mode):
 def _set_team_yields(n):
     """How many times a waiting thread calls ``sched_yield`` between
     spinning and parking (src/team.h, ``seer_wait_change``): an int for
-    every kind of wait, or a ``(dock, join, phase)`` triple.  Returns the
-    previous triple.  For benchmarks and tests."""
-    counts = tuple(n) if isinstance(n, (tuple, list)) else (n, n, n)
-    if len(counts) != 3 or not all(not isinstance(k, bool) and isinstance(k, int) and 0 <= k <= 16
+    every wait, or a ``(dock, join, phase, groups)`` tuple: a member waiting
+    for the next run, the caller waiting for members to leave a phase, a
+    member waiting for a run's next phase, and the same in a run of an
+    engine in copy groups.  Returns the previous tuple (default
+    ``(2, 2, 2, 0)``).  For benchmarks and tests."""
+    counts = tuple(n) if isinstance(n, (tuple, list)) else (n,) * 4
+    if len(counts) != 4 or not all(not isinstance(k, bool) and isinstance(k, int) and 0 <= k <= 16
                                    for k in counts):
-        raise ValueError(f"n must be an int from 0 to 16 or a (dock, join, phase) triple of them, "
-                         f"got {n!r}")
-    old = tuple(seer_yields_get(k) for k in range(3))
-    for k in range(3):
+        raise ValueError(f"n must be an int from 0 to 16 or a (dock, join, phase, groups) tuple "
+                         f"of them, got {n!r}")
+    old = tuple(seer_yields_get(k) for k in range(4))
+    for k in range(4):
         seer_yields_set(k, counts[k])
     return old
 

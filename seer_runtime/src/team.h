@@ -35,6 +35,9 @@ typedef void (*seer_team_fn)(void *arg, void *team, int tid, int nt);
 
 /* Wait kinds: each thread adapts one spin budget per kind. */
 enum { SEER_WAIT_DOCK = 0, SEER_WAIT_JOIN = 1, SEER_WAIT_PHASE = 2 };
+/* What a run is (seer_team_live): none, or one of an engine round by round
+ * or in copy groups; members inside one wait for its phases. */
+enum { SEER_LIVE_OFF = 0, SEER_LIVE_ROUNDS = 1, SEER_LIVE_GROUPS = 2 };
 
 /* The test hooks' sleep (here and in loop.pyx). */
 static inline void seer_sleep_ns(int64_t d) {
@@ -67,18 +70,21 @@ static inline void seer_spread_set(int on) { __atomic_store_n(&seer_team_spread,
 static inline int seer_spread_get(void) { return __atomic_load_n(&seer_team_spread, __ATOMIC_RELAXED); }
 /* Moves made, for statistics and tests (all teams). */
 static int64_t seer_spread_moves = 0;
-/* sched_yield calls a wait of each kind (SEER_WAIT_*: dock, join, phase)
- * makes between spinning and parking.  None for a phase wait: under EEVDF a
- * yield costs the thread its place in the queue, and a member that yielded
- * while waiting for the next phase (in copy groups, the next step) comes
- * back late when it is woken (docs/runtime.md, "Which waits yield before
+/* sched_yield calls a wait makes between spinning and parking: at the dock,
+ * for members to leave (join), for a run's next phase, and for the next phase
+ * in a run of an engine in copy groups (whose step is one phase: a member
+ * that has left it waits for the next step, through the next steps' action
+ * injections).  None for that last one: under EEVDF a yield costs the thread
+ * its place in the queue, and a member that yielded there comes back late
+ * when the next step wakes it (docs/runtime.md, "Which waits yield before
  * they park"). */
-static int seer_team_yields[3] = {2, 2, 0};
-static inline void seer_yields_set(int kind, int n) {
-    __atomic_store_n(&seer_team_yields[kind], n, __ATOMIC_RELAXED);
+enum { SEER_YIELDS_GROUPS = 3 };
+static int seer_team_yields[4] = {2, 2, 2, 0};
+static inline void seer_yields_set(int which, int n) {
+    __atomic_store_n(&seer_team_yields[which], n, __ATOMIC_RELAXED);
 }
-static inline int seer_yields_get(int kind) {
-    return __atomic_load_n(&seer_team_yields[kind], __ATOMIC_RELAXED);
+static inline int seer_yields_get(int which) {
+    return __atomic_load_n(&seer_team_yields[which], __ATOMIC_RELAXED);
 }
 
 #if defined(_OPENMP) && (defined(__unix__) || defined(__APPLE__))
@@ -152,8 +158,8 @@ static inline void seer_unpark(seer_wword *w) {
 #endif
 
 /* Wait until w->word != old: spin (budget adapted per thread and kind),
- * then yield, then park.  Returns the new value (acquire). */
-static inline uint32_t seer_wait_change(seer_wword *w, uint32_t old, int kind) {
+ * then yield `yields` times, then park.  Returns the new value (acquire). */
+static inline uint32_t seer_wait_change(seer_wword *w, uint32_t old, int kind, int yields) {
     int64_t t0 = seer_clock_ns(), prev = t0, now = t0, wait;
     int64_t budget = seer_spin_budget[kind], cap = seer_spin_get_max(kind);
     int i, preempted = 0, spun = 0;
@@ -172,7 +178,6 @@ static inline uint32_t seer_wait_change(seer_wword *w, uint32_t old, int kind) {
         if (now - t0 >= budget) break;
     }
     if (!preempted) {
-        int yields = seer_yields_get(kind);
         for (i = 0; i < yields; i++) {
             sched_yield();
             v = __atomic_load_n(&w->word, __ATOMIC_ACQUIRE);
@@ -253,7 +258,8 @@ typedef struct {
     seer_team_fn fn;            /* the open phase or job, written before the gate opens */
     void *arg;
     uint32_t seq;               /* the last phase's seq (caller only) */
-    int live;                   /* caller: inside a run (members wait with the phase budget) */
+    int live;                   /* caller: inside a run (SEER_LIVE_*: members wait with the
+                                 * phase budget) */
     int size;                   /* threads including the caller */
     int ncpus;                  /* CPUs the creating thread was allowed when the team was
                                  * made (0: unknown; see seer_spread) */
@@ -349,7 +355,7 @@ static void *seer_worker_main(void *p) {
     seer_team_t *t = (seer_team_t *)s->team;
     uint32_t g, seen = 0;
     uint64_t v, old;
-    int tid = s->tid, nt;
+    int tid = s->tid, nt, live;
     for (;;) {
         /* g before the gate: a phase opened after this load changes g */
         g = __atomic_load_n(&t->phase_gen.word, __ATOMIC_SEQ_CST);
@@ -382,9 +388,10 @@ static void *seer_worker_main(void *p) {
                 break;
             }
         }
-        seer_wait_change(&t->phase_gen, g,
-                         __atomic_load_n(&t->live, __ATOMIC_RELAXED) ? SEER_WAIT_PHASE
-                                                                     : SEER_WAIT_DOCK);
+        live = __atomic_load_n(&t->live, __ATOMIC_RELAXED);
+        seer_wait_change(&t->phase_gen, g, live ? SEER_WAIT_PHASE : SEER_WAIT_DOCK,
+                         seer_yields_get(live == SEER_LIVE_GROUPS ? SEER_YIELDS_GROUPS
+                                         : live ? SEER_WAIT_PHASE : SEER_WAIT_DOCK));
     }
     return NULL;
 }
@@ -507,7 +514,7 @@ static inline int64_t seer_team_phase(void *team, int nt, seer_team_fn fn, void 
     t0 = seer_clock_ns();
     /* g is read before the check: the last leaver's bump comes after it */
     while ((__atomic_load_n(&t->gate, __ATOMIC_ACQUIRE) & SEER_GATE_INSIDE) != 0) {
-        seer_wait_change(&t->left_gen, g, SEER_WAIT_JOIN);
+        seer_wait_change(&t->left_gen, g, SEER_WAIT_JOIN, seer_yields_get(SEER_WAIT_JOIN));
         g = __atomic_load_n(&t->left_gen.word, __ATOMIC_SEQ_CST);
     }
     return seer_clock_ns() - t0;
@@ -519,9 +526,9 @@ static inline void *seer_team_acquire(int nt) {
     return nt > 1 ? (void *)seer_team_get(nt) : NULL;
 }
 
-/* A run starts or ends: inside a run members wait for phases with their
- * phase spin budget; wake=1 also wakes parked members (a run long enough
- * that their wake-up pays for itself). */
+/* A run starts or ends (live: SEER_LIVE_*): inside a run members wait for
+ * phases with their phase spin budget; wake=1 also wakes parked members (a
+ * run long enough that their wake-up pays for itself). */
 static inline void seer_team_live(void *team, int live, int wake) {
     seer_team_t *t = (seer_team_t *)team;
     if (t == NULL) return;
@@ -548,7 +555,7 @@ static int seer_team_run(int nt, seer_team_fn fn, void *arg) {
     seer_gate_open(t, nt, fn, arg, SEER_GATE_JOB, 1);
     fn(arg, t, 0, nt);
     while ((v = __atomic_load_n(&t->left.word, __ATOMIC_ACQUIRE)) != 0)
-        seer_wait_change(&t->left, v, SEER_WAIT_JOIN);
+        seer_wait_change(&t->left, v, SEER_WAIT_JOIN, seer_yields_get(SEER_WAIT_JOIN));
     __atomic_fetch_or(&t->gate, SEER_GATE_CLOSED, __ATOMIC_SEQ_CST);
     return nt;
 }

@@ -33,7 +33,7 @@ CASES = {
                     "outside the engine's native calls"),
     "snapshot": (["--small", "--repeats", "1", "--warm", "1"], "steady step"),
     "dock_wait": (["--copies", "4", "--grid", "2", "--steps", "2", "--rounds", "1", "--dock-us", "200",
-                   "--yields", "2,2,0", "0"], "2 thr cg dock 200 us yields 2,2,0"),
+                   "--yields", "2,2,2,0", "0"], "2 thr cg dock 200 us yields 2,2,2,0"),
     "layout_steps": (["--copies", "4", "--grid", "2", "--threads", "2", "--steps", "2"],
                      "copy_groups: "),
     "layout_steps:sweep": (["--sweep", "2,4", "--grid", "2", "--rounds", "1", "--steps", "2"],

@@ -364,22 +364,33 @@ def test_any_wait_policy_gives_the_serial_digest(default_waits):
 @parallel_only
 def test_any_yield_count_gives_the_serial_digest(default_waits):
     # yields between spinning and parking (none, the defaults, many, per
-    # kind of wait), with no spinning so that every wait reaches them
+    # kind of wait), with no spinning so that every wait reaches them; round
+    # by round and in copy groups
     from seer_runtime import loop
+
+    def groups(threads):            # copy groups: 64 copies of 64 LPs, several runs
+        model, eng = phold.make(4096, num_threads=threads, seed=4, remote_fraction=0.0)
+        eng.set_copy_groups([(0, 64)], 64)
+        for t in (1.0, 2.0, 4.0):
+            eng.run_until(t)
+        return model.digest(eng)
+
     ref = _digest(1, end=4.0, num_lps=4096, start_events=4)
+    ref_groups = groups(1)
     seer_runtime.wait_policy(0, 0, 0)
     old = loop._set_team_yields(0)
     try:
-        assert old == (2, 2, 0)          # (dock, join, phase): docs/runtime.md, "Waiting"
-        for n in (0, (2, 2, 0), 16, (16, 0, 3)):
+        assert old == (2, 2, 2, 0)       # (dock, join, phase, groups): docs/runtime.md, "Waiting"
+        for n in (0, (2, 2, 2, 0), 16, (16, 0, 3, 1)):
             loop._set_team_yields(n)
-            assert loop._set_team_yields(n) == (n if isinstance(n, tuple) else (n, n, n))
+            assert loop._set_team_yields(n) == (n if isinstance(n, tuple) else (n,) * 4)
             for threads in (2, 3):
                 assert _digest(threads, end=4.0, num_lps=4096, start_events=4) == ref, (n, threads)
-        for bad in (-1, 17, True, 1.0, "2", (1, 2), (1, 2, 17), (1, True, 0)):
+                assert groups(threads) == ref_groups, (n, threads)
+        for bad in (-1, 17, True, 1.0, "2", (1, 2, 3), (1, 2, 3, 17), (1, True, 0, 0)):
             with pytest.raises(ValueError, match="n must be an int from 0 to 16"):
                 loop._set_team_yields(bad)
-        assert loop._set_team_yields(old) == (16, 0, 3)     # the bad values set nothing
+        assert loop._set_team_yields(old) == (16, 0, 3, 1)     # the bad values set nothing
     finally:
         loop._set_team_yields(old)
 
