@@ -73,8 +73,8 @@ static int64_t seer_spread_moves = 0;
 /* sched_yield calls a wait makes between spinning and parking: at the dock,
  * for members to leave (join), for a run's next phase, and for the next phase
  * in a run of an engine in copy groups (whose step is one phase: a member
- * that has left it waits for the next step, through the next steps' action
- * injections).  None for that last one: under EEVDF a yield costs the thread
+ * that has left it waits for the next step, through that step's action
+ * injection).  None for that last one: under EEVDF a yield costs the thread
  * its place in the queue, and a member that yielded there comes back late
  * when the next step wakes it (docs/runtime.md, "Which waits yield before
  * they park"). */
