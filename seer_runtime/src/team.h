@@ -355,7 +355,7 @@ static void *seer_worker_main(void *p) {
     seer_team_t *t = (seer_team_t *)s->team;
     uint32_t g, seen = 0;
     uint64_t v, old;
-    int tid = s->tid, nt, live;
+    int tid = s->tid, nt, live, kind;
     for (;;) {
         /* g before the gate: a phase opened after this load changes g */
         g = __atomic_load_n(&t->phase_gen.word, __ATOMIC_SEQ_CST);
@@ -389,9 +389,9 @@ static void *seer_worker_main(void *p) {
             }
         }
         live = __atomic_load_n(&t->live, __ATOMIC_RELAXED);
-        seer_wait_change(&t->phase_gen, g, live ? SEER_WAIT_PHASE : SEER_WAIT_DOCK,
-                         seer_yields_get(live == SEER_LIVE_GROUPS ? SEER_YIELDS_GROUPS
-                                         : live ? SEER_WAIT_PHASE : SEER_WAIT_DOCK));
+        kind = live ? SEER_WAIT_PHASE : SEER_WAIT_DOCK;
+        seer_wait_change(&t->phase_gen, g, kind,
+                         seer_yields_get(live == SEER_LIVE_GROUPS ? SEER_YIELDS_GROUPS : kind));
     }
     return NULL;
 }
