@@ -20,7 +20,8 @@ _spec.add_search_package("seer_envs")
 
 from seer_envs._snapshot import Snapshot  # noqa: E402
 
-__all__ = ["registry", "envs", "get", "make", "env_run", "stpa_chooser", "vector_env", "Snapshot"]
+__all__ = ["registry", "envs", "get", "make", "env_run", "stpa_chooser", "vector_env", "agent_vector_env",
+           "Snapshot"]
 
 
 def registry():
@@ -121,11 +122,30 @@ def vector_env(env_id, num_envs, num_threads="auto", **params):
     return _vector_env(env_id, num_envs, num_threads=num_threads, **params)
 
 
+def agent_vector_env(env_id, num_envs, num_threads="auto", autoreset_mode="next_step", **params):
+    """A Gymnasium ``VectorEnv`` with one sub-env per (copy, agent) of
+    ``num_envs`` copies of ``env_id``: one policy shared by every agent,
+    Gymnasium's vector wrappers (:mod:`seer_envs.agent_vector`)."""
+    from seer_envs.agent_vector import agent_vector_env as _agent_vector_env
+    return _agent_vector_env(env_id, num_envs, num_threads=num_threads,
+                             autoreset_mode=autoreset_mode, **params)
+
+
 def _make_vec(env_id, num_envs=1, **kwargs):
     """Gymnasium's ``make_vec`` entry point: the copy-level vector env."""
     from seer_envs.vector import SeerVectorEnv
     kwargs.pop("max_episode_steps", None)       # set by make_vec only when a spec has one
     return SeerVectorEnv(env_id, num_envs, **kwargs)
+
+
+def _make_single(env_id, **kwargs):
+    """Gymnasium's ``make`` entry point: refused, naming the calls that work."""
+    raise ValueError(
+        f"seer/{env_id} is a multi-agent env: gymnasium.make() and make_vec(..., "
+        f'vectorization_mode="sync"/"async") build single-agent Gymnasium envs. Use '
+        f'seer_envs.make("{env_id}") (PettingZoo ParallelEnv), gymnasium.make_vec("seer/{env_id}", '
+        f"num_envs=N) (copies x agents arrays), or seer_envs.agent_vector_env(\"{env_id}\", N) "
+        "(a gymnasium VectorEnv with one sub-env per copy and agent)")
 
 
 def register_gymnasium():
@@ -142,7 +162,8 @@ def register_gymnasium():
             continue
         gid = f"seer/{sid}"
         if gid not in gymnasium.registry:
-            gymnasium.register(id=gid, vector_entry_point=functools.partial(_make_vec, sid))
+            gymnasium.register(id=gid, entry_point=functools.partial(_make_single, sid),
+                               vector_entry_point=functools.partial(_make_vec, sid))
         ids.append(gid)
     return ids
 

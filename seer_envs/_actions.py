@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Validation of action arrays, one rule for every env kind: the single env
+"""Validation of actions, one rule for every env kind: the single env
 (one row per agent), the vector env (copies x agents) and the agent-level
 vector env (one row per copy and agent).  Array operations only; the
 culprit is looked up only once a check has failed."""
+
+import numbers
 
 import numpy as np
 
@@ -44,3 +46,107 @@ def check_actions(actions, spec, lead, label, rows=""):
         bad, what = ((flat < low) | (flat > high)).any(axis=-1), f"must be in [{low}, {high}]"
     at = tuple(int(v) for v in np.argwhere(bad)[0])
     raise ValueError(f"action for {label(*at)} {what}, got {flat[at].tolist()}")
+
+
+# --- dicts (the PettingZoo env's step) -------------------------------------------------
+
+_INT_TYPES = (int, np.integer)
+
+
+def _int_types_only(types):
+    return all(issubclass(t, _INT_TYPES) and t is not bool for t in types)
+
+
+def check_action_dict(actions, agents, live, live_rows, index, n, spec, out):
+    """A dict ``agent -> action`` of exactly the live ``agents`` (``live``
+    their set, ``live_rows`` their rows, ``index`` agent -> row, ``n`` every
+    agent), validated against ``spec`` into ``out`` (rows in
+    ``possible_agents`` order; the other rows 0).  One stacked array check in
+    the common case; the per-agent checks name the first bad agent
+    otherwise (the same messages as :func:`check_actions`' culprits)."""
+    if not isinstance(actions, dict):
+        raise ValueError(f"actions must be a dict agent -> action, got {type(actions).__name__}")
+    if len(actions) == len(agents) and list(actions) == agents:
+        rows = live_rows
+    else:
+        _live_actions(actions, agents, live, index)       # names the unknown, finished or missing agent
+        rows = np.fromiter(map(index.__getitem__, actions), np.intp, len(actions))
+    if len(agents) != n:
+        out[...] = 0
+    vals = list(actions.values())
+    if spec[0] == "discrete":
+        if _int_types_only(set(map(type, vals))):
+            try:
+                arr = np.array(vals, np.int64)
+            except OverflowError:
+                arr = None
+            if arr is not None and ((arr >= 0) & (arr < spec[1])).all():
+                out[rows] = arr
+                return out
+        for agent, act in _live_actions(actions, agents, live, index):
+            out[index[agent]] = _check_discrete_value(agent, act, spec[1])
+        return out
+    shape, low, high = spec[1:]
+    # Fast path: arrays of one real dtype (stacking would promote a bool or a
+    # mixed entry silently; lists go through the per-agent checks).
+    if set(map(type, vals)) == {np.ndarray}:
+        dtypes = {v.dtype for v in vals}
+        dtype = dtypes.pop() if len(dtypes) == 1 else None
+        if dtype is not None and dtype.kind in "fiu" and {v.shape for v in vals} == {tuple(shape)}:
+            try:        # the raw buffers joined: ~8x faster than np.array(vals)
+                arr = np.frombuffer(b"".join(vals), dtype).reshape((len(vals),) + tuple(shape))
+            except (TypeError, BufferError):                # a non-contiguous view
+                arr = np.array(vals)
+            if ((arr >= low) & (arr <= high)).all():      # NaN fails both comparisons
+                out[rows] = arr
+                return out
+    for agent, act in _live_actions(actions, agents, live, index):
+        out[index[agent]] = _check_box_value(agent, act, shape, low, high)
+    return out
+
+
+def _live_actions(actions, agents, live, index):
+    """(agent, action) pairs of a dict that has exactly the live agents."""
+    if not agents:
+        raise RuntimeError("the episode has ended (all agents are done); call reset() first")
+    for agent in actions:
+        if agent not in live:
+            kind = "finished" if agent in index else "unknown"
+            raise ValueError(f"action for {kind} agent {agent!r}")
+    if len(actions) != len(live):
+        missing = [a for a in agents if a not in actions]
+        raise ValueError(f"missing action for agent {missing[0]!r}"
+                         + (f" and {len(missing) - 1} more" if len(missing) > 1 else ""))
+    return actions.items()
+
+
+def _check_discrete_value(agent, act, n_actions):
+    if isinstance(act, np.ndarray):
+        if act.size != 1:
+            raise ValueError(f"action for agent {agent!r} must be a scalar, got shape {act.shape}")
+        act = act.reshape(())[()]
+    if isinstance(act, (bool, np.bool_)) or not isinstance(act, numbers.Integral):
+        raise ValueError(f"action for agent {agent!r} must be an integer, got {act!r}")
+    if not 0 <= act < n_actions:
+        raise ValueError(f"action for agent {agent!r} must be in [0, {n_actions - 1}], got {act!r}")
+    return act
+
+
+def _check_box_value(agent, act, shape, low, high):
+    if not isinstance(act, (np.ndarray, list, tuple)):
+        raise ValueError(f"action for agent {agent!r} must be an array of shape {shape}, got {act!r}")
+    try:
+        a = np.asarray(act)
+    except ValueError:
+        raise ValueError(f"action for agent {agent!r} must be an array of shape {shape}, "
+                         f"got {act!r}") from None
+    if a.dtype.kind not in "fiu":
+        raise ValueError(f"action for agent {agent!r} must be real numbers, got dtype {a.dtype}")
+    if a.shape != shape:
+        raise ValueError(f"action for agent {agent!r} must have shape {shape}, got {a.shape}")
+    a = a.astype(np.float64)
+    if not np.isfinite(a).all():
+        raise ValueError(f"action for agent {agent!r} is not finite (NaN or inf): {act!r}")
+    if (a < low).any() or (a > high).any():
+        raise ValueError(f"action for agent {agent!r} must be in [{low}, {high}], got {a.tolist()}")
+    return a

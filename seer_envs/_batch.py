@@ -68,6 +68,7 @@ class Batch:
         self.seeds_used = np.zeros(E, np.uint64)
         self.cycle = np.zeros(E, np.int64)
         self.done = np.zeros((E, A), bool)            # agents stopped in the running episode
+        self.reported = False                         # an agent ended at the last step
         self.ep_return = np.zeros((E, A), np.float64)
         self.ep_length = np.zeros((E, A), np.int64)
         self.broken = None          # what was interrupted, or None
@@ -321,10 +322,15 @@ class Batch:
 
     def finish(self, plan):
         """The part of :meth:`advance` after the engine ran (episode
-        statistics, flags): returns what :meth:`advance` returns."""
+        statistics, flags): returns what :meth:`advance` returns.  Each
+        agent's end is reported once, at the step it happens
+        (:mod:`seer_envs.core`): ``terminations`` and ``truncations`` are
+        False on the rows of agents that stopped before this step, whose
+        rewards are 0; :attr:`done` holds every agent stopped so far and
+        :attr:`reported` whether an agent ended at this step."""
         cp = self.copies
         cycles = self.cycle
-        live_idx, stepping, waiting, active = plan.live_idx, plan.stepping, plan.waiting, plan.active
+        live_idx, stepping, waiting = plan.live_idx, plan.stepping, plan.waiting
         obs_shape, agents_shape = self._shapes
         obs, rew = cp.obs.reshape(obs_shape), cp.rew.reshape(agents_shape)
         term = cp._term.view(bool).reshape(agents_shape)
@@ -334,70 +340,31 @@ class Batch:
                 # truncated (the general path gives the same, in more passes).
                 np.add(self.ep_return, rew, out=self.ep_return)
                 self.ep_length += 1
+                self.reported = False
                 self.broken = None
                 return obs, rew, term, np.zeros(agents_shape, bool), None
             over = cycles >= self.max_cycles
             live = ~self.done
-            trunc = over[:, None] & ~term
-            done = term | trunc
-            ended = trunc.any(axis=1) | done.all(axis=1)
         else:
             if waiting is not None:         # restarted: their first observation, nothing else
                 rew[waiting] = 0.0
                 term[waiting] = False
+            over = (cycles >= self.max_cycles) & stepping
             live = ~self.done & stepping[:, None]
-            trunc = (cycles >= self.max_cycles)[:, None] & ~term & stepping[:, None]
-            done = term | trunc
-            ended = (trunc.any(axis=1) | done.all(axis=1)) & stepping
-            if active is not None:          # copies outside the call keep their flags
-                inside = stepping if waiting is None else stepping | waiting
-                done = np.where(inside[:, None], done, self.done)
-        if active is None:
-            np.add(self.ep_return, rew, out=self.ep_return, where=live)
-            self.ep_length += live
-        else:                               # rows outside the call are undefined: leave them out
-            idx = np.flatnonzero(stepping)
-            self.ep_return[idx] += np.where(live[idx], rew[idx], np.float32(0.0))
-            self.ep_length[idx] += live[idx]
+        if self._any_done:                  # stopped agents: reward 0, no flags
+            rew[~live] = 0.0
+        term &= live
+        trunc = over[:, None] & live & ~term
+        now = term | trunc
+        done = self.done | now
+        ended = over | (done.all(axis=1) & (stepping if stepping is not None else True))
+        np.add(self.ep_return, rew, out=self.ep_return, where=live)
+        self.ep_length += live
         self.done = done
         self._any_done = bool(done.any())
+        self.reported = bool(now.any())
         self.broken = None
         return obs, rew, term, trunc, (ended if ended.any() else None)
-
-    def advance_one(self, a):
-        """:meth:`advance` of a batch of one copy with actions ``a``
-        ``(agents, ...)``, in the fewest operations (the single env's step):
-        returns ``(obs, rewards, terminations, truncations, ended)``, the
-        first four over the copy's agents, ``ended`` a bool."""
-        cp, eng, dt = self.copies, self.engine, self.config.dt
-        self.broken = "a step"
-        cp.write_actions(a, self.done[0])
-        cp.fresh_outputs()
-        k = int(self.cycle[0])
-        if k * dt < eng.now:
-            eng.rewind(k * dt)
-        eng.inject(k * dt, cp.action_kind, 0, self.num_agents, execute=self.execute_actions)
-        eng.run_until((k + 1) * dt)            # from the step count: no drift
-        self.cycle[0] = k + 1
-        self._times[0] = (k + 1) * dt
-        cp.boundary(0, 1, self._times, self.num_threads)
-        obs, rew, term = cp.obs, cp.rew, cp._term.view(bool)
-        ret, length = self.ep_return[0], self.ep_length[0]
-        if k + 1 < self._mc_min and not self._any_done and not term.any():
-            np.add(ret, rew, out=ret)        # the common step: every agent live, no truncation
-            length += 1
-            self.broken = None
-            return obs, rew, term, np.zeros(len(rew), bool), False
-        done = self.done[0]
-        live = ~done
-        np.add(ret, rew, out=ret, where=live)
-        length += live
-        trunc = (np.full(len(rew), k + 1 >= self._mc_min) & ~term)
-        now_done = term | trunc
-        self.done[0] = now_done
-        self._any_done = bool(now_done.any())
-        self.broken = None
-        return obs, rew, term, trunc, bool(trunc.any() or now_done.all())
 
     def _actions_buffer(self, a):
         """Every copy's last actions, for steps of some copies (zeros, a
@@ -519,6 +486,7 @@ class Groups:
         self._lock = threading.Lock()
         self._guard = _Guard(self._lock)
         self._starts = np.array([lo for lo, _ in self.bounds])
+        self.reported = False           # an agent ended at the last step
 
     using = Batch.using
     check_free = Batch.check_free
@@ -551,6 +519,7 @@ class Groups:
     ep_return = property(lambda self: self._cat("ep_return"))
     ep_length = property(lambda self: self._cat("ep_length"))
     max_cycles = property(lambda self: self._cat("max_cycles"))
+    done = property(lambda self: self._cat("done"))
 
     def set_max_cycles(self, values):
         values = np.broadcast_to(np.asarray(values, np.int64), (self.num_copies,))
@@ -686,6 +655,7 @@ class Groups:
                 trunc[lo:hi] = t
             elif t.any():
                 trunc[lo:hi] = t
+        self.reported = any(self.groups[k].reported for k, _ in plans)
         return (self.view(obs), self.view(rew), self.view(term.view(bool)), trunc,
                 ended if ended.any() else None)
 

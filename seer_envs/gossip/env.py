@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 
-from seer_envs._parallel import SeerParallelEnv
+from seer_envs.parallel import SeerParallelEnv
 from seer_envs.gossip.config import GossipConfig
 from seer_envs.gossip.copies import OBS_LAYOUT, OBS_SIZE, GossipCopies, observe  # noqa: F401
 

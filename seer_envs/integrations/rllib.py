@@ -54,7 +54,6 @@ from ray.rllib.callbacks.utils import make_callback
 from ray.tune.registry import register_env
 
 import seer_envs
-from seer_envs.vector import EPISODE_KEY
 from seer_runtime._threads import omp_num_threads_cap, resolve_threads
 
 
@@ -166,12 +165,14 @@ class SeerVectorMultiAgentEnv(VectorMultiAgentEnv):
 
     Seeds: ``reset(seed=s)`` seeds copy ``c`` with ``s * num_envs + c``
     (RLlib seeds runner ``w`` with ``seed + w``: no two copies of any runners
-    share a stream, as :func:`seer_envs.vector.rllib_env_creator`);
+    share a stream, as :func:`rllib_env_creator`);
     ``first_seed`` is used for the first reset when RLlib passes none."""
 
     def __init__(self, env_id, num_envs, first_seed=None, **params):
         super().__init__()
         self.vec = seer_envs.vector_env(env_id, num_envs, autoreset_mode="next_step", **params)
+        self.vec.seed_stride = self.vec.num_envs
+        self.core = self.vec.core
         self.num_envs = E = self.vec.num_envs
         view = _CopyAgents(self.vec)
         self.envs = [view] * E
@@ -183,55 +184,50 @@ class SeerVectorMultiAgentEnv(VectorMultiAgentEnv):
         self.metadata = {"autoreset_mode": "next_step", "render_modes": ["rgb_array"]}
         self.render_mode = self.vec.render_mode
         self._index = {a: j for j, a in enumerate(self.possible_agents)}
-        A = len(self.possible_agents)
-        self._live = np.ones((E, A), bool)          # agents in their copy's episode
-        self._restart = np.zeros(E, bool)           # ended: restarts at the next step
+        self._mask = None                           # agents in play at the last observations
         self._first_seed = first_seed
         sp = self.vec.single_action_space
-        self._actions = np.zeros((E, A) + tuple(sp.shape), sp.dtype)
+        self._actions = np.zeros((E, len(self.possible_agents)) + tuple(sp.shape), sp.dtype)
 
     def reset(self, *, seed=None, options=None):
         if seed is None and self._first_seed is not None:
-            seed, self._first_seed = self._first_seed, None
-        seeds = None if seed is None else [int(seed) * self.num_envs + c for c in range(self.num_envs)]
-        obs, _ = self.vec.reset(seed=seeds, options=options)
-        self._live[:] = True
-        self._restart[:] = False
+            seed = self._first_seed
         self._first_seed = None
+        obs, info = self.vec.reset(seed=seed, options=options)
+        self._mask = info["mask"]
         agents = self.possible_agents
         return [dict(zip(agents, o)) for o in obs], [{} for _ in range(self.num_envs)]
 
     def step(self, actions):
         if len(actions) != self.num_envs:
             raise ValueError(f"actions must hold one dict per copy ({self.num_envs}), got {len(actions)}")
-        buf, index = self._actions, self._index
+        buf, index, core = self._actions, self._index, self.core
         for c, d in enumerate(actions):          # RLlib's dicts: one entry per acting agent
             for aid, act in d.items():
                 buf[c, index[aid]] = act
-        restart = self._restart.copy()
-        obs, rew, term, trunc, infos = self.vec.step(buf)
-        ended = infos.get("_" + EPISODE_KEY, np.zeros(self.num_envs, bool))
+        restart = core.waiting.copy()            # these copies restart at this step
+        before = self._mask
+        core.check_steppable()
+        s = core.step(core.check_actions(buf))
+        self._mask = s.mask
+        ended = np.zeros(self.num_envs, bool) if s.ended is None else s.ended
         agents = self.possible_agents
         out_obs, out_rew, out_term, out_trunc = [], [], [], []
         for c in range(self.num_envs):
             if restart[c]:                       # its first observation, as next_step gives
-                self._live[c] = True
-                out_obs.append(dict(zip(agents, obs[c])))
+                out_obs.append(dict(zip(agents, s.obs[c])))
                 out_rew.append(dict.fromkeys(agents, 0.0))
                 out_term.append(dict.fromkeys(agents, False) | {"__all__": False})
                 out_trunc.append(dict.fromkeys(agents, False) | {"__all__": False})
                 continue
-            live = np.flatnonzero(self._live[c])
+            live = np.flatnonzero(before[c])     # in the dicts: the agents that acted
             names = [agents[j] for j in live]
-            t, u = term[c, live].tolist(), trunc[c, live].tolist()
-            out_obs.append(dict(zip(names, obs[c, live])))
-            out_rew.append(dict(zip(names, rew[c, live].tolist())))
-            done = bool(ended[c])
-            all_term = done and all(t)
+            t, u = s.term[c, live].tolist(), s.trunc[c, live].tolist()
+            out_obs.append(dict(zip(names, s.obs[c, live])))
+            out_rew.append(dict(zip(names, s.rew[c, live].tolist())))
+            all_term = bool(ended[c]) and not any(u)
             out_term.append(dict(zip(names, t)) | {"__all__": all_term})
-            out_trunc.append(dict(zip(names, u)) | {"__all__": done and not all_term})
-            self._live[c, live] &= ~(term[c, live] | trunc[c, live])
-        self._restart = np.asarray(ended, bool).copy()
+            out_trunc.append(dict(zip(names, u)) | {"__all__": bool(ended[c]) and not all_term})
         obj = lambda x: np.array(x, dtype=object)   # noqa: E731  (as SyncVectorMultiAgentEnv returns)
         return out_obs, obj(out_rew), obj(out_term), obj(out_trunc), obj([{} for _ in range(self.num_envs)])
 
@@ -280,3 +276,43 @@ class SeerMultiAgentEnvRunner(MultiAgentEnvRunner):
                       callbacks_functions=self.config.callbacks_on_environment_created,
                       kwargs=dict(env_runner=self, metrics_logger=self.metrics, env=self.env.unwrapped,
                                   env_context=ctx))
+
+
+def rllib_env_creator(env_id, autoreset_mode="next_step"):
+    """An RLlib env creator for one policy shared by every agent of
+    ``env_id``: register it (``ray.tune.registry.register_env(name,
+    rllib_env_creator("pcs_v0"))``) and use it with RLlib's single-agent env
+    runner in ``gym_env_vectorize_mode="vector_entry_point"``; RLlib then
+    asks for ``num_envs_per_env_runner`` sub-envs, which must be a multiple
+    of the agents per copy (copies = sub-envs / agents).  ``env_config`` holds
+    the env's parameters and optionally ``num_threads`` and ``seed`` (read by
+    nothing here: RLlib seeds through ``reset(seed=...)``).
+
+    Seeds: RLlib resets runner ``w`` with ``seed + w``; copy ``c`` of a runner
+    reset with ``s`` takes ``s * copies + c`` (``seed_stride``), so no two
+    copies of any runners share a stream (with ``seed + c`` runner 1's copies
+    1.. would replay runner 2's 0..).
+
+    Autoreset: ``NEXT_STEP``, the only mode RLlib 2.60 consumes: its
+    ``SingleAgentEnvRunner`` takes the step after a sub-env's done flag as
+    that sub-env's reset (``add_env_reset``), and its own vector envs
+    implement no other mode (``SAME_STEP`` would end each episode on the new
+    episode's first observation).  Every row ends and restarts with its
+    copy (:class:`SeerAgentVectorEnv`), so each recorded episode is a whole
+    copy episode of one agent."""
+    def creator(ctx):
+        from seer_envs import get
+        cfg = dict(ctx)
+        num = int(cfg.pop("num_envs", 1))
+        cfg.pop("seed", None)
+        threads = cfg.pop("num_threads", "auto")
+        spec = get(env_id)
+        agents = len(spec.copies.agent_names(spec.build_config(cfg)))
+        if num % agents:
+            raise ValueError(f"num_envs_per_env_runner must be a multiple of the {agents} agents "
+                             f"per copy of {env_id}, got {num}")
+        env = seer_envs.agent_vector_env(env_id, num // agents, num_threads=threads,
+                               autoreset_mode=autoreset_mode, **cfg)
+        env.seed_stride = env.copies
+        return env
+    return creator

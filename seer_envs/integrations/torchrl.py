@@ -25,14 +25,13 @@ hands out fresh arrays at every step and never writes them again).
 ``include_state=True`` a root ``state`` ``(num_envs,) + state shape`` (the
 scenario's global state, for centralised critics).
 
-**Episode ends.**  A copy's episode ends when the vector env ends it (every
-agent stopped, or ``max_cycles``).  Every agent of a copy ends with its
-copy (as in TorchRL's VMAS env and SEER's agent-level vector env): an agent
-that stops earlier (an Aircraft UAV out of battery) keeps its row, with
-reward 0 and ``mask`` False from then on, and is reported ``terminated`` at
-its copy's end.  ``mask`` is True where the agent acts in the observation
-(all False at a copy's end).  Root ``terminated``: every agent terminated;
-root ``truncated``: the copy ended otherwise.
+**Episode ends** (the core's rule, :mod:`seer_envs.core`).  An agent's
+``terminated`` / ``truncated`` / ``done`` is True at the step it ends, and
+only then; from then until its copy restarts its row is out of play:
+reward 0, ``mask`` False.  ``mask`` is True where the agent acts on the
+observation (all False at a copy's end), as TorchRL's PettingZoo wrapper.
+A copy ends when no agent is left in play: root ``truncated`` if it reached
+``max_cycles``, else root ``terminated``.
 
 **Resets** the TorchRL way: the vector env runs with ``autoreset_mode=
 "disabled"``, and ``reset`` with a ``"_reset"`` entry (root ``(num_envs,
@@ -61,8 +60,8 @@ except ImportError as e:          # the optional extra
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from seer_envs._parallel import check_seed
-from seer_envs.vector import EPISODE_KEY, SeerVectorEnv
+from seer_envs.core import MASK_KEY, check_seed
+from seer_envs.vector import SeerVectorEnv
 
 __all__ = ["torchrl_env", "SeerTorchRLEnv"]
 
@@ -135,8 +134,6 @@ class SeerTorchRLEnv(EnvBase):
         self.include_state = include_state
         self.group_map = {group: list(vec.possible_agents)}
         E, A = vec.num_envs, vec.num_agents
-        self._mask = np.ones((E, A), bool)
-        self._stopped = np.zeros((E, A), bool)        # agents stopped in the running episode
         self._pending_seed = None
         self._make_specs(E, A)
 
@@ -202,24 +199,18 @@ class SeerTorchRLEnv(EnvBase):
         mask = self._copies_to_reset(tensordict)
         seed = self._pending_seed
         self._pending_seed = None
-        started = vec._started and not vec.closed
-        # self._mask is handed out as a tensor: replaced, never written.
+        started = vec.core.started and not vec.closed
         if mask is None or not started or mask.all():
-            obs, _ = vec.reset(seed=seed)
-            self._stopped[:] = False
-            self._mask = np.ones((E, A), bool)
+            obs, info = vec.reset(seed=seed)
             self._state = vec.state() if self.include_state else None
         else:
             idx = np.flatnonzero(mask)
-            obs, _ = vec.reset(seed=seed, options={"reset_mask": mask})
-            self._stopped[idx] = False
-            self._mask = self._mask.copy()
-            self._mask[idx] = True
+            obs, info = vec.reset(seed=seed, options={"reset_mask": mask})
             if self.include_state:       # the other copies' state as last returned
                 self._state = self._state.copy()
                 self._state[idx] = vec.state()[idx]
         zeros = torch.zeros((E, A, 1), dtype=torch.bool, device=self.device)
-        group = {"observation": torch.from_numpy(obs), "mask": torch.from_numpy(self._mask),
+        group = {"observation": torch.from_numpy(obs), "mask": torch.from_numpy(info[MASK_KEY]),
                  "done": zeros, "terminated": zeros.clone(), "truncated": zeros.clone()}
         root = torch.zeros((E, 1), dtype=torch.bool, device=self.device)
         out = {self.group: TensorDict(group, batch_size=(E, A), device=self.device),
@@ -229,40 +220,32 @@ class SeerTorchRLEnv(EnvBase):
         return TensorDict(out, batch_size=(E,), device=self.device)
 
     def _step(self, tensordict):
-        vec = self.vec
-        E, A = vec.num_envs, vec.num_agents
+        core = self.vec.core
+        E, A = core.num_copies, core.num_agents
         action = tensordict.get((self.group, "action"))
-        a = action.detach().cpu().numpy()       # a view for a CPU tensor
-        obs, rew, term, trunc, infos = vec.step(a)
-        # Agents end with their copy (module docstring): an agent that stopped
-        # earlier shows its flags, and mask False, until then.
-        stopped = self._stopped | term | trunc
-        if infos:
-            ended = infos["_" + EPISODE_KEY]
-            term_ag = (term | self._stopped) & ended[:, None]
-            trunc_ag = trunc & ended[:, None] & ~term_ag
-            done_ag = np.repeat(ended[:, None], A, axis=1)
-            root_term = ended & term_ag.all(axis=1)
-            root_trunc = ended & ~root_term
-        else:               # separate arrays: TorchRL may write one flag in place
-            ended = None
-            term_ag, trunc_ag, done_ag = (np.zeros((E, A), bool) for _ in range(3))
-            root_term, root_trunc = np.zeros(E, bool), np.zeros(E, bool)
-        self._stopped = stopped
-        self._mask = ~stopped
-        group = {"observation": torch.from_numpy(obs),
-                 "reward": torch.from_numpy(rew).unsqueeze(-1),
-                 "mask": torch.from_numpy(self._mask),
-                 "done": torch.from_numpy(done_ag).unsqueeze(-1),
-                 "terminated": torch.from_numpy(term_ag).unsqueeze(-1),
-                 "truncated": torch.from_numpy(trunc_ag).unsqueeze(-1)}
-        root_done = np.zeros(E, bool) if ended is None else ended.copy()
+        core.check_steppable()
+        a = core.check_actions(action.detach().cpu().numpy())     # a view for a CPU tensor
+        core.check_not_ended()
+        s = core.step(a)
+        if s.ended is None:
+            root_done = root_term = root_trunc = np.zeros(E, bool)
+        else:           # a copy ends when no agent is left in play; truncated if any agent was
+            root_done = s.ended
+            root_trunc = s.ended & s.trunc.any(axis=1)
+            root_term = s.ended & ~root_trunc
+        group = {"observation": torch.from_numpy(s.obs),
+                 "reward": torch.from_numpy(s.rew).unsqueeze(-1),
+                 "mask": torch.from_numpy(s.mask),
+                 "done": torch.from_numpy(s.term | s.trunc).unsqueeze(-1),
+                 "terminated": torch.from_numpy(s.term).unsqueeze(-1),
+                 "truncated": torch.from_numpy(s.trunc).unsqueeze(-1)}
+        # separate arrays: TorchRL may write one flag in place
         out = {self.group: TensorDict(group, batch_size=(E, A), device=self.device),
-               "done": torch.from_numpy(root_done).unsqueeze(-1),
-               "terminated": torch.from_numpy(root_term).unsqueeze(-1),
-               "truncated": torch.from_numpy(root_trunc).unsqueeze(-1)}
+               "done": torch.from_numpy(root_done.copy()).unsqueeze(-1),
+               "terminated": torch.from_numpy(root_term.copy()).unsqueeze(-1),
+               "truncated": torch.from_numpy(root_trunc.copy()).unsqueeze(-1)}
         if self.include_state:
-            self._state = vec.state()
+            self._state = self.vec.state()
             out["state"] = torch.from_numpy(self._state)
         return TensorDict(out, batch_size=(E,), device=self.device)
 

@@ -51,7 +51,7 @@ Version history: v0 — first release.
 """
 
 
-from seer_envs._parallel import SeerParallelEnv
+from seer_envs.parallel import SeerParallelEnv
 from seer_envs.pcs.config import PCSConfig
 from seer_envs.pcs.copies import PcsCopies
 from seer_envs.pcs.handlers import COUNTERS, OBS_LAYOUT
@@ -61,7 +61,7 @@ class PcsEnv(SeerParallelEnv):
     """The PCS ParallelEnv.  Build it with ``seer_envs.pcs_v0.parallel_env(**kwargs)``.
 
     The episode lifecycle, both APIs, copying and interrupt safety come from
-    :class:`~seer_envs._parallel.SeerParallelEnv`, the agents, spaces,
+    :class:`~seer_envs.parallel.SeerParallelEnv`, the agents, spaces,
     actions and boundary from :class:`~seer_envs.pcs.copies.PcsCopies`;
     this class adds the summary and the renderers."""
 

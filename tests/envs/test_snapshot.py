@@ -282,8 +282,8 @@ def test_vector_copies_restore_into_other_slots_bit_for_bit(sid, mode, threads):
     src.reset(seed=3)
     acts = _vec_actions(src, k + m, 1)
     for a in acts[:k]:
-        if mode == "disabled" and src._ended.any():
-            src.reset(options={"reset_mask": src._ended.copy()})
+        if mode == "disabled" and src.core.ended.any():
+            src.reset(options={"reset_mask": src.core.ended.copy()})
         src.step(a)
     assert len(set(src.cycles.tolist())) > 1
     picked, slots = [2, 0, 3], [4, 1, 0]
@@ -300,10 +300,10 @@ def test_vector_copies_restore_into_other_slots_bit_for_bit(sid, mode, threads):
     moved = _move_actions(acts[k:], dacts[k:], picked, slots)
     for a, b in zip(acts[k:], moved):
         if mode == "disabled":                 # ended copies restart by mask, from their own seeds
-            np.testing.assert_array_equal(dst._ended[slots], src._ended[picked])
+            np.testing.assert_array_equal(dst.core.ended[slots], src.core.ended[picked])
             for e in (src, dst, twin):
-                if e._ended.any():
-                    e.reset(options={"reset_mask": e._ended.copy()})
+                if e.core.ended.any():
+                    e.reset(options={"reset_mask": e.core.ended.copy()})
         want, got, tw = src.step(a), dst.step(b), twin.step(b)
         _same_rows(_rows_of(got, slots), _rows_of(want, picked))
         _same_rows(_rows_of(got, [2, 3]), _rows_of(tw, [2, 3]))
@@ -414,11 +414,11 @@ def test_ended_single_env_into_a_vector_slot(mode):
     v.reset(seed=0)
     v.restore(snap.to_bytes(), copies=[1])
     if mode == "same_step":
-        np.testing.assert_array_equal(v._last_obs[1], first)
+        np.testing.assert_array_equal(v.core.last_obs[1], first)
     elif mode == "next_step":
         np.testing.assert_array_equal(v.step(acts[k - 1])[0][1], first)
     else:
-        assert v._ended.tolist() == [False, True]
+        assert v.core.ended.tolist() == [False, True]
         np.testing.assert_array_equal(v.reset(options={"reset_mask": np.array([False, True])})[0][1], first)
     for a, w in zip(acts[k:k + 4], want):
         got = v.step(a[[0, 0]])                  # slot 1 takes the single env's actions

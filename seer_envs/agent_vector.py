@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""One policy shared by every agent: :func:`agent_vector_env`, a Gymnasium
+``VectorEnv`` with one sub-env per (copy, agent) pair.
+
+>>> import numpy as np, seer_envs
+>>> env = seer_envs.agent_vector_env("pcs_v0", 4, grid_width=4, grid_height=4)
+>>> obs, infos = env.reset(seed=0)                  # (4 * 16, 11)
+>>> obs, rew, term, trunc, infos = env.step(np.zeros(64, np.int64))
+
+A view of the episode core (:mod:`seer_envs.core`): its ``(copies,
+agents)`` arrays reshaped to rows, copy ``c``'s agent ``i`` at row ``c *
+agents + i``.  A row's episode is its agent's: it ends at the step the agent
+stops (``terminated``) or its copy is truncated, with the return and length
+to that step in ``infos["seer_episode"]``.  Until its copy restarts, a row
+whose agent stopped is out of play: reward 0, no flags, actions ignored, and
+False in ``infos["mask"]``; it starts its next episode with its copy.
+Gymnasium's vector wrappers take this env as it is.
+"""
+
+import numpy as np
+from gymnasium.vector import VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from seer_envs._batch import CopiesByReduce
+from seer_envs.core import EPISODE_KEY, MASK_KEY
+from seer_envs.vector import SeerVectorEnv
+
+__all__ = ["agent_vector_env", "SeerAgentVectorEnv"]
+
+
+def agent_vector_env(env_id, num_envs, num_threads="auto", autoreset_mode="next_step", **params):
+    """A Gymnasium ``VectorEnv`` over every (copy, agent) pair of
+    ``num_envs`` copies of ``env_id`` (see :class:`SeerAgentVectorEnv`)."""
+    return SeerAgentVectorEnv(SeerVectorEnv(env_id, num_envs, num_threads=num_threads,
+                                            autoreset_mode=autoreset_mode, **params))
+
+
+class SeerAgentVectorEnv(CopiesByReduce, VectorEnv):
+    """Gymnasium ``VectorEnv`` for one policy shared by every agent: each
+    (copy, agent) pair is one sub-env, so ``num_envs = copies x agents``,
+    observations are ``(num_envs, obs_dim)`` and actions ``(num_envs,)`` (or
+    ``(num_envs,) + shape`` for a Box).
+
+    Autoreset: the copy-level env's mode.  ``NEXT_STEP``: a copy restarts at
+    the step after it ends; ``SAME_STEP``: within its ending step, with
+    ``infos["final_obs"]`` ``(num_envs, obs_dim)`` and mask
+    ``"_final_obs"``; ``DISABLED``: ``reset(options={"reset_mask": rows})``,
+    whole copies at a time.  A bad action names its copy and agent.
+    ``reset(seed=s)`` seeds copy ``c`` with ``s + c`` (``s * seed_stride +
+    c`` when ``seed_stride`` is set: RLlib's runners); a list of seeds is
+    one per row (a copy takes its first row's) or one per copy.
+
+    ``vec`` is the underlying :class:`~seer_envs.vector.SeerVectorEnv`
+    (engine, model, statistics, snapshots).
+    """
+
+    def __init__(self, vec):
+        self.closed = True              # until built: nothing for __del__ to close
+        self.vec = vec
+        self.core = vec.core
+        self.copies, self.agents_per_copy = vec.num_envs, vec.num_agents
+        self.num_envs = vec.num_envs * vec.num_agents
+        self.single_observation_space = vec.single_observation_space
+        self.single_action_space = vec.single_action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.autoreset_mode = vec.autoreset_mode
+        self.metadata = {"autoreset_mode": vec.autoreset_mode, "render_modes": ["rgb_array"]}
+        self.render_mode = vec.render_mode
+        self.closed = False
+
+    def reset(self, *, seed=None, options=None):
+        """``seed``: an int, or one per row or per copy; ``options={"reset_mask":
+        rows}`` under ``DISABLED`` (whole copies).  Returns ``(obs, {"mask"})``."""
+        C, A, N = self.copies, self.agents_per_copy, self.num_envs
+        if isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == N and A > 1:
+            seed = list(seed)[::A]
+        if isinstance(options, dict) and options.get("reset_mask") is not None:
+            m = np.asarray(options["reset_mask"])
+            if m.dtype != bool or m.shape != (N,):
+                raise ValueError(f"options['reset_mask'] must be a bool array of shape ({N},), "
+                                 f"got {m.dtype} {m.shape}")
+            rows = m.reshape(C, A)
+            if (rows.any(axis=1) != rows.all(axis=1)).any():
+                c = int(np.flatnonzero(rows.any(axis=1) != rows.all(axis=1))[0])
+                raise ValueError(f"options['reset_mask'] must hold whole copies (a copy's rows "
+                                 f"restart together); copy {c} is partly masked")
+            options = dict(options, reset_mask=rows.any(axis=1))
+        obs, info = self.vec.reset(seed=seed, options=options)
+        return obs.reshape(N, -1), {MASK_KEY: info[MASK_KEY].reshape(N)}
+
+    def step(self, actions):
+        C, A, N = self.copies, self.agents_per_copy, self.num_envs
+        names, core = self.vec.possible_agents, self.core
+        self.vec._check_nothing_in_flight("step()")
+        core.check_steppable()
+        a = core.check_actions(actions, lead=(N,), label=lambda j: f"copy {j // A}, agent {names[j % A]!r}",
+                               rows=" (one row per copy and agent)")
+        core.check_not_ended()
+        s = core.step(a.reshape((C, A) + a.shape[1:]))
+        infos = {MASK_KEY: s.mask.reshape(N)}
+        if s.stats is not None:
+            infos[EPISODE_KEY] = {"r": s.stats[0].reshape(N), "l": s.stats[1].reshape(N)}
+            infos["_" + EPISODE_KEY] = (s.term | s.trunc).reshape(N)
+        if s.final_obs is not None:
+            infos["final_obs"] = s.final_obs.reshape(N, -1)
+            infos["_final_obs"] = np.repeat(s.ended, A)
+        return s.obs.reshape(N, -1), s.rew.reshape(N), s.term.reshape(N), s.trunc.reshape(N), infos
+
+    @property
+    def seed_stride(self):
+        """``reset(seed=s)`` seeds copy ``c`` with ``s * seed_stride + c``."""
+        return self.vec.seed_stride
+
+    @seed_stride.setter
+    def seed_stride(self, value):
+        self.vec.seed_stride = int(value or 1)
+
+    def render(self):
+        """The copies' frames (one per copy, not per row)."""
+        return self.vec.render()
+
+    def close_extras(self, **kwargs):
+        self.vec.close()
+
+    def __reduce__(self):
+        return (_restore_agent_vector, (type(self), self.vec, self.closed))
+
+
+def _restore_agent_vector(cls, vec, closed):
+    env = cls(vec)
+    if closed:
+        env.close()
+    return env
