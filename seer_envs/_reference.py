@@ -15,6 +15,8 @@ loop over ``k * dt`` boundaries); a scenario's reference subclasses
 
 import heapq
 
+import numpy as np
+
 from seer_runtime.pyrng import Stream
 
 #: Source id of events injected by the env (sorts after every LP at a time).
@@ -51,13 +53,15 @@ class ReferenceEngine:
         self.events = 0
         self._init_state(seed)
         obs, _, _ = self._boundary(0.0)
+        self.stopped = np.zeros(len(obs), bool)
         return obs
 
     def step(self, actions):
         """One env step: the actions are injected at ``k * dt`` to every
         agent LP and the heap runs to ``(k + 1) * dt``; boundary times are
-        computed from the step count, never accumulated."""
-        import numpy as np
+        computed from the step count, never accumulated.  Each agent's end
+        is reported once (the episode core's rule): agents stopped before
+        get reward 0 and no flags."""
         dt = self.cfg.dt
         self._write_actions(actions)
         self.inject(self.cycle * dt, range(self._n_agents()), self.action_kind)
@@ -65,7 +69,11 @@ class ReferenceEngine:
         t1 = self.cycle * dt
         self.run_until(t1)
         obs, rew, term = self._boundary(t1)
-        trunc = np.full(len(rew), self.cycle >= self.cfg.max_cycles) & ~term
+        live = ~self.stopped
+        rew = np.where(live, rew, np.float32(0.0)).astype(rew.dtype)
+        term = term & live
+        trunc = np.full(len(rew), self.cycle >= self.cfg.max_cycles) & live & ~term
+        self.stopped = self.stopped | term | trunc
         return obs, rew, term, trunc
 
     def inject(self, time, lps, kind):

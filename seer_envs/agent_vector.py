@@ -11,10 +11,21 @@ A view of the episode core (:mod:`seer_envs.core`): its ``(copies,
 agents)`` arrays reshaped to rows, copy ``c``'s agent ``i`` at row ``c *
 agents + i``.  A row's episode is its agent's: it ends at the step the agent
 stops (``terminated``) or its copy is truncated, with the return and length
-to that step in ``infos["seer_episode"]``.  Until its copy restarts, a row
-whose agent stopped is out of play: reward 0, no flags, actions ignored, and
-False in ``infos["mask"]``; it starts its next episode with its copy.
-Gymnasium's vector wrappers take this env as it is.
+to that step in ``infos["seer_episode"]`` (mask ``"_seer_episode"``).
+
+**Rows out of play.**  A Gymnasium sub-env restarts after it ends, but an
+agent that stopped inside a running copy cannot restart before its copy.
+Its row therefore runs a placeholder episode from its autoreset until its
+copy ends: reward 0, actions ignored, ``False`` in ``infos["mask"]``, and
+``terminated`` at the copy's end, with no ``"_seer_episode"`` entry.  So
+every segment between two flags is an episode, as Gymnasium's wrappers and
+RLlib's runners assume, the row restarts with its copy, and no transition
+crosses from a stopped agent into its next episode.  Loss code drops the
+placeholder steps with the mask; ``RecordEpisodeStatistics`` counts the
+placeholders too (return 0): SEER's ``infos["seer_episode"]`` holds the
+agents' episodes alone.  Under ``NEXT_STEP`` an agent that stops at its
+copy's second-to-last step has no room for a placeholder (its row's reset
+step is its copy's last): its flag there marks an empty placeholder.
 """
 
 import numpy as np
@@ -67,6 +78,7 @@ class SeerAgentVectorEnv(CopiesByReduce, VectorEnv):
         self.autoreset_mode = vec.autoreset_mode
         self.metadata = {"autoreset_mode": vec.autoreset_mode, "render_modes": ["rgb_array"]}
         self.render_mode = vec.render_mode
+        self._mask = vec.core.mask if vec.core.started else None    # in play at the last observations
         self.closed = False
 
     def reset(self, *, seed=None, options=None):
@@ -87,6 +99,7 @@ class SeerAgentVectorEnv(CopiesByReduce, VectorEnv):
                                  f"restart together); copy {c} is partly masked")
             options = dict(options, reset_mask=rows.any(axis=1))
         obs, info = self.vec.reset(seed=seed, options=options)
+        self._mask = info[MASK_KEY]
         return obs.reshape(N, -1), {MASK_KEY: info[MASK_KEY].reshape(N)}
 
     def step(self, actions):
@@ -97,15 +110,20 @@ class SeerAgentVectorEnv(CopiesByReduce, VectorEnv):
         a = core.check_actions(actions, lead=(N,), label=lambda j: f"copy {j // A}, agent {names[j % A]!r}",
                                rows=" (one row per copy and agent)")
         core.check_not_ended()
+        before = self._mask
         s = core.step(a.reshape((C, A) + a.shape[1:]))
+        self._mask = s.mask
         infos = {MASK_KEY: s.mask.reshape(N)}
+        term = s.term
         if s.stats is not None:
             infos[EPISODE_KEY] = {"r": s.stats[0].reshape(N), "l": s.stats[1].reshape(N)}
             infos["_" + EPISODE_KEY] = (s.term | s.trunc).reshape(N)
+        if s.ended is not None:         # placeholders of stopped agents end with their copy
+            term = term | (s.ended[:, None] & ~before)
         if s.final_obs is not None:
             infos["final_obs"] = s.final_obs.reshape(N, -1)
             infos["_final_obs"] = np.repeat(s.ended, A)
-        return s.obs.reshape(N, -1), s.rew.reshape(N), s.term.reshape(N), s.trunc.reshape(N), infos
+        return s.obs.reshape(N, -1), s.rew.reshape(N), term.reshape(N), s.trunc.reshape(N), infos
 
     @property
     def seed_stride(self):

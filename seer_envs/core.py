@@ -104,15 +104,16 @@ class Step:
         self.ended, self.final_obs, self.stats = ended, final_obs, stats
 
     def infos(self):
-        """Gymnasium-style infos of the multi-agent arrays: the mask always,
-        ``"seer_episode"`` ``{"r", "l"}`` with ``"_seer_episode"`` (the agents
-        that ended) when an agent ended, ``"final_obs"`` / ``"_final_obs"``
-        under ``SAME_STEP``."""
+        """Gymnasium-style infos of the multi-agent arrays: the mask always;
+        when agents ended, ``"seer_episode"`` ``{"r", "l"}`` ``(copies,
+        agents)`` (final for the agents whose flag is set) with
+        ``"_seer_episode"`` (the copies holding such agents, Gymnasium's
+        per-sub-env mask); ``"final_obs"`` / ``"_final_obs"`` under
+        ``SAME_STEP``."""
         infos = {MASK_KEY: self.mask}
         if self.stats is not None:
-            done = self.term | self.trunc
             infos[EPISODE_KEY] = {"r": self.stats[0], "l": self.stats[1]}
-            infos["_" + EPISODE_KEY] = done
+            infos["_" + EPISODE_KEY] = (self.term | self.trunc).any(axis=1)
         if self.final_obs is not None:
             infos["final_obs"], infos["_final_obs"] = self.final_obs, self.ended.copy()
         return infos
@@ -254,7 +255,7 @@ class EpisodeCore(CopiesByReduce):
     def thread_choice(self):
         """How the thread count was chosen (STPA, the tuner) and the layout, or None."""
         c = self.batch.thread_choice
-        return None if c is None or self.num_copies == 1 else c.replace(layout=self.layout)
+        return None if c is None else c.replace(layout=self.layout)
 
     @property
     def engines(self):

@@ -97,6 +97,9 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
     _interrupted = property(lambda self: self.core.interrupted)
     _cycle = property(lambda self: int(self.core.batch.cycle[0]))
     _model = property(lambda self: self.core.batch.copies.model if self.core.started else None)
+    _done = property(lambda self: self.core.batch.done[0])
+    _ep_return = property(lambda self: self.core.batch.ep_return[0])
+    _ep_length = property(lambda self: self.core.batch.ep_length[0])
 
     @property
     def max_cycles(self):

@@ -42,7 +42,7 @@ def test_async_trajectories_equal_the_synchronous_env(sid, mode, threads, batch_
     for k, a in enumerate(plan):
         o, r, t, tr, infos = sync.step(a)
         for c in range(E):
-            want[k, c] = (o[c], r[c], t[c], tr[c], bool(infos and infos["_seer_episode"][c]))
+            want[k, c] = (o[c], r[c], t[c], tr[c], bool("_seer_episode" in infos and infos["_seer_episode"][c]))
     v = _make(sid, threads, mode, batch_size)
     v.async_reset(seed=6)
     steps = np.zeros(E, int)          # steps sent per copy

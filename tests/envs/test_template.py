@@ -174,7 +174,7 @@ class _InterruptedEngine:
     def __getattr__(self, name):
         return getattr(self._engine, name)
 
-    def run_until(self, t):
+    def run_until(self, t, copy_end=None):
         self._engine.run_until(t - self._dt / 2)
         raise KeyboardInterrupt
 
@@ -186,7 +186,7 @@ def test_ctrl_c_inside_a_step_marks_the_env_interrupted(name):
     rng = np.random.default_rng(0)
     for _ in range(3):
         env.step_arrays(_random_actions(env, rng))
-    env._engine = _InterruptedEngine(env._engine, env.config.dt)
+    env.core.batch.engine = _InterruptedEngine(env.engine, env.config.dt)
     with pytest.raises(KeyboardInterrupt):
         env.step({ag: _random_actions(env, rng)[env._index[ag]] for ag in env.agents})
     for call in (lambda: env.step({ag: 0 for ag in env.agents}),
@@ -327,10 +327,10 @@ def test_episode_statistics_at_each_agents_last_step(name):
                 assert infos[ag] == {}
     assert set(got) == set(env.possible_agents)
     for ag, info in got.items():
-        assert info["episode"]["l"] == length[ag]
-        assert info["episode"]["r"] == pytest.approx(ret[ag], rel=1e-12, abs=1e-9)
+        assert info["seer_episode"]["l"] == length[ag]
+        assert info["seer_episode"]["r"] == pytest.approx(ret[ag], rel=1e-12, abs=1e-9)
         assert set(env._agent_infos([env._index[ag]])[0]) <= set(info)
-    assert len({i["episode"]["l"] for i in got.values()}) > (1 if name != "pcs" else 0)
+    assert len({i["seer_episode"]["l"] for i in got.values()}) > (1 if name != "pcs" else 0)
 
 
 # --- single sources --------------------------------------------------------------------------

@@ -66,7 +66,7 @@ def _replay(env_id, td, seed, threads, kw):
         o, r, te, tr, info = raw.step(actions[:, t])
         state = raw.state()
         steps.append((o, r, te, tr, info.get("_seer_episode"), state))
-        if info:
+        if "_seer_episode" in info:
             o2, _ = raw.reset(options={"reset_mask": info["_seer_episode"]})
             resets[t] = (info["_seer_episode"], o2, raw.state())
     raw.close()
