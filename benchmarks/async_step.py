@@ -81,8 +81,7 @@ def async_loop(venv, policy, steps):
     space = venv.single_action_space
     venv.async_reset(seed=0)
     groups = -(-venv.num_envs // venv.batch_size)
-    th = getattr(venv, "_thread", None)
-    ran, waited = (th.ran_s, _waited(th)) if th is not None else (0.0, 0.0)
+    ran = _engine_cpu(venv)
     t0 = time.perf_counter()
     for _ in range(steps * groups):
         obs, _, _, _, infos = venv.recv()
@@ -90,12 +89,9 @@ def async_loop(venv, policy, steps):
     while venv.in_flight:               # the last steps in flight
         venv.recv()
     t = time.perf_counter() - t0
-    # the engine's thread meanwhile: running steps' engine parts, waiting for a send
-    # (an older checkout, measured by benchmarks/async_where.py, has no such counters)
-    th = getattr(venv, "_thread", None)
-    if th is None or not hasattr(th, "ran_s"):
-        return t, float("nan"), float("nan")
-    return t, th.ran_s - ran, _waited(th) - waited
+    # the engine's thread meanwhile: on a CPU (its steps' engine parts), and the rest
+    ran = _engine_cpu(venv) - ran
+    return t, ran, t - ran
 
 
 def alone(venv, policy, steps):
@@ -111,10 +107,15 @@ def alone(venv, policy, steps):
     return t1 - t0, time.perf_counter() - t1
 
 
-def _waited(th):
-    """Seconds the engine's thread has waited for a send, to now."""
-    since = th.idle_since       # read once: the thread may be leaving its wait
-    return th.waited_s + (time.perf_counter() - since if since is not None else 0.0)
+def _engine_cpu(venv):
+    """CPU seconds of the env's engine thread (``send``'s) so far, from the
+    OS's per-thread times (psutil); 0 before its first send."""
+    import psutil
+    th = getattr(venv, "_thread", None)
+    if th is None:
+        return 0.0
+    tid = th._thread.native_id
+    return next((t.user_time + t.system_time for t in psutil.Process().threads() if t.id == tid), 0.0)
 
 
 def measure(a, scale, sync_env, async_env):
@@ -128,7 +129,7 @@ def measure(a, scale, sync_env, async_env):
     sync_loop(sync_env, policy, 3)           # warm up both (and start the engine's thread)
     async_loop(async_env, policy, 3)
     rates = {"sync": [], "async": [], "ideal": []}
-    shares = []                 # the engine thread's time in the async loop: (engine parts, waiting for a send)
+    shares = []                 # the engine thread's time in the async loop: (on a CPU, off it)
     for r in range(a.rounds):
         order = [("sync", sync_loop, sync_env), ("async", async_loop, async_env)]
         for name, loop, env in (order if r % 2 == 0 else order[::-1]):
@@ -149,9 +150,8 @@ def measure(a, scale, sync_env, async_env):
           f"(rounds {min(vs_ideal):.2f}-{max(vs_ideal):.2f})")
     run_share = statistics.median(x for x, _ in shares)
     wait_share = statistics.median(y for _, y in shares)
-    print(f"  the engine's thread in the async loop: {run_share:.2f} of the time in steps' engine parts "
-          f"(native calls, the GIL taken between them), {wait_share:.2f} waiting for a send (and the "
-          f"GIL after it)")
+    print(f"  the engine's thread in the async loop: {run_share:.2f} of the time on a CPU (steps' engine "
+          f"parts), {wait_share:.2f} off it (waiting for a send or the GIL)")
     return ratio, vs_ideal
 
 

@@ -89,7 +89,7 @@ def previous_path(env, other):
         arrays.update({f"model/{k}": v.copy() for k, v in S._model_arrays(b.copies).items()})
         arrays.update({f"copies/{k}": v.copy() for k, v in S._copies_arrays(b.copies).items()})
         arrays.update({f"batch/{k}": np.array(getattr(b, k), copy=True) for k in S._BATCH})
-        snap = Snapshot(env.unwrapped._scenario_id, env.unwrapped._snapshot_params(), "env", b.num_copies,
+        snap = Snapshot(env.unwrapped._scenario_id, env.unwrapped.core.snapshot_params(), "env", b.num_copies,
                         arrays, {"rngs": b.rng_states()})
     names, arrays, header = snap._layout()
     header += b" " * S._pad8(len(header))
