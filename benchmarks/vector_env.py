@@ -34,18 +34,20 @@ Then (``--aircraft-copies``, default 256) Aircraft with 16 UAVs: the vector
 env at 1 and 2 threads beside VMAS's ``discovery`` scenario (16 agents
 searching 2 targets, continuous actions, ``num_envs`` = the same copies,
 torch on the CPU with 1 thread), a benchmark-only dependency (``pip install
-vmas==1.5.2``, the version measured; skipped when missing).  The scenarios differ (VMAS: a vectorised
-physics step in torch; SEER: event-driven RK4 flight, sensing and messages),
-so the row is a throughput reference, not a like-for-like race.
+vmas==1.5.2``, the version measured; skipped when missing).  The scenarios
+differ (VMAS: a vectorised physics step in torch; SEER: event-driven RK4
+flight, sensing and messages), so the row is a throughput reference, not a
+like-for-like race.
 
 Last (``--no-pufferlib`` skips it), PufferLib's vectorisation of the single
 PettingZoo env (``pufferlib.emulation.PettingZooPufferEnv`` in
 ``pufferlib.vector``'s ``Serial`` and ``Multiprocessing`` backends, 1 SEER
 thread per copy; ``pip install --no-deps pufferlib-core==3.0.23``, the version
 measured: its wheel pins torch 2.9.0, and its vectorisation imports only
-numpy, gymnasium, psutil and torch; skipped when missing) beside the vector env, on the PCS copies and on the
-Aircraft copies, in rounds of their own (:func:`pufferlib_rows`).  There
-every runner exists only during its own timed block
+numpy, gymnasium, psutil and torch; skipped when missing) beside the vector
+env, on the PCS copies and on the Aircraft copies, in rounds of their own
+(:func:`pufferlib_rows`).  There every runner exists only during its own
+timed block
 (:func:`interleave_built`): each round builds it (envs, worker processes),
 resets it and steps it once untimed, times its steps, and closes it (worker
 processes joined) before the next runner is built.  PufferLib's
