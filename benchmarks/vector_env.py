@@ -34,17 +34,20 @@ Then (``--aircraft-copies``, default 256) Aircraft with 16 UAVs: the vector
 env at 1 and 2 threads beside VMAS's ``discovery`` scenario (16 agents
 searching 2 targets, continuous actions, ``num_envs`` = the same copies,
 torch on the CPU with 1 thread), a benchmark-only dependency (``pip install
-vmas``; skipped when missing).  The scenarios differ (VMAS: a vectorised
-physics step in torch; SEER: event-driven RK4 flight, sensing and messages),
-so the row is a throughput reference, not a like-for-like race.
+vmas==1.5.2``, the version measured; skipped when missing).  The scenarios
+differ (VMAS: a vectorised physics step in torch; SEER: event-driven RK4
+flight, sensing and messages), so the row is a throughput reference, not a
+like-for-like race.
 
 Last (``--no-pufferlib`` skips it), PufferLib's vectorisation of the single
 PettingZoo env (``pufferlib.emulation.PettingZooPufferEnv`` in
 ``pufferlib.vector``'s ``Serial`` and ``Multiprocessing`` backends, 1 SEER
-thread per copy; ``pip install --no-deps pufferlib-core psutil``: its wheel
-pins torch 2.9.0) beside the vector env, on the PCS copies and on the
-Aircraft copies, in rounds of their own (:func:`pufferlib_rows`).  There
-every runner exists only during its own timed block
+thread per copy; ``pip install --no-deps pufferlib-core==3.0.23``, the version
+measured: its wheel pins torch 2.9.0, and its vectorisation imports only
+numpy, gymnasium, psutil and torch; skipped when missing) beside the vector
+env, on the PCS copies and on the Aircraft copies, in rounds of their own
+(:func:`pufferlib_rows`).  There every runner exists only during its own
+timed block
 (:func:`interleave_built`): each round builds it (envs, worker processes),
 resets it and steps it once untimed, times its steps, and closes it (worker
 processes joined) before the next runner is built.  PufferLib's
@@ -85,6 +88,15 @@ def pcs_workload(copies, grid, steps):
     n_act = pcs_v0.parallel_env(**kw).action_space("cell_0_0").n
     rng = np.random.default_rng(0)
     return kw, [rng.integers(0, n_act, (copies, grid * grid)) for _ in range(steps)]
+
+
+def aircraft_workload(copies, steps, uavs=16):
+    """Aircraft with ``uavs`` UAVs and no truncation, and ``steps`` random
+    action arrays ``(copies, uavs, 2)`` in [-1, 1] (a fixed generator): what
+    every Aircraft runner here steps through."""
+    kw = dict(num_uavs=uavs, max_cycles=10**6)
+    rng = np.random.default_rng(0)
+    return kw, [rng.uniform(-1, 1, (copies, uavs, 2)).astype(np.float32) for _ in range(steps)]
 
 
 def supersuit_pcs(copies, kw):
@@ -314,9 +326,7 @@ def _moves_counted(run, moves, steps):
 
 def aircraft(args):
     E, U, steps = args.aircraft_copies, 16, args.aircraft_steps
-    kw = dict(num_uavs=U, max_cycles=10**6)
-    rng = np.random.default_rng(0)
-    acts = [rng.uniform(-1, 1, (E, U, 2)).astype(np.float32) for _ in range(steps)]
+    kw, acts = aircraft_workload(E, steps, U)
     runners, layouts = {}, {}
     for name, t, cp in (("vector 1 thr", 1, None), ("vector 2 thr", 2, None),
                         ("vector 2 thr team", 2, False)):
@@ -329,7 +339,7 @@ def aircraft(args):
         import vmas
     except ImportError:
         vmas = None
-        print("(VMAS not installed: pip install vmas for its row)")
+        print("(VMAS not installed: pip install vmas==1.5.2 for its row)")
     if vmas is not None:
         torch.set_num_threads(1)
         venv = vmas.make_env("discovery", num_envs=E, device="cpu", continuous_actions=True,
@@ -457,17 +467,17 @@ def pufferlib_rows(args):
         import pufferlib
         import pufferlib.vector  # noqa: F401
     except ImportError as e:
-        print(f"\n(PufferLib not importable ({e}): pip install --no-deps pufferlib-core psutil "
-              "for its rows)")
+        print(f"\n(PufferLib not importable ({e}): pip install --no-deps pufferlib-core==3.0.23 "
+              "for its rows; without --no-deps pip would replace torch with its pin, torch 2.9.0)")
         return
     print(f"\nPufferLib {pufferlib.__version__} (pufferlib-core), PettingZooPufferEnv over single envs")
     E, g = args.copies, args.grid
     kw, acts = pcs_workload(E, g, args.steps)
     _puffer_part("pcs_v0", E, kw, acts, args.rounds)
     if args.aircraft_copies:
-        E, U = args.aircraft_copies, 16
-        acts = [rng.uniform(-1, 1, (E, U, 2)).astype(np.float32) for _ in range(args.aircraft_steps)]
-        _puffer_part("aircraft_v0", E, dict(num_uavs=U, max_cycles=10**6), acts, args.rounds)
+        E = args.aircraft_copies
+        kw, acts = aircraft_workload(E, args.aircraft_steps)
+        _puffer_part("aircraft_v0", E, kw, acts, args.rounds)
 
 
 if __name__ == "__main__":
