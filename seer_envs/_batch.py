@@ -80,6 +80,7 @@ class Batch:
         self._any_done = False
         self._aligned = True
         self._shapes = ((E, A) + tuple(cp.obs.shape[1:]), (E, A))
+        self._flat = (E * A,)
         self._times = np.zeros(E)
 
     def using(self):
@@ -259,7 +260,7 @@ class Batch:
             buf = self._actions_buffer(a)
             buf[active] = a
             a = buf
-        cp.write_actions(a.reshape((E * A,) + a.shape[2:]), self.done.reshape(-1))
+        cp.write_actions(a.reshape(self._flat + a.shape[2:]), self.done.reshape(-1))
         # Every stepping copy's rows are written by its restart or the
         # step's boundary, into fresh arrays that the caller then owns.
         if fresh:
@@ -309,11 +310,12 @@ class Batch:
                                   execute=self.execute_actions)
             # In copy groups each copy's boundary runs inside the run, by
             # the thread that ran the copy, as soon as it reaches the end.
-            end = cp.copy_end(plan.times) if eng.copy_groups is not None else None
-            eng.run_until((k + 1) * dt, copy_end=end)
+            end = None if eng.copy_groups is None else cp.copy_end(plan.times)
             if end is None:
+                eng.run_until((k + 1) * dt)
                 cp.boundary(0, self.num_copies, plan.times, self.num_threads)
             else:
+                eng.run_until((k + 1) * dt, copy_end=end)
                 cp.finish_boundary(0, self.num_copies)
             return
         self._run_groups(plan.runs_by_k)
@@ -520,6 +522,7 @@ class Groups:
     ep_length = property(lambda self: self._cat("ep_length"))
     max_cycles = property(lambda self: self._cat("max_cycles"))
     done = property(lambda self: self._cat("done"))
+    _any_done = property(lambda self: any(g._any_done for g in self.groups))
 
     def set_max_cycles(self, values):
         values = np.broadcast_to(np.asarray(values, np.int64), (self.num_copies,))

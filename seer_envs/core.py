@@ -173,6 +173,10 @@ class EpisodeCore(CopiesByReduce):
         self.state_space = cp.state_space(cfg)
         self.waiting = np.zeros(E, bool)      # NEXT_STEP: restarts at its next step
         self.ended = np.zeros(E, bool)        # DISABLED: ended, not reset yet
+        self._any_waiting = self._any_ended = False       # (cheap facts for the common step)
+        self._disabled = mode == AutoresetMode.DISABLED
+        self._all_in_play = np.ones((E, A), bool)
+        self._all_in_play.flags.writeable = False        # handed out as the mask: read-only
         self.last_obs = None                  # the observations last handed out
         self.started = False
         self._obs_shape = (A,) + tuple(self.observation_space.shape)
@@ -353,7 +357,13 @@ class EpisodeCore(CopiesByReduce):
             return f"step {int(self.batch.cycle[0]) + 1}"
         return what
 
+    def _flags_changed(self):
+        self._any_waiting = bool(self.waiting.any())
+        self._any_ended = bool(self.ended.any())
+
     def check_not_ended(self, ids=None):
+        if not self._any_ended:
+            return
         ended = self.ended if ids is None else self.ended[ids]
         if ended.any():
             if self.num_copies == 1:
@@ -380,6 +390,7 @@ class EpisodeCore(CopiesByReduce):
                 obs[idx] = b.restart_obs(idx)
                 self.ended[idx] = False
                 self.waiting[idx] = False
+                self._flags_changed()
                 self.last_obs = obs
                 return obs
             self.ensure_layout()
@@ -391,6 +402,7 @@ class EpisodeCore(CopiesByReduce):
             self.started = True
             self.waiting[:] = False
             self.ended[:] = False
+            self._flags_changed()
             self.last_obs = obs
         return obs
 
@@ -403,34 +415,50 @@ class EpisodeCore(CopiesByReduce):
             self.started = True
             self.waiting[:] = False
             self.ended[:] = False
+            self._flags_changed()
         return self.last_obs
 
     def step(self, a, ids=None):
         """One step of every copy (``ids`` None) or of copies ``ids``
         (sorted) with validated actions; returns a :class:`Step`."""
-        with self.batch.using():      # a second thread is refused before anything changes
-            pending = self.begin(a, ids)
-            pending.run()
-            return self.end(pending)
+        b = self.batch
+        with b.using():      # a second thread is refused before anything changes
+            sel, plan = self._prepare(b, a, ids)
+            b.run(plan)
+            return self._finish(b, sel, ids, plan)
 
     def begin(self, a, ids=None):
         """The caller's part of a step before the engine runs (the copies
-        waiting for their restart, :meth:`Batch.prepare`)."""
+        waiting for their restart, :meth:`Batch.prepare`): a pending step
+        whose ``run()`` is the engine's part and :meth:`end` the rest."""
         b = self.batch
-        sel = slice(None) if ids is None else _as_index(ids)
-        waiting = None
-        if self.waiting[sel].any():
-            waiting = np.zeros(self.num_copies, bool)
-            waiting[sel] = self.waiting[sel]
-        plan = b.prepare(a, waiting, active=ids)
-        self.waiting[sel] = False
+        sel, plan = self._prepare(b, a, ids)
         return _Pending(ids, sel, b, plan)
 
     def end(self, pending):
         """The caller's part after the engine ran: flags, statistics,
         autoreset; returns the :class:`Step` of the copies stepped."""
-        b, sel = pending.batch, pending.sel
-        obs, rew, term, trunc, ended = b.finish(pending.plan)
+        return self._finish(pending.batch, pending.sel, pending.ids, pending.plan)
+
+    def _prepare(self, b, a, ids):
+        if ids is None:
+            sel = slice(None)
+            if not self._any_waiting:                 # the common step
+                return sel, b.prepare(a)
+        else:
+            sel = _as_index(ids)
+        waiting = None
+        if self._any_waiting and self.waiting[sel].any():
+            waiting = np.zeros(self.num_copies, bool)
+            waiting[sel] = self.waiting[sel]
+        plan = b.prepare(a, waiting, active=ids)
+        if waiting is not None:
+            self.waiting[sel] = False
+            self._flags_changed()
+        return sel, plan
+
+    def _finish(self, b, sel, ids, plan):
+        obs, rew, term, trunc, ended = b.finish(plan)
         stats = final = None
         if ended is not None or b.reported:
             stats = (b.ep_return[sel].copy(), b.ep_length[sel].copy())
@@ -444,11 +472,17 @@ class EpisodeCore(CopiesByReduce):
                 self.waiting |= ended
             else:
                 self.ended |= ended
-        b.after_step()
-        out = Step(obs[sel], rew[sel], term[sel], trunc[sel], ~b.done[sel],
-                   None if ended is None else ended[sel], final, stats)
-        if self.autoreset_mode == AutoresetMode.DISABLED:      # a reset mask's other rows
-            if pending.ids is None:
+            self._flags_changed()
+        if b.tuner is not None:
+            b.after_step()
+        if ids is None:               # every copy (the common step): no slicing
+            out = Step(obs, rew, term, trunc, ~b.done if b._any_done else self._all_in_play,
+                       ended, final, stats)
+        else:
+            out = Step(obs[sel], rew[sel], term[sel], trunc[sel], ~b.done[sel],
+                       None if ended is None else ended[sel], final, stats)
+        if self._disabled:            # a reset mask's other rows
+            if ids is None:
                 self.last_obs = out.obs
             else:
                 self.last_obs = self.last_obs.copy()
@@ -592,6 +626,7 @@ class EpisodeCore(CopiesByReduce):
                 self.started = True
                 self.waiting[:] = False
                 self.ended[:] = False
+                self._flags_changed()
             by_batch = {}
             for p, (gb, local), g in zip(prepared, where, gens):
                 entry = by_batch.setdefault(id(gb), (gb, [], [], []))
@@ -624,6 +659,7 @@ class EpisodeCore(CopiesByReduce):
             full = self.last_obs.copy()
             full[restart] = self.batch.restart_obs(restart)
             self.last_obs = full
+        self._flags_changed()
 
     def _restore_whole(self, snapshot):
         """An engine-wide snapshot into a one-engine layout of the same copies."""

@@ -81,6 +81,8 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         self._n = n = len(self.possible_agents)
         self._all_rows = np.arange(n)
+        self._lead, self._label = (n,), lambda i: f"agent {self.possible_agents[i]!r}"
+        self._lead1 = (1, n)
         self._set_agents([])
         self._closed = False
         spec = core.action_spec
@@ -231,15 +233,14 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
         True at the step it ends, and its rows are out of play afterwards
         (not in ``agents``: reward 0, no flags)."""
         self._check_steppable()
-        names = self.possible_agents
-        a = self.core.check_actions(actions, lead=(self._n,), label=lambda i: f"agent {names[i]!r}")
+        a = self.core.check_actions(actions, lead=self._lead, label=self._label)
         return self._advance(a)
 
     def _advance(self, a):
         """Run one step with a validated action array; returns ``(obs,
         rewards, terminations, truncations)``: the step's own arrays."""
         core = self.core
-        s = core.step(a.reshape((1,) + a.shape))
+        s = core.step(a.reshape(self._lead1 + a.shape[1:]))
         if s.ended is not None:
             self._set_agents([])
         elif s.stats is not None:
