@@ -4,6 +4,8 @@ it: tests/ itself would make its subfolders, such as tests/benchmarl,
 shadow packages) on ``sys.path``, so ``from seer_test_helpers import
 contract_error``."""
 
+import numpy as np
+
 from seer_runtime import ContractViolation
 
 
@@ -17,3 +19,30 @@ def contract_error(fn):
         return (type(e).__name__, e.reason, str(e), e.time, e.now, e.source, e.target,
                 e.kind, e.code)
     raise AssertionError("no ContractViolation")
+
+
+# --- the agent-exit scenario (tests/envs/test_episode_report.py and the RL views') ---
+
+#: Aircraft, 4 UAVs, constant actions: UAVs 0 and 1 run empty at step 15,
+#: UAV 2 at 21, UAV 3 is truncated at 30 (seed 0).
+EXIT_KW = dict(num_uavs=4, battery_capacity=20.0, max_cycles=30)
+EXIT_ACTS = np.array([[1, 0], [0, 1], [.5, 0], [0, 0]], np.float32)
+EXIT_ENDS = {0: (15, "term"), 1: (15, "term"), 2: (21, "term"), 3: (30, "trunc")}
+
+
+def exit_hand_count(threads=1):
+    """Per agent of the agent-exit scenario: (end step, "term"/"trunc",
+    return, length), counted by hand from the single env's step_arrays."""
+    from seer_envs import aircraft_v0
+    env = aircraft_v0.parallel_env(num_threads=threads, **EXIT_KW)
+    env.reset_arrays(seed=0)
+    ret, out, live = np.zeros(4), {}, np.ones(4, bool)
+    for k in range(1, 31):
+        _, r, t, tr = env.step_arrays(EXIT_ACTS)
+        assert (r[~live] == 0).all() and not (t | tr)[~live].any()       # out of play: nothing
+        ret[live] += r[live]
+        for i in np.flatnonzero(t | tr):
+            out[int(i)] = (k, "term" if t[i] else "trunc", ret[i], k)
+        live &= ~(t | tr)
+    assert not env.agents
+    return out

@@ -6,30 +6,11 @@ restarts, in every view (the TorchRL and RLlib views: tests/integrations)."""
 
 import numpy as np
 import pytest
+from seer_test_helpers import EXIT_ACTS as ACTS, EXIT_ENDS as ENDS, EXIT_KW as KW
+from seer_test_helpers import exit_hand_count as _hand_count
 
 import seer_envs
 from seer_envs import aircraft_v0
-
-KW = dict(num_uavs=4, battery_capacity=20.0, max_cycles=30)
-ACTS = np.array([[1, 0], [0, 1], [.5, 0], [0, 0]], np.float32)
-#: UAVs 0 and 1 run empty at step 15, UAV 2 at 21, UAV 3 is truncated at 30.
-ENDS = {0: (15, "term"), 1: (15, "term"), 2: (21, "term"), 3: (30, "trunc")}
-
-
-def _hand_count(threads=1):
-    """Per agent (end step, kind, return, length), by hand from step_arrays."""
-    env = aircraft_v0.parallel_env(num_threads=threads, **KW)
-    env.reset_arrays(seed=0)
-    ret, out, live = np.zeros(4), {}, np.ones(4, bool)
-    for k in range(1, 31):
-        _, r, t, tr = env.step_arrays(ACTS)
-        assert (r[~live] == 0).all() and not (t | tr)[~live].any()       # out of play: nothing
-        ret[live] += r[live]
-        for i in np.flatnonzero(t | tr):
-            out[int(i)] = (k, "term" if t[i] else "trunc", ret[i], k)
-        live &= ~(t | tr)
-    assert not env.agents
-    return out
 
 
 def test_the_scenario_is_what_the_tests_assume():

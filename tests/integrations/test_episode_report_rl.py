@@ -3,20 +3,10 @@
 scenario of tests/envs/test_episode_report.py gives each agent's end at its
 step, the hand count's return and length, and the same mask."""
 
-import importlib.util
-import os
-import sys
-
 import numpy as np
 import pytest
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "envs"))
-_spec = importlib.util.spec_from_file_location(
-    "_episode_report", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "envs",
-                                    "test_episode_report.py"))
-_er = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_er)
-ACTS, KW, ENDS, hand_count = _er.ACTS, _er.KW, _er.ENDS, _er._hand_count
+from seer_test_helpers import EXIT_ACTS as ACTS, EXIT_KW as KW
+from seer_test_helpers import exit_hand_count as hand_count
 
 
 def test_torchrl_reports_each_agent_at_its_step():
