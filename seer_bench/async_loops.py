@@ -66,7 +66,7 @@ def async_loop(venv, policy, steps):
         venv.recv()
     t = time.perf_counter() - t0
     # the engine's thread meanwhile: running steps' engine parts, waiting for a send
-    # (an older checkout, measured by benchmarks/async_where.py, has no such counters)
+    # (an older checkout, measured by tools/perf/async_where.py, has no such counters)
     th = getattr(venv, "_thread", None)
     if th is None or not hasattr(th, "ran_s"):
         return t, float("nan"), float("nan")

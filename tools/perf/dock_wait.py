@@ -29,7 +29,7 @@ for a preempted member that narrowed the team; docs/runtime.md, "Waiting")
 and, on Linux, the member's time on a CPU and queued for one (runnable but
 not running: /proc schedstat) per step.
 
-    PYTHONPATH=$PWD python tools/perf/dock_wait.py [--dock-us 200 1000] [--yields 2,2,2,0 2] [--busy 1]
+    python tools/perf/dock_wait.py [--dock-us 200 1000] [--yields 2,2,2,0 2] [--busy 1]
         [--layouts cg team] [--copies 64] [--grid 8] [--steps 200] [--rounds 9]
 """
 

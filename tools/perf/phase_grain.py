@@ -4,7 +4,7 @@ process: ``phase_policy(grain_ns)`` switched between blocks of steps, the
 settings and a 1-thread copy interleaved block by block (so a slow spell of
 the machine hits all alike).
 
-    PYTHONPATH=$PWD python tools/perf/phase_grain.py [--grains 4000 2000 1000 0]
+    python tools/perf/phase_grain.py [--grains 4000 2000 1000 0]
         [--copies 64] [--grid 8] [--blocks 30] [--steps 10] [--threads 2]
 
 Prints, per grain: the median step time at ``--threads`` threads and the

@@ -4,7 +4,7 @@ run: every copy restarted at once (``Engine.reset_lps`` runs the copies'
 ``on_init`` hooks on the engine's threads), and whole steps of copies whose
 episodes end every ``--max-cycles`` steps (auto-reset included).
 
-    PYTHONPATH=$PWD python tools/perf/vector_restart.py [--copies 64] [--grid 8]
+    python tools/perf/vector_restart.py [--copies 64] [--grid 8]
         [--max-cycles 48] [--rounds 9]
 
 Reported: milliseconds per restart of all copies and per step (median

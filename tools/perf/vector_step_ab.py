@@ -3,7 +3,7 @@
 git revision against the working tree's, in one process over the same
 compiled engine, beside the engine alone and SuperSuit, interleaved in rounds.
 
-    PYTHONPATH=$PWD python tools/perf/vector_step_ab.py [--rev main] [--copies 64] [--grid 8]
+    python tools/perf/vector_step_ab.py [--rev main] [--copies 64] [--grid 8]
         [--steps 40] [--rounds 5] [--max-cycles 1000000] [--team-reward-share 0] [--threads 1]
 
 Runners (PCS, ``--copies`` copies of a ``--grid`` square grid, ``--threads``
