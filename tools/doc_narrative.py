@@ -5,7 +5,7 @@ a thing is, how to use it and why.
 
     python tools/doc_narrative.py [--show]
 
-A line counts as narrative when it names a date, a time of day, a commit
+A paragraph counts as narrative when one of its lines names a date, a time of day, a commit
 id, an issue number, a target "MET", a numbered or ordinal run ("the eighth
 run", "run 3"), an A/B, or a profiler transcript (perf, cachegrind), or when
 it lies in a section whose heading is one of those ("Measured, ...",
@@ -38,7 +38,7 @@ def pages():
 
 
 def narrative(line):
-    line = re.sub(r"\]\(measurements/[^)]*\)", "]()", line)     # a link to a record is no narrative
+    line = re.sub(r"\[[^\]]*\]\((?:docs/)?measurements/[^)]*\)", "", line)   # a link to a record is no narrative
     m = LINE.search(line)
     if not m:
         return False
@@ -48,24 +48,41 @@ def narrative(line):
 
 
 def count(path, show=False):
+    """(narrative lines, non-blank lines) of one page.  A paragraph (lines
+    between blank lines: prose, a table, a list item with its continuation)
+    counts whole when one of its lines is narrative: a run's story names its
+    date once and runs on for ten lines."""
     total = hits = 0
     level_in = None                     # heading level of the narrative section we are in
+    para, para_hit = [], False
+
+    def flush():
+        nonlocal hits, para, para_hit
+        if para_hit:
+            hits += len(para)
+            if show:
+                for s in para:
+                    print(f"{os.path.relpath(path, ROOT)}: {s[:110]}")
+        para, para_hit = [], False
+
     for ln in open(path, encoding="utf-8"):
         s = ln.rstrip("\n")
         h = re.match(r"^(#+) ", s)
         if h:
+            flush()
             lvl = len(h.group(1))
             if level_in is not None and lvl <= level_in:
                 level_in = None
             if level_in is None and HEAD.match(s):
                 level_in = lvl
+        if not s.strip() or (re.match(r"^\s*- ", s) and not s.startswith("  ")):
+            flush()                         # a blank line or a new top-level list item ends a paragraph
         if not s.strip():
             continue
         total += 1
-        if level_in is not None or narrative(s):
-            hits += 1
-            if show:
-                print(f"{os.path.relpath(path, ROOT)}: {s[:110]}")
+        para.append(s)
+        para_hit = para_hit or level_in is not None or narrative(s)
+    flush()
     return hits, total
 
 
