@@ -29,3 +29,17 @@ def test_site_builds_strict(tmp_path):
     for name in ("vector_env", "Snapshot", "make"):
         assert name in api                 # the reference is generated from the docstrings
     assert "run_until" in (site / "api" / "seer_runtime" / "index.html").read_text()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("griffe") is None,
+                    reason='needs the docs extra: pip install -e ".[dev,docs]"')
+def test_docstrings_become_markdown():
+    spec = importlib.util.spec_from_file_location("griffe_rst", os.path.join(ROOT, "tools", "griffe_rst.py"))
+    g = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(g)
+    assert g.markdown("See :class:`seer_runtime.Engine` and :func:`~x.y`.") == "See `seer_runtime.Engine` and `x.y`."
+    assert g.markdown("Text.\n\n>>> 1 + 1\n2\n\nMore.") == "Text.\n\n```python\n>>> 1 + 1\n2\n```\n\nMore."
+    doc = "Runs it.\n\nParameters\n----------\nn : int\n    How many.\n\nErrors are the same at any count.\n"
+    out = g.prose_out_of_sections(doc)
+    assert out.index("Errors are the same") < out.index("Parameters") < out.index("n : int")
+    assert g.definition_lists("Facade\n------\nEngine\n    The loop.\n") == "**Facade**\n\n- `Engine`: The loop.\n"
