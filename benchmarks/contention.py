@@ -31,9 +31,6 @@ import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-
 import seer_envs                                        # noqa: E402
 from seer_envs._config import build                    # noqa: E402
 from seer_envs.pcs.config import PCSConfig              # noqa: E402
@@ -41,6 +38,7 @@ from seer_envs.pcs.handlers import PcsModel             # noqa: E402
 from seer_runtime import Engine, resolve_threads        # noqa: E402
 from seer_runtime.models import phold                   # noqa: E402
 from seer_runtime.tuner import run_until_tuned, tuner_for, usable_threads  # noqa: E402
+from seer_bench import load1, start_busy, stop                          # noqa: E402
 
 COUNTS = (1, 2, "auto")
 
@@ -145,24 +143,6 @@ def workloads(quick):
 
 
 # --- load ------------------------------------------------------------------------------
-
-
-def start_busy(n):
-    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
-
-
-def stop(procs):
-    for p in procs:
-        p.kill()
-    for p in procs:
-        p.wait()
-
-
-def load1():
-    try:
-        return os.getloadavg()[0]
-    except OSError:
-        return float("nan")
 
 
 # --- one process per SEER run (the 2 x 2 against 2 x 1 test) --------------------------

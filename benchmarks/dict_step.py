@@ -21,7 +21,7 @@ large on a shared machine, can be taken out:
 With ``--plain`` the engine part is not timed (for code without
 ``_advance``, such as the envs before the template): ``raw`` and ``min``.
 
-    PYTHONPATH=$PWD python benchmarks/dict_step.py [--steps 20] [--threads 1 2]
+    python benchmarks/dict_step.py [--steps 20] [--threads 1 2]
 """
 
 import argparse

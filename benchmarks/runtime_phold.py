@@ -15,6 +15,7 @@ benchmarks/results/runtime_phold.json.
 """
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -25,24 +26,12 @@ import seer_runtime
 from seer_runtime.models import phold
 from seer_runtime.models.phold._model import bench_handler
 
+from seer_bench import interleaved as _interleaved, median_of as med, spread
+
 
 def interleaved(configs, repeats):
-    """Run each config once per repeat, alternating, and keep every result."""
-    out = {name: [] for name in configs}
-    for _ in range(repeats):
-        for name, kwargs in configs.items():
-            out[name].append(phold.run(**kwargs))
-    return out
-
-
-def med(results, key):
-    return statistics.median(r[key] for r in results)
-
-
-def spread(results, key):
-    vals = [r[key] for r in results]
-    m = statistics.median(vals)
-    return (max(vals) - min(vals)) / m if m else 0.0
+    """Run each PHOLD config (keyword arguments of ``phold.run``) once per repeat, alternating."""
+    return _interleaved({k: functools.partial(phold.run, **kw) for k, kw in configs.items()}, repeats)
 
 
 def calibrate(target_us, num_lps):

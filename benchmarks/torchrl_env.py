@@ -19,7 +19,7 @@ and the ratios as the median of the per-round ratios with their range.
 The ``PettingZooWrapper`` runner is slow (it moves every agent's data
 through dicts), so it runs fewer steps per round (``--pz-steps``).
 
-    PYTHONPATH=$PWD python benchmarks/torchrl_env.py [--copies 16] [--grid 16] [--steps 20] [--pz-steps 2] [--rounds 5]
+    python benchmarks/torchrl_env.py [--copies 16] [--grid 16] [--steps 20] [--pz-steps 2] [--rounds 5]
 """
 
 import argparse

@@ -57,17 +57,15 @@ that), so a pool kept alive across the round takes a core from whatever
 runs next; on 2 cores that cut the vector env's rate there to a half or a
 third.
 
-    PYTHONPATH=$PWD python benchmarks/vector_env.py [--copies 64] [--grid 8] [--steps 40] [--rounds 5]
+    python benchmarks/vector_env.py [--copies 64] [--grid 8] [--steps 40] [--rounds 5]
         [--busy 1]     # beside one busy-loop process (the PCS part)
 """
 
 import argparse
 import functools
 import gc
-import multiprocessing
 import os
 import statistics
-import sys
 import time
 
 import numpy as np
@@ -76,34 +74,9 @@ from seer_envs import pcs_v0
 from seer_envs.vector import vector_env
 from seer_runtime import loop
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from contention import start_busy, stop                 # noqa: E402
-
-
-def pcs_workload(copies, grid, steps):
-    """PCS on a ``grid`` x ``grid`` grid with no truncation, and ``steps``
-    random action arrays ``(copies, cells)`` (a fixed generator): what every
-    PCS runner here steps through."""
-    kw = dict(grid_width=grid, grid_height=grid, max_cycles=10**6)
-    n_act = pcs_v0.parallel_env(**kw).action_space("cell_0_0").n
-    rng = np.random.default_rng(0)
-    return kw, [rng.integers(0, n_act, (copies, grid * grid)) for _ in range(steps)]
-
-
-def aircraft_workload(copies, steps, uavs=16):
-    """Aircraft with ``uavs`` UAVs and no truncation, and ``steps`` random
-    action arrays ``(copies, uavs, 2)`` in [-1, 1] (a fixed generator): what
-    every Aircraft runner here steps through."""
-    kw = dict(num_uavs=uavs, max_cycles=10**6)
-    rng = np.random.default_rng(0)
-    return kw, [rng.uniform(-1, 1, (copies, uavs, 2)).astype(np.float32) for _ in range(steps)]
-
-
-def supersuit_pcs(copies, kw):
-    import supersuit as ss
-    env = pcs_v0.parallel_env(num_threads=1, **kw)
-    vec = ss.pettingzoo_env_to_vec_env_v1(env)
-    return ss.concat_vec_envs_v1(vec, copies, num_cpus=0, base_class="gymnasium")
+from seer_bench import interleave, median_rates, paired, start_busy, stop
+from seer_bench.workloads import Halves, aircraft_workload, pcs_workload, supersuit_pcs
+from seer_bench.workloads import steps_timed as _steps_timed
 
 
 def main():
@@ -225,87 +198,6 @@ def main():
         pufferlib_rows(args)
 
 
-def _half_worker(conn, copies, kw, acts):
-    """Step a 1-thread vector env of ``copies`` copies through ``acts`` once
-    per message; reply when done, with the seconds of the whole block and
-    of its part inside ``run_until``."""
-    v = vector_env("pcs_v0", copies, num_threads=1, **kw)
-    v.reset(seed=0)
-    conn.send("ready")
-    while conn.recv():
-        t0, w0 = time.perf_counter(), v.engine.counters()[0]
-        for a in acts:
-            v.step(a)
-        conn.send((time.perf_counter() - t0, v.engine.counters()[0] - w0))
-
-
-class Halves:
-    """Two worker processes (spawned: no state shared with this one), each
-    with half the copies; ``round()`` steps both at once and returns when
-    both are done."""
-
-    def __init__(self, copies, kw, acts):
-        ctx = multiprocessing.get_context("spawn")
-        h = copies // 2
-        self.conns, self.procs = [], []
-        for lo, hi in ((0, h), (h, copies)):
-            parent, child = ctx.Pipe()
-            p = ctx.Process(target=_half_worker, args=(child, hi - lo, kw, [a[lo:hi] for a in acts]),
-                            daemon=True)
-            p.start()
-            self.conns.append(parent)
-            self.procs.append(p)
-        for c in self.conns:
-            c.recv()
-        self.outside_s = []         # per round: each process's seconds outside run_until
-
-    def round(self):
-        for c in self.conns:
-            c.send(True)
-        self.outside_s.append([wall - eng for wall, eng in (c.recv() for c in self.conns)])
-
-    def close(self):
-        for c in self.conns:
-            c.send(False)
-        for p in self.procs:
-            p.join(10)
-
-
-def interleave(runners, rounds):
-    """Time each runner once per round, runners interleaved (load on the
-    machine hits all alike); {runner: [seconds per round]}."""
-    times = {k: [] for k in runners}
-    for _ in range(rounds):
-        for k, fn in runners.items():
-            t0 = time.perf_counter()
-            fn()
-            times[k].append(time.perf_counter() - t0)
-    return times
-
-
-def median_rates(times, work):
-    """Work per second of each runner's median round."""
-    return {k: work / statistics.median(v) for k, v in times.items()}
-
-
-def paired(times, a, b):
-    """Speed of ``a`` over ``b`` from rounds side by side: the median of the
-    per-round ratios, with their range.  A round measures both runners within
-    a second, so a slow spell on this shared machine hits both; a ratio of
-    two medians would mix different spells."""
-    r = sorted(tb / ta for ta, tb in zip(times[a], times[b]))
-    return f"{statistics.median(r):.2f}x (rounds {r[0]:.2f}-{r[-1]:.2f})"
-
-
-def _steps_timed(v, acts, engine_s):
-    """Step the vector env through ``acts``; append the seconds spent inside
-    ``run_until`` to ``engine_s``."""
-    w0 = v.engine.counters()[0]
-    for a in acts:
-        v.step(a)
-    engine_s.append(v.engine.counters()[0] - w0)
-
-
 def _unspread(v, acts, engine_s):
     """_steps_timed with the team's spreading off (restored after)."""
     old = loop._set_team_spread(0)
@@ -360,7 +252,6 @@ def aircraft(args):
     if "VMAS discovery" in rate:
         print(f"vector 1 thr / VMAS: {paired(times, 'vector 1 thr', 'VMAS discovery')}")
         print(f"vector 2 thr / VMAS: {paired(times, 'vector 2 thr', 'VMAS discovery')}")
-
 
 
 # --- PufferLib ---------------------------------------------------------------------

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The benchmarks whose output the docs quote still run: each at its
-smallest settings (a few seconds in all), so a change that breaks a
+"""Every script of benchmarks/ (the figures a user reproduces) and of
+tools/perf/ (the developers' A/B and profiling tools) still runs: each at its
+smallest settings (``--quick`` where it has one), so a change that breaks a
 documented measurement command fails here rather than in a reader's shell.
 What they measure is not checked (that needs full-size, side-by-side runs)."""
 
+import glob
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -14,6 +17,15 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 CASES = {
+    # benchmarks/
+    "aircraft_scale": (["--quick"], "Event granularity"),
+    "pcs_headless": (["--quick"], "Env steps/s"),
+    "runtime_phold": (["--quick"], "Engine cost per event"),
+    "stpa_eval": (["--quick"], "preflight"),
+    "inference_e2e": (["--steps", "2", "--repeats", "1"], "end-to-end auto / serial"),
+    "torchrl_env": (["--copies", "2", "--grid", "2", "--steps", "2", "--pz-steps", "1", "--rounds", "1"],
+                    "SEER TorchRL env 1 thread / PettingZooWrapper"),
+    # the rest of benchmarks/ and tools/perf/
     "env_overhead": (["--blocks", "1"], "PCS 8x8"),
     "vector_env": (["--copies", "4", "--grid", "2", "--steps", "2", "--rounds", "1", "--no-supersuit",
                     "--aircraft-copies", "2", "--aircraft-steps", "1"],
@@ -44,15 +56,22 @@ CASES = {
 
 
 def _run(name, args):
-    name = name.split(":")[0]           # "file:case": another command of one benchmark
+    name = name.split(":")[0]           # "file:case": another command of one script
+    folder = "benchmarks" if os.path.exists(os.path.join(ROOT, "benchmarks", f"{name}.py")) else "tools/perf"
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", f"{name}.py")] + args,
+    return subprocess.run([sys.executable, os.path.join(ROOT, folder, f"{name}.py")] + args,
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+NEEDS = {"inference_e2e": ("torch",), "torchrl_env": ("torch", "torchrl")}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_benchmark_runs(name):
     args, expect = CASES[name]
+    missing = [m for m in NEEDS.get(name, ()) if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)}: pip install -e \".[torchrl]\"")
     r = _run(name, args)
     assert r.returncode == 0, r.stderr[-3000:]
     assert expect in r.stdout, r.stdout[-3000:]
@@ -92,3 +111,28 @@ def test_single_step_ab_refuses_a_tree_that_is_not_built(tmp_path):
     r = _run("single_step_ab", ["--rev-tree", str(tmp_path), "--rounds", "1", "--blocks", "1",
                                 "--vector", "2", "--grid", "2"])
     assert r.returncode != 0 and "not from this tree" in r.stderr, r.stderr[-2000:]
+
+
+def test_run_all_quick_writes_the_report(tmp_path):
+    """``run_all.py --quick`` (at 1 and 2 threads, one repeat) writes every
+    section of the report and its figures; Fig. 10 needs torch and is left
+    out without it."""
+    torch = importlib.util.find_spec("torch") is not None
+    sections = "fig7,fig8,fig9,fig10,fig11,table1,compare" if torch else "fig7,fig8,fig9,fig11,table1,compare"
+    r = _run("run_all", ["--quick", "--repeats", "1", "--threads", "1,2", "--only", sections,
+                         "--out", str(tmp_path)])
+    assert r.returncode == 0, r.stderr[-3000:]
+    report = (tmp_path / "evaluation.md").read_text()
+    for head in ("(Fig. 7)", "(Fig. 8)", "(Fig. 9)", "(Fig. 11)", "(Table 1)", "What a user would pick instead"):
+        assert head in report
+    assert ("(Fig. 10)" in report) == torch
+    pngs = {os.path.basename(f) for f in glob.glob(str(tmp_path / "evaluation" / "*.png"))}
+    assert {"fig7_aircraft_granularity.png", "fig9_speedup_vs_event_time.png", "fig11_thread_time.png"} <= pngs
+
+
+def test_every_script_has_a_smoke_run():
+    """A script added to benchmarks/ or tools/perf/ gets a case here."""
+    covered = {k.split(":")[0] for k in CASES} | {"run_all", "vector_step_ab", "single_step_ab"}
+    scripts = {os.path.basename(f)[:-3] for d in ("benchmarks", "tools/perf")
+               for f in glob.glob(os.path.join(ROOT, d, "[!_]*.py"))}
+    assert scripts - covered == set(), f"no smoke run: {sorted(scripts - covered)}"

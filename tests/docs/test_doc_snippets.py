@@ -2,7 +2,7 @@
 """Every fenced Python and shell snippet of README.md and docs/*.md runs.
 
 A snippet runs as written, in a fresh folder holding links to the
-repository's ready files (scenarios/, examples/, benchmarks/), with a time
+repository's ready files (scenarios/, examples/, benchmarks/, tools/), with a time
 limit.  An HTML comment on the line just above a fence changes that:
 
 - ``<!-- doc-test: COMMAND -->`` above a shell block runs COMMAND instead, a
@@ -79,7 +79,7 @@ def _prepared(s):
 
 def _needs(body):
     # a shell line that runs one of the repository's scripts needs what that script imports
-    for script in re.findall(r"\b((?:benchmarks|examples)/\w+\.py)\b", body):
+    for script in re.findall(r"\b((?:benchmarks|examples|tools/perf)/\w+\.py)\b", body):
         path = os.path.join(ROOT, script)
         if os.path.exists(path):
             body += open(path, encoding="utf-8").read()
@@ -93,7 +93,7 @@ def test_snippet_runs(s, tmp_path):
     missing = _needs(body)
     if missing:
         pytest.skip(f"needs {', '.join(missing)}: pip install torch==2.13.0 && pip install -e \".[dev,rllib,train,torchrl]\"")
-    for d in ("scenarios", "examples", "benchmarks"):
+    for d in ("scenarios", "examples", "benchmarks", "tools"):
         os.symlink(os.path.join(ROOT, d), tmp_path / d)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT] + [p for p in sys.path if p]),
                MPLBACKEND="Agg", PYTHONWARNINGS="ignore::DeprecationWarning")

@@ -5,7 +5,7 @@ injected, events run, the boundary; the GIL released) or outside them
 (Python, waiting for the GIL, waiting for a send), as a share of the loop's
 wall time, median of ``--rounds`` rounds.
 
-    python benchmarks/async_where.py [--policy-scale 0.5] [--steps 30] [--rounds 7]
+    python tools/perf/async_where.py [--policy-scale 0.5] [--steps 30] [--rounds 7]
         [--copies 64] [--size 8]
 
 Where the env is the slower side (``--policy-scale`` below 1) the engine's
@@ -29,8 +29,7 @@ import sys  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import async_step as bench  # noqa: E402
+from seer_bench import async_loops as bench  # noqa: E402
 
 import seer_envs._batch as batch_mod  # noqa: E402
 

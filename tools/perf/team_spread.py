@@ -3,7 +3,7 @@
 phase on a teammate's CPU moves to another allowed CPU) on and off, side by
 side in one process, beside busy-loop processes.
 
-    python benchmarks/team_spread.py [--busy 1] [--rounds 15] [--steps 100]
+    python tools/perf/team_spread.py [--busy 1] [--rounds 15] [--steps 100]
         [--copies 64] [--grid 8] [--threads 2]
 
 One vector env (PCS, ``--copies`` copies, ``--threads`` threads, the
@@ -27,11 +27,9 @@ import sys
 import threading
 import time
 
-import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from contention import start_busy, stop                 # noqa: E402
-from vector_env import paired, pcs_workload             # noqa: E402
+from seer_bench import paired, start_busy, stop                 # noqa: E402
+from seer_bench.workloads import pcs_workload             # noqa: E402
 
 from seer_envs.vector import vector_env                # noqa: E402
 from seer_runtime import loop                          # noqa: E402

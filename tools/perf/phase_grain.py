@@ -4,7 +4,7 @@ process: ``phase_policy(grain_ns)`` switched between blocks of steps, the
 settings and a 1-thread copy interleaved block by block (so a slow spell of
 the machine hits all alike).
 
-    PYTHONPATH=$PWD python benchmarks/phase_grain.py [--grains 4000 2000 1000 0]
+    python tools/perf/phase_grain.py [--grains 4000 2000 1000 0]
         [--copies 64] [--grid 8] [--blocks 30] [--steps 10] [--threads 2]
 
 Prints, per grain: the median step time at ``--threads`` threads and the
@@ -16,17 +16,14 @@ threads a phase opens to one thread per G/2 of its estimate.
 """
 
 import argparse
-import os
 import statistics
-import sys
 
 import numpy as np
 
 from seer_envs.vector import vector_env
 from seer_runtime import phase_policy
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vector_env import interleave, paired    # noqa: E402
+from seer_bench import interleave, paired
 
 
 def main():

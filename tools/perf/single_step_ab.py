@@ -3,7 +3,7 @@
 tree against a git revision, each in its own process, alternated round by
 round on the same machine.
 
-    python benchmarks/single_step_ab.py [--rev ff92699] [--rounds 7] [--blocks 5] [--threads 1]
+    python tools/perf/single_step_ab.py [--rev ff92699] [--rounds 7] [--blocks 5] [--threads 1]
         [--rev-tree DIR] [--vector COPIES [--grid 8] [--copy-parallel auto|team|cg]] [--busy 0]
 
 The revision is unpacked into a temporary folder (``git archive``) and built
@@ -36,10 +36,9 @@ import sys
 import tarfile
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from contention import load1, start_busy, stop                 # noqa: E402
+from seer_bench import load1, start_busy, stop                 # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 WORKER = r"""
 import json, os, statistics, sys, time

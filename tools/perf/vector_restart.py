@@ -4,7 +4,7 @@ run: every copy restarted at once (``Engine.reset_lps`` runs the copies'
 ``on_init`` hooks on the engine's threads), and whole steps of copies whose
 episodes end every ``--max-cycles`` steps (auto-reset included).
 
-    PYTHONPATH=$PWD python benchmarks/vector_restart.py [--copies 64] [--grid 8]
+    python tools/perf/vector_restart.py [--copies 64] [--grid 8]
         [--max-cycles 48] [--rounds 9]
 
 Reported: milliseconds per restart of all copies and per step (median
@@ -13,14 +13,12 @@ round), and the 2-thread speedup of each (median of per-round ratios).
 
 import argparse
 import os
-import sys
 
 import numpy as np
 
 from seer_envs.vector import vector_env
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vector_env import interleave, median_rates, paired    # noqa: E402
+from seer_bench import interleave, median_rates, paired
 
 
 def main():

@@ -10,7 +10,7 @@ For each env, ``step_arrays`` with random actions in blocks of 100 steps,
 ``run_until`` (``Engine.counters``) and of the rest.  To compare two trees,
 run it in each (``PYTHONPATH=<tree>``), alternated.
 
-    PYTHONPATH=$PWD python benchmarks/env_overhead.py [--blocks 30]
+    python tools/perf/env_overhead.py [--blocks 30]
 """
 
 import argparse

@@ -3,7 +3,7 @@
 busy-loop processes beside it, for two source trees side by side (each
 measurement in a fresh subprocess, trees and thread counts interleaved).
 
-    python benchmarks/waiting_ab.py --tree before=/path/to/old --tree after=. \
+    python tools/perf/waiting_ab.py --tree before=/path/to/old --tree after=. \
         [--env after:SEER_PHASE_GRAIN_NS=2000] [--loads 0 1 3] [--repeats 2] [--seconds 1.5]
         [--threads 1 2] [--work phold16k air4096]
 

@@ -3,7 +3,7 @@
 git revision against the working tree's, in one process over the same
 compiled engine, beside the engine alone and SuperSuit, interleaved in rounds.
 
-    PYTHONPATH=$PWD python benchmarks/vector_step_ab.py [--rev main] [--copies 64] [--grid 8]
+    python tools/perf/vector_step_ab.py [--rev main] [--copies 64] [--grid 8]
         [--steps 40] [--rounds 5] [--max-cycles 1000000] [--team-reward-share 0] [--threads 1]
 
 Runners (PCS, ``--copies`` copies of a ``--grid`` square grid, ``--threads``
@@ -31,10 +31,10 @@ import tempfile
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vector_env import interleave, median_rates, paired, supersuit_pcs    # noqa: E402
+from seer_bench import interleave, median_rates, paired
+from seer_bench.workloads import supersuit_pcs
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def load_rev(rev):

@@ -3,9 +3,9 @@
 ``perf record`` (a sampling profile of where the engine's time goes, which
 needs no hardware counters), or a plain timing of one layout.
 
-    python benchmarks/layout_steps.py [--copies 32] [--grid 8] [--threads 1] [--layout team|cg]
+    python tools/perf/layout_steps.py [--copies 32] [--grid 8] [--threads 1] [--layout team|cg]
         [--steps 600]
-    perf record -e cpu-clock -F 2000 -o cg.data python benchmarks/layout_steps.py --layout cg
+    perf record -e cpu-clock -F 2000 -o cg.data python tools/perf/layout_steps.py --layout cg
     perf report -i cg.data --no-children --sort symbol -n
 
 PCS on a ``--grid`` square, ``--copies`` copies, ``--threads`` threads, in
@@ -16,7 +16,7 @@ generator, as in ``vector_env.py``).  After 10 untimed steps it times
 events, which are the same in both layouts: sample counts of the two
 layouts' profiles then compare the cost per visit.
 
-    python benchmarks/layout_steps.py --sweep 4,8,16,32,64 [--threads 1] [--rounds 9]
+    python tools/perf/layout_steps.py --sweep 4,8,16,32,64 [--threads 1] [--rounds 9]
         [--steps 100]
 
 ``--sweep``: both layouts at each of these numbers of copies, blocks of
@@ -28,13 +28,12 @@ a step, so past what a core's cache holds each copy starts its step cold.
 """
 
 import argparse
-import os
 import statistics
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vector_env import _steps_timed, interleave, paired, pcs_workload   # noqa: E402
+from seer_bench import interleave, paired                            # noqa: E402
+from seer_bench.workloads import pcs_workload, steps_timed as _steps_timed   # noqa: E402
 
 from seer_envs.vector import vector_env               # noqa: E402
 

@@ -29,18 +29,16 @@ for a preempted member that narrowed the team; docs/runtime.md, "Waiting")
 and, on Linux, the member's time on a CPU and queued for one (runnable but
 not running: /proc schedstat) per step.
 
-    PYTHONPATH=$PWD python benchmarks/dock_wait.py [--dock-us 200 1000] [--yields 2,2,2,0 2] [--busy 1]
+    python tools/perf/dock_wait.py [--dock-us 200 1000] [--yields 2,2,2,0 2] [--busy 1]
         [--layouts cg team] [--copies 64] [--grid 8] [--steps 200] [--rounds 9]
 """
 
 import argparse
 import os
-import sys
 import threading
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from contention import load1, start_busy, stop                 # noqa: E402
-from vector_env import Halves, interleave, paired, pcs_workload  # noqa: E402
+from seer_bench import interleave, load1, paired, start_busy, stop  # noqa: E402
+from seer_bench.workloads import Halves, pcs_workload            # noqa: E402
 
 import seer_runtime                                            # noqa: E402
 from seer_envs.vector import vector_env                        # noqa: E402

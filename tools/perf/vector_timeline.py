@@ -6,7 +6,7 @@ spell of the machine (both threads join every phase, no straggles, and the
 2-thread block is still slow) from a slowdown of the engine's own making
 (straggles, phases left to the caller).
 
-    PYTHONPATH=$PWD python benchmarks/vector_timeline.py [--seconds 30] [--copies 64] [--grid 8]
+    python tools/perf/vector_timeline.py [--seconds 30] [--copies 64] [--grid 8]
         [--steps 30]
 
 Ends with a summary: blocks, the 2-thread speedup's 10th percentile, median

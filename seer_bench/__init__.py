@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What the benchmarks (``benchmarks/``) and the developers' tools
+(``tools/perf/``) share: background load, interleaved rounds and paired
+ratios, the PCS workload they step, and the policy loops of the
+asynchronous-step measurements.
+
+A measurement on a shared machine runs its runners in rounds, each round
+timing one block of every runner back to back, so a slow spell hits all of
+them alike; a ratio of two runners is the median of the per-round ratios
+(:func:`paired`), not a ratio of medians.
+
+- :mod:`seer_bench.load`: busy-loop processes beside a run, the load average;
+- :mod:`seer_bench.rounds`: :func:`interleave` (times), :func:`interleaved`
+  (results), :func:`median_rates`, :func:`paired`, :func:`median_of`,
+  :func:`spread`;
+- :mod:`seer_bench.workloads`: :func:`pcs_workload`, :func:`supersuit_pcs`,
+  :class:`Halves` (two worker processes of half the copies each),
+  :func:`steps_timed`;
+- :mod:`seer_bench.async_loops`: the NumPy policy and the synchronous and
+  ``send`` / ``recv`` loops.
+
+The package sits above every layer (it imports ``seer_envs`` and
+``seer_runtime``); nothing in them imports it.
+"""
+
+from .load import load1, start_busy, stop
+from .rounds import interleave, interleaved, median_of, median_rates, paired, spread
+
+__all__ = ["interleave", "interleaved", "load1", "median_of", "median_rates", "paired", "spread", "start_busy",
+           "stop"]
