@@ -31,7 +31,7 @@ import weakref
 
 import numpy as np
 
-from seer_envs._batch import Groups
+from seer_envs._groups import Groups
 
 
 def _interrupted(what="a step"):

@@ -11,7 +11,7 @@ from pettingzoo import ParallelEnv
 
 from seer_envs._actions import check_action_dict
 from seer_envs._batch import CopiesByReduce
-from seer_envs.core import EPISODE_KEY, EpisodeCore, check_seed  # noqa: F401  (check_seed: re-exported)
+from seer_envs.core import EPISODE_KEY, EpisodeCore
 
 
 class UnknownAgentError(KeyError, ValueError):

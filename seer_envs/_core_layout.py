@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""How the episode core lays its copies out (:class:`Layout`, mixed into
+:class:`seer_envs.core.EpisodeCore`): one engine for every copy, run in
+copy groups or round by round, or groups of copies with an engine each
+(docs/runtime.md, "Copies in groups"); with ``num_threads="auto"`` the
+layout waits for STPA's choice at the first start."""
+
+from seer_envs._batch import Batch
+from seer_envs._groups import Groups, group_bounds
+
+
+class Layout:
+    """The layout part of the core: needs ``num_copies``, ``batch_size``,
+    ``copy_parallel``, ``spec``, ``config``, ``params``, ``env_id`` and
+    ``batch``."""
+
+    def _lay_out(self, choice, max_cycles, rng_states=None, team=None):
+        """One engine for every copy (its threads run each step in copy
+        groups, or round by round: :meth:`_copy_groups`), or groups of
+        copies with an engine each: one group per batch of ``batch_size``, or
+        with ``copy_parallel="engines"`` about four groups per thread
+        (docs/runtime.md, "Copies in groups")."""
+        threads, info = choice
+        E, copies_cls = self.num_copies, self.spec.copies
+        if self.copy_parallel == "engines":
+            bounds = group_bounds(E, self.batch_size, threads)
+            b = Groups(copies_cls, self.config, bounds, max_cycles, threads, 1)
+        elif self.batch_size < E:
+            bounds = group_bounds(E, self.batch_size, 1)
+            b = Groups(copies_cls, self.config, bounds, max_cycles, 1, threads,
+                       self._copy_groups(self.batch_size, threads))
+        elif team is not None:                # "auto": the batch it has, with its tuner
+            team.copy_groups = self._copy_groups(E, threads)
+            return team
+        else:
+            return Batch(copies_cls, self.config, E, max_cycles, threads, lambda: None,
+                         self._copy_groups(E, threads))
+        b.thread_choice = info.replace(groups=len(bounds), workers=b.workers)
+        if rng_states is not None:
+            b.set_rng_states(rng_states)
+        return b
+
+    def _copy_groups(self, copies, threads):
+        """Whether an engine of ``copies`` copies on ``threads`` threads runs
+        in copy groups: as ``copy_parallel`` says, else from two threads on
+        with at least four copies per thread (docs/runtime.md)."""
+        if self.copy_parallel is not None:
+            return bool(self.copy_parallel)
+        return threads >= 2 and copies >= 4 * threads
+
+    def ensure_layout(self):
+        """With ``"auto"``: lay the copies out once STPA has chosen (at the first start)."""
+        if not self._laid_out:
+            team = self.batch
+            choice = (team.choose_threads(), team.thread_choice)
+            self.batch = self._lay_out(choice, team.max_cycles, team.rng_states(), team)
+            if self.batch is not team:
+                team.close()
+            self._laid_out = True
+
+    def _stpa_chooser(self):
+        env_id, E = self.env_id, self.num_copies
+        if E == 1:
+            from seer_envs import stpa_chooser
+            return stpa_chooser(self.spec, self.config)
+
+        def choose():
+            import stpa      # ImportError -> the hard caps
+            from seer_envs.vector import vector_run
+            kw = dict(self.params, max_cycles=self.max_cycles.tolist())
+            key = [env_id, "vector", E, self.params, self.max_cycles.tolist()]
+            return stpa.choose(key, lambda t, s: vector_run(env_id, E, t, s, kw))
+        return choose
+
