@@ -253,7 +253,7 @@ def capture(batch, scenario, params, kind, extra=None):
     Written straight into its bytes: the layout first (the shapes are
     known: the engine tells its pending events' count), then every array
     into its place, the engine's through ``export_state(out=...)``, then the
-    checksum.  The snapshot's arrays are read-only views of those bytes, and
+    digest.  The snapshot's arrays are read-only views of those bytes, and
     ``to_bytes()`` returns them without a copy."""
     eng = batch.engine
     n, total = eng.num_lps, eng.pending()
