@@ -168,7 +168,7 @@ class Snapshots:
 
     def _restore_whole(self, snapshot):
         """An engine-wide snapshot into a one-engine layout of the same copies."""
-        from seer_envs._snapshot import check, check_array, check_events, restore
+        from seer_envs._snapshot import check, check_array, restore
         self.ensure_layout()
         b = self.batch
         if isinstance(b, Groups):
@@ -181,12 +181,11 @@ class Snapshots:
             if self.kind == "vector":
                 E = self.num_copies
                 for k, dtype, shape in (("waiting", bool, (E,)), ("ended", bool, (E,))):
-                    check_array(snapshot._arrays, f"env/{k}", dtype, shape)
-                last = check_array(snapshot._arrays, "env/last_obs", np.float32,
+                    check_array(snapshot.arrays, f"env/{k}", dtype, shape)
+                last = check_array(snapshot.arrays, "env/last_obs", np.float32,
                                    (E,) + self._obs_shape).copy()
             if not self.started or b.engine is None:
-                check_events(snapshot)          # before anything changes
-                b.start()
+                b.start()                       # (check() has checked every event)
             restore(snapshot, b, gens)
             self.started = True
             self.last_obs = last if last is not None else b.view(b.copies.obs).copy()

@@ -11,20 +11,20 @@ the batch's counters and each copy's seed generator.  Restored into an env
 of the same scenario and parameters, at any thread count, in any process on
 a machine of the same architecture, it continues bit for bit.
 
-Bytes: ``SEERSNAP``, the format version, where the pending events lie, a
-JSON header (scenario, parameters, kind, copies, array names, dtypes and
-shapes, seed generators), the arrays (each 8-byte aligned), and two 64-bit
-position-weighted checksums: of everything but the events, and of the
-events (they detect corruption, not tampering).  The first is checked when
-the bytes are read (:meth:`Snapshot.from_bytes`), the events' as a restore
-copies them into the engine (one pass over them instead of two; the engine
-swaps them in only if it holds) or when ``arrays`` is first read; either
-way corrupted, truncated or mismatched bytes raise ``ValueError`` naming
-what is wrong, before anything of an env changes.
-The snapshot of a whole env or vector env is written straight into those
+Bytes: ``SEERSNAP``, the format version, a JSON header (scenario,
+parameters, kind, copies, array names, dtypes and shapes, seed generators),
+the arrays (each 8-byte aligned), and the XXH3-64 digest of every byte
+before it (the ``xxhash`` package).  It detects accidents (a flipped bit, a
+truncated or spliced file), not tampering: anyone can write a matching
+digest.  So whatever the digest says, a restore checks everything the
+engine and the env will trust before anything changes (every array's dtype
+and shape, the counts against the event bytes, each event in its own
+copy's LPs at a finite time no earlier than its copy's clock, the step
+counts inside the episode): a hand-built or altered snapshot gets a
+``ValueError`` naming the array, never a crash or a stalled step.
+The snapshot of a whole env or vector env is written straight into its
 bytes (:func:`capture`), so ``to_bytes()`` costs nothing and its arrays
-are read-only views of them; the checksum runs in C
-(``seer_envs._snapbytes``).  The events stay raw: packing them (the
+are read-only views of them.  The events stay raw: packing them (the
 narrowest exact width per field and LP: 48% of the bytes for PCS 64x64)
 was measured, and its encoding and decoding cost more than the copies and
 checksum passes it saved (docs/guide.md, the snapshot benchmark).
@@ -36,20 +36,21 @@ import math
 import struct
 
 import numpy as np
+import xxhash
 
-from seer_envs._snapbytes import empty, pack, place, seal, sums
+from seer_envs._snapbytes import empty, pack, place, seal
 
 MAGIC = b"SEERSNAP"
 #: Bumped when the layout changes: other versions are refused, not guessed.
 #: 2: arrays 8-byte aligned, a 64-bit position-weighted sum instead of CRC-32.
-#: 3: the pending events summed apart (checked as a restore copies them),
-#: their place in the head.
-FORMAT_VERSION = 3
-_HEAD = struct.Struct("<8sIIQQQ")       # magic, version, 0, header length (padded to 8), events' offset, length
-_SUM = struct.Struct("<QQQQ")           # checksum of everything before it but the events; of the events
-#: The array summed apart (the pending events: most of the bytes).
-APART = "engine/events"
+#: 3: the pending events summed apart (checked as a restore copies them).
+#: 4: one XXH3-64 digest of every byte (the position-weighted sums missed
+#: some pairs of flipped bits).
+FORMAT_VERSION = 4
+_HEAD = struct.Struct("<8sIIQ")         # magic, version, 0, header length (padded to 8)
+_SUM = struct.Struct("<Q")              # XXH3-64 of every byte before it
 _CORRUPT = "snapshot checksum mismatch: the bytes are corrupted or truncated"
+_digest = xxhash.xxh3_64_intdigest
 
 
 def _pad8(n):
@@ -66,52 +67,15 @@ class Snapshot:
 
     def __init__(self, scenario, params, kind, num_copies, arrays, meta):
         self.scenario, self.params, self.kind = scenario, params, kind
-        self.num_copies, self._arrays, self.meta = int(num_copies), arrays, meta
+        self.num_copies, self.arrays, self.meta = int(num_copies), arrays, meta
         # The bytes these arrays are views of (capture, from_bytes), with the
         # arrays and header fields they hold: to_bytes returns them while
         # nothing here has been replaced or changed (_keep, _unchanged).
         self._raw = self._head = self._views = None
-        # From from_bytes: (s1, s2) the events' bytes must sum to, until they
-        # are checked (by a restore as it copies them, or by reading arrays).
-        self._unchecked = None
-
-    @property
-    def arrays(self):
-        """name -> array (the events' checksum checked first, if not yet)."""
-        if self._unchecked is not None:
-            self._check_events()
-        return self._arrays
-
-    @arrays.setter
-    def arrays(self, value):
-        if self._unchecked is not None:
-            self._check_events()
-        self._arrays = value
-
-    def _check_events(self):
-        """``ValueError`` unless the events' bytes sum to what the bytes say."""
-        ev = self._arrays[APART]
-        if sums(ev.reshape(-1).view(np.uint8), self._unchecked[0]) != self._unchecked[1:]:
-            raise ValueError(_CORRUPT)
-        self._unchecked = None
-
-    def _events_check(self):
-        """``(first word, verify)`` for ``Engine.import_state``: it sums the
-        events as it copies them and calls ``verify(s1, s2)``; None when
-        they are checked already."""
-        if self._unchecked is None:
-            return None
-        first, want = self._unchecked[0], self._unchecked[1:]
-
-        def verify(s1, s2):
-            if (s1, s2) != want:
-                raise ValueError(_CORRUPT)
-            self._unchecked = None
-        return first, verify
 
     @property
     def nbytes(self):
-        return sum(a.nbytes for a in self._arrays.values())
+        return sum(a.nbytes for a in self.arrays.values())
 
     def __repr__(self):
         return (f"Snapshot({self.scenario!r}, {self.kind}, {self.num_copies} copies, "
@@ -124,7 +88,7 @@ class Snapshot:
 
     def _layout(self):
         """(array names in order, the arrays contiguous, the JSON header)."""
-        arrays = self.arrays                # checked: bytes written anew never carry damage on
+        arrays = self.arrays
         names = sorted(arrays)
         arrays = [np.ascontiguousarray(arrays[n]) for n in names]
         header = _header(self.scenario, self.params, self.kind, self.num_copies, self.meta,
@@ -141,7 +105,7 @@ class Snapshot:
         """Whether the arrays and the header's fields are still those of
         ``self._raw`` (the arrays the same objects, of the same shapes and
         dtypes; the fields as the header wrote them)."""
-        views, arrays = self._views, self._arrays
+        views, arrays = self._views, self.arrays
         if len(arrays) != len(views) or any(arrays.get(k) is not v or v.shape != shape or v.dtype != dt
                                             for k, (v, shape, dt) in views.items()):
             return False
@@ -149,32 +113,23 @@ class Snapshot:
 
     def to_bytes(self):
         """The snapshot as bytes: one copy of the arrays (each 8-byte
-        aligned) behind a JSON header, and the checksums, written and summed
-        in one pass (:func:`seer_envs._snapbytes.pack`)."""
+        aligned) behind a JSON header, then the XXH3-64 digest of every byte
+        before it."""
         if self._raw is not None and self._unchanged():
             return self._raw            # already these bytes (capture or from_bytes)
         names, arrays, header = self._layout()
         header += b" " * _pad8(len(header))
-        off, apart = _HEAD.size + len(header), (0, 0, -1)
-        parts = []
-        for n, a in zip(names, arrays):
-            if not a.size:
-                continue
-            if n == APART:
-                apart = (off, a.nbytes + _pad8(a.nbytes), len(parts))
-            parts.append(memoryview(a.reshape(-1)).cast("B"))
-            off += a.nbytes + _pad8(a.nbytes)
-        head = _HEAD.pack(MAGIC, FORMAT_VERSION, 0, len(header), apart[0], apart[1]) + header
-        return pack(head, parts, apart[2])
+        parts = [memoryview(a.reshape(-1)).cast("B") for a in arrays if a.size]
+        raw = pack(_HEAD.pack(MAGIC, FORMAT_VERSION, 0, len(header)) + header, parts, _SUM.size)
+        seal(raw, _digest(memoryview(raw)[:-_SUM.size]))
+        return raw
 
     @classmethod
     def from_bytes(cls, data):
         """The snapshot in ``data`` (its arrays are read-only views of it);
         ``ValueError`` for anything that is not a whole, unmodified
-        snapshot of this format version.  The pending events' checksum is
-        checked when a restore copies them (or ``arrays`` is first read):
-        a restore of damaged events raises the same ``ValueError`` and
-        changes nothing."""
+        snapshot of this format version (its digest is checked over every
+        byte first)."""
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"a snapshot is bytes, got {type(data).__name__}")
         data = memoryview(data).cast("B")
@@ -185,23 +140,17 @@ class Snapshot:
             raise ValueError(f"snapshot format version {version}; this SEER reads version {FORMAT_VERSION}")
         if len(data) < _HEAD.size + _SUM.size:
             raise ValueError("not a SEER snapshot (no SEERSNAP header, or truncated)")
-        magic, version, _, hlen, ev_off, ev_len = _HEAD.unpack_from(data)
-        body = data[:-_SUM.size]
-        n = len(body)
-        if n % 8 or ev_off % 8 or ev_len % 8 or ev_off + ev_len > n or ev_off < _HEAD.size and ev_len:
+        n = len(data) - _SUM.size
+        body = data[:n]
+        if _digest(body) != _SUM.unpack_from(data, n)[0] or n % 8:
             raise ValueError(_CORRUPT)
-        r1, r2, e1, e2 = _SUM.unpack_from(data, n)
-        a1, a2 = sums(body[:ev_off]) if ev_len else (0, 0)
-        b1, b2 = sums(body[ev_off + ev_len:] if ev_len else body, (ev_off + ev_len) // 8 if ev_len else 0)
-        if ((a1 + b1) & _MASK, (a2 + b2) & _MASK) != (r1, r2):
-            raise ValueError(_CORRUPT)
-        # Everything but the events is as written; the events are checked as they are used.
+        _, _, _, hlen = _HEAD.unpack_from(data)
         try:
             if _HEAD.size + hlen > n:
                 raise ValueError("the header runs past the end")
             head = json.loads(bytes(body[_HEAD.size:_HEAD.size + hlen]))
             off = _HEAD.size + hlen
-            arrays, placed = {}, (0, 0)
+            arrays = {}
             for name, dtype, shape in head["arrays"]:
                 dt = np.dtype(dtype)
                 count = math.prod(shape)
@@ -210,27 +159,16 @@ class Snapshot:
                     raise ValueError(f"array {name!r} runs past the end")
                 # read-only views of the bytes: restoring copies them where they go
                 arrays[name] = np.frombuffer(body, dt, count, off).reshape(shape)
-                if name == APART and nb:
-                    placed = (off, nb + _pad8(nb))
                 if nb:
                     off += nb + _pad8(nb)
             if off != n:
                 raise ValueError("bytes left over after the arrays")
-            if placed != ((ev_off, ev_len) if ev_len else (0, 0)):
-                raise ValueError(f"the events' place in the head is not where {APART!r} lies")
             snap = cls(head["scenario"], head["params"], head["kind"], head["num_copies"], arrays, head["meta"])
-        except (KeyError, TypeError, ValueError, json.JSONDecodeError) as e:
+        except (KeyError, TypeError, ValueError, OverflowError, json.JSONDecodeError) as e:
             raise ValueError(f"malformed snapshot: {e}") from None
-        if ev_len:
-            snap._unchecked = (ev_off // 8, e1, e2)
-        elif (e1, e2) != (0, 0):
-            raise ValueError(_CORRUPT)
         if type(data.obj) is bytes and len(data) == len(data.obj):
             snap._keep(data.obj, arrays)
         return snap
-
-
-_MASK = (1 << 64) - 1
 
 
 def _model_arrays(copies):
@@ -310,7 +248,7 @@ def capture(batch, scenario, params, kind, extra=None):
     Written straight into its bytes: the layout first (the shapes are
     known: the engine tells its pending events' count), then every array
     into its place, the engine's through ``export_state(out=...)``, then the
-    checksum.  The snapshot's arrays are read-only views of those bytes, and
+    digest.  The snapshot's arrays are read-only views of those bytes, and
     ``to_bytes()`` returns them without a copy."""
     eng = batch.engine
     n, total = eng.num_lps, eng.pending()
@@ -338,9 +276,7 @@ def capture(batch, scenario, params, kind, extra=None):
         if nb:
             off += nb + _pad8(nb)
     raw, view = empty(off + _SUM.size)
-    ev = offs[names.index(APART)]
-    evn = total * EVENT.itemsize
-    head = _HEAD.pack(MAGIC, FORMAT_VERSION, 0, len(header), ev if evn else 0, evn) + header
+    head = _HEAD.pack(MAGIC, FORMAT_VERSION, 0, len(header)) + header
     items, out = [(0, len(head), head)], {}
     for k, o in zip(names, offs):
         dt, shape, v = src[k]
@@ -351,10 +287,9 @@ def capture(batch, scenario, params, kind, extra=None):
         dt, shape, v = src[k]
         if v is None:                   # the engine's parts: it writes them itself
             out[k[len("engine/"):]] = buf[o:o + dt.itemsize * math.prod(shape)].view(dt)
-    # the events (most of the bytes) are summed by the engine as it writes them
-    sums = eng.export_state(out=out, sums_from=ev // 8)["events_sums"]
+    eng.export_state(out=out)
     del buf, view, out                  # no writable window on the bytes stays
-    seal(raw, (ev, ev + evn, int(sums[0]), int(sums[1])) if evn else None)
+    seal(raw, _digest(memoryview(raw)[:-_SUM.size]))
     arrays = {k: np.frombuffer(raw, src[k][0], math.prod(src[k][1]), o).reshape(src[k][1])
               for k, o in zip(names, offs)}
     snap = Snapshot(scenario, params, kind, batch.num_copies, arrays, meta)
@@ -399,7 +334,7 @@ def check(snap, batch, scenario, params, kind):
         diff = sorted(k for k in set(sp) | set(params) if sp.get(k) != params.get(k))
         shown = ", ".join(f"{k}: snapshot {sp.get(k)!r}, env {params.get(k)!r}" for k in diff[:4])
         raise ValueError(f"the snapshot's parameters differ from this env's ({shown or snap.params!r})")
-    arrays = snap._arrays               # (the events' checksum: checked as the engine copies them)
+    arrays = snap.arrays
     if not isinstance(arrays, dict):
         raise ValueError(f"the snapshot's arrays are a {type(arrays).__name__}, not a dict")
     want = {f"model/{k}": v for k, v in _model_arrays(batch.copies).items()}
@@ -407,9 +342,7 @@ def check(snap, batch, scenario, params, kind):
     want.update({f"batch/{k}": np.asarray(getattr(batch, k)) for k in _BATCH})
     for name, ref in want.items():
         check_array(arrays, name, ref.dtype, ref.shape)
-    if (arrays["batch/max_cycles"] < 1).any():
-        raise ValueError(f"snapshot array 'batch/max_cycles': values < 1 "
-                         f"({int(arrays['batch/max_cycles'].min())})")
+    check_steps(arrays["batch/cycle"], arrays["batch/max_cycles"], "")
     n = batch.copies.model.num_lps
     counts = check_array(arrays, "engine/counts", np.int64, (n,))
     if (counts < 0).any():
@@ -420,31 +353,77 @@ def check(snap, batch, scenario, params, kind):
     if int(arrays["engine/event_size"][0]) != EVENT.itemsize:
         raise ValueError(f"snapshot array 'engine/event_size': events of {int(arrays['engine/event_size'][0])} "
                          f"bytes, this build's are {EVENT.itemsize}")
+    if not np.isfinite(arrays["engine/now"][0]):
+        raise ValueError(f"snapshot array 'engine/now': {float(arrays['engine/now'][0])!r} is not a finite time")
+    if batch.engine is None:
+        # no engine yet: the restore starts one (a change), so the events are
+        # checked here first, as the engine's import would check them
+        check_queues(arrays["engine/events"], counts, np.arange(n), lp_clocks(batch, arrays["batch/cycle"]), n)
     return generators(snap, batch.num_copies)
 
 
-def check_events(snap):
-    """``ValueError`` unless ``snap``'s events match their checksum (checked
-    now if not yet: before a restore that must change the env first)."""
-    if snap._unchecked is not None:
-        snap._check_events()
+def check_steps(cycle, max_cycles, label):
+    """``ValueError`` unless every copy's step count lies in its episode
+    (``0 <= cycle <= max_cycles``, ``max_cycles >= 1``): a copy's clock,
+    ``cycle * dt``, bounds its events' times from below."""
+    if (max_cycles < 1).any():
+        raise ValueError(f"{label}snapshot array 'batch/max_cycles': values < 1 ({int(max_cycles.min())})")
+    if (cycle < 0).any() or (cycle > max_cycles).any():
+        raise ValueError(f"{label}snapshot array 'batch/cycle': step counts outside [0, max_cycles] "
+                         f"({cycle.tolist()[:8]}, max_cycles {max_cycles.tolist()[:8]})")
+
+
+def lp_clocks(batch, cycle):
+    """Each LP's clock: ``cycle[c] * dt`` of the copy ``c`` it belongs to
+    (no pending event of a copy is earlier: a step runs every event before
+    its end)."""
+    cp = batch.copies
+    t = np.asarray(cycle, np.int64) * batch.config.dt      # as the steps compute k * dt
+    out = np.empty(cp.num_lps, np.float64)
+    for base, size, _ in cp._blocks:
+        out[base:base + len(t) * size] = np.repeat(t, size)
+    return out
+
+
+def check_queues(events, counts, lps, clocks, n):
+    """What ``Engine.import_state`` checks of every event, in NumPy (for a
+    restore that must start an engine first): in its own LP's queue (``lps``
+    the engine ids, in order), from an LP or the environment, at a finite
+    time no earlier than its LP's clock, each queue in heap order."""
+    ev = events.view(EVENT)
+    if not len(ev):
+        return
+    counts = np.asarray(counts, np.int64)
+    owner = np.repeat(np.asarray(lps, np.int64), counts)
+    clock = np.repeat(np.asarray(clocks, np.float64), counts)
+    start = np.repeat(np.cumsum(counts) - counts, counts)
+    j = np.arange(len(ev)) - start                  # the index in its queue
+    bad = ev["target"] != owner
+    bad |= (ev["src"] != ENV_SOURCE) & (ev["src"] >= n)
+    bad |= ~(ev["time"] >= clock) | np.isinf(ev["time"])
+    par = np.where(j > 0, start + (j - 1) // 2, np.arange(len(ev)))
+    a, p = ev, ev[par]
+    before = (a["time"] < p["time"]) | ((a["time"] == p["time"]) & (
+        (a["src"] < p["src"]) | ((a["src"] == p["src"]) & (a["seq"] < p["seq"]))))
+    bad |= (j > 0) & before
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"snapshot array 'engine/events': event {int(j[i])} of LP {int(owner[i])} cannot be "
+                         f"trusted (target {int(ev['target'][i])}, source {int(ev['src'][i])}, time "
+                         f"{float(ev['time'][i])!r}, its LP's clock {float(clock[i])!r}, or out of heap order)")
 
 
 def restore(snap, batch, gens):
     """Put ``snap`` (:func:`check`-ed: ``gens`` its seed generators) into
     ``batch``, which has an engine: what needs new memory first, then the
-    engine, which checks its part (the events' checksum too, as it copies
-    them) before changing anything, then the arrays, which cannot fail."""
-    arrays = snap._arrays
+    engine, which checks its part (every event, against each copy's clock)
+    before changing anything, then the arrays, which cannot fail."""
+    arrays = snap.arrays
     # Arrays a step handed out stay the caller's: those come anew (before
     # anything changes: new memory), the copies' own ones are written in place.
     fresh = {k: arrays[f"copies/{k}"].copy() for k in _copies_arrays(batch.copies) if k in _COPY_ARRAYS}
-    check_sums = snap._events_check()
     state = {k[len("engine/"):]: v for k, v in arrays.items() if k.startswith("engine/")}
-    if check_sums is None:
-        batch.engine.import_state(state)
-    else:
-        batch.engine.import_state(state, sums_from=check_sums[0], verify=check_sums[1])
+    batch.engine.import_state(state, min_time=lp_clocks(batch, arrays["batch/cycle"]))
     for k, v in _model_arrays(batch.copies).items():
         v[...] = arrays[f"model/{k}"]
     for k, v in _copies_arrays(batch.copies).items():
@@ -657,35 +636,43 @@ def prepare_copy(state, batch, slot, label):
     cp, C = batch.copies, batch.num_copies
     lps = copy_lps(cp, slot)
     n = len(lps)
-    size = state.get("engine/event_size")
-    if size is None or np.asarray(size).reshape(-1)[:1].tolist() != [EVENT.itemsize]:
-        raise ValueError(f"{label}: events of another size (or none), this build's are {EVENT.itemsize} bytes")
-    eng = {}
-    for k in _ENGINE_LPS:
-        v = state.get(f"engine/{k}")
-        if v is None:
-            raise ValueError(f"{label}: snapshot array 'engine/{k}': missing")
-        eng[k] = v
-    if any(eng[k].shape != (n,) for k in _ENGINE_LPS if k != "events"):
-        raise ValueError(f"{label}: a state of {eng['counts'].shape} LPs, a copy here has {n}")
-    counts = np.asarray(eng["counts"], np.int64)
-    if (counts < 0).any() or eng["events"].dtype != np.uint8 or \
-            eng["events"].shape != (int(counts.sum()) * EVENT.itemsize,):
-        raise ValueError(f"{label}: the event bytes do not match the counts")
-    eng["events"] = move_events(eng["events"].copy(), _single_moves(cp, slot, True), cp.payload_lps)
+
+    def array(name, dtype, shape):
+        try:
+            return check_array(state, name, dtype, shape)
+        except ValueError as e:
+            raise ValueError(f"{label}: {e}") from None
+    size = array("engine/event_size", np.int64, (1,))
+    if int(size[0]) != EVENT.itemsize:
+        raise ValueError(f"{label}: snapshot array 'engine/event_size': events of {int(size[0])} bytes, "
+                         f"this build's are {EVENT.itemsize}")
+    eng = {"counts": array("engine/counts", np.int64, (n,))}
+    for k in ("rng_key", "rng_ctr", "emit_seq"):
+        eng[k] = array(f"engine/{k}", np.uint64, (n,))
+    counts = eng["counts"]
+    if (counts < 0).any():
+        raise ValueError(f"{label}: snapshot array 'engine/counts': negative pending-event counts")
+    eng["events"] = array("engine/events", np.uint8, (int(counts.sum()) * EVENT.itemsize,))
+    now = float(array("engine/now", np.float64, (1,))[0])
+    inject_seq = int(array("engine/tallies", np.uint64, (2,))[0])
+    if not math.isfinite(now):
+        raise ValueError(f"{label}: snapshot array 'engine/now': {now!r} is not a finite time")
+    cycle = array("batch/cycle", np.int64, (1,))
+    check_steps(cycle, array("batch/max_cycles", np.int64, (1,)), f"{label}: ")
+    clock = int(cycle[0]) * batch.config.dt         # as the steps compute k * dt
     try:
-        now = float(np.asarray(state["engine/now"], np.float64).reshape(-1)[0])
-        inject_seq = int(np.asarray(state["engine/tallies"], np.uint64).reshape(-1)[0])
-    except (KeyError, IndexError, TypeError, ValueError):
-        raise ValueError(f"{label}: snapshot arrays 'engine/now', 'engine/tallies': missing or malformed") from None
+        eng["events"] = move_events(eng["events"].copy(), _single_moves(cp, slot, True), cp.payload_lps)
+    except ValueError as e:
+        raise ValueError(f"{label}: snapshot array 'engine/events': {e}") from None
     sizes = _block_sizes(cp)
     model = []
     for k, v in _model_arrays(cp).items():
         idx = _rows(cp, k, v.shape, slot, C)
         want = v[idx].shape
         got = state.get(f"model/{k}")
-        if got is None or got.shape != want or got.dtype != v.dtype:
-            what = "missing" if got is None else f"{got.dtype} {got.shape}, want {v.dtype} {want}"
+        if not isinstance(got, np.ndarray) or got.shape != want or got.dtype != v.dtype:
+            what = ("missing" if got is None else f"a {type(got).__name__}, not an array"
+                    if not isinstance(got, np.ndarray) else f"{got.dtype} {got.shape}, want {v.dtype} {want}")
             raise ValueError(f"{label}: snapshot array 'model/{k}': {what}")
         if k in cp.index_arrays:
             got = got + slot * sizes[cp.index_arrays[k]]
@@ -694,23 +681,16 @@ def prepare_copy(state, batch, slot, label):
     A = cp.num_agents
     for k in _COPY_ARRAYS + tuple(cp.agent_arrays):
         ref = getattr(cp, k)
-        got = state.get(f"copies/{k}")
-        want = (A,) + ref.shape[1:]
-        if got is None or got.shape != want or got.dtype != ref.dtype:
-            what = "missing" if got is None else f"{got.dtype} {got.shape}, want {ref.dtype} {want}"
-            raise ValueError(f"{label}: snapshot array 'copies/{k}': {what}")
-        rows[f"copies/{k}"] = got
+        rows[f"copies/{k}"] = array(f"copies/{k}", ref.dtype, (A,) + ref.shape[1:])
     for k in _BATCH:
         ref = np.asarray(getattr(batch, k))
-        got = state.get(f"batch/{k}")
-        want = (1,) + ref.shape[1:]
-        if got is None or got.shape != want or got.dtype != ref.dtype:
-            what = "missing" if got is None else f"{got.dtype} {got.shape}, want {ref.dtype} {want}"
-            raise ValueError(f"{label}: snapshot array 'batch/{k}': {what}")
-        rows[f"batch/{k}"] = got
-    if int(rows["batch/max_cycles"][0]) < 1:
-        raise ValueError(f"{label}: max_cycles {int(rows['batch/max_cycles'][0])} < 1")
-    return lps, eng, now, inject_seq, model, rows
+        rows[f"batch/{k}"] = array(f"batch/{k}", ref.dtype, (1,) + ref.shape[1:])
+    # the events against the copy's clock, as the engine's import checks them (before anything changes)
+    try:
+        check_queues(eng["events"], counts, lps, np.full(n, clock), batch.copies.num_lps)
+    except ValueError as e:
+        raise ValueError(f"{label}: {e}") from None
+    return lps, eng, (now, clock), inject_seq, model, rows
 
 
 def restore_copies(batch, prepared, slots, gens):
@@ -723,8 +703,9 @@ def restore_copies(batch, prepared, slots, gens):
     state = {"counts": counts, "events": np.concatenate([p[1]["events"] for p in prepared])}
     for k in ("rng_key", "rng_ctr", "emit_seq"):
         state[k] = np.concatenate([p[1][k] for p in prepared])
-    now = min(p[2] for p in prepared)
-    batch.engine.import_lps(lps, state, now=now, inject_seq=max(p[3] for p in prepared))
+    now = min(p[2][0] for p in prepared)
+    clocks = np.concatenate([np.full(len(p[0]), p[2][1]) for p in prepared])
+    batch.engine.import_lps(lps, state, now=now, inject_seq=max(p[3] for p in prepared), min_time=clocks)
     # Arrays a step handed out stay the caller's: rows go into copies of them.
     for k in _COPY_ARRAYS:
         setattr(cp, k, getattr(cp, k).copy())

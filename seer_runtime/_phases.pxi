@@ -167,61 +167,9 @@ cdef double _grain_ns = DEFAULT_PHASE_POLICY[0]
 cdef double _wake_ns = DEFAULT_PHASE_POLICY[1]
 
 
-def phase_policy(grain_ns=None, wake_ns=None):
-    """Get, or set, the engine's granularity thresholds (nanoseconds of
-    estimated work in one phase of a round): below ``grain_ns`` a phase runs
-    on the calling thread alone, above it opens to one worker per
-    ``grain_ns / 2`` of its estimate (up to the team), from ``wake_ns`` on it
-    also wakes parked workers.  Results never depend on them.  Returns the
-    previous ``(grain_ns, wake_ns)``.  The environment variables
-    ``SEER_PHASE_GRAIN_NS`` and ``SEER_PHASE_WAKE_NS`` set them at import;
-    ``phase_policy(0, 0)`` opens every phase to every worker (what the
-    equivalence tests use)."""
-    global _grain_ns, _wake_ns
-    old = (_grain_ns, _wake_ns)
-    for name, v in (("grain_ns", grain_ns), ("wake_ns", wake_ns)):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
-                              or not v >= 0):
-            raise ValueError(f"{name} must be a number >= 0, got {v!r}")
-    if grain_ns is not None:
-        _grain_ns = float(grain_ns)
-    if wake_ns is not None:
-        _wake_ns = float(wake_ns)
-    return old
+# (phase_policy and wait_policy, which set them: _hooks.pxi)
 
 
-def wait_policy(dock_ns=None, join_ns=None, phase_ns=None):
-    """Get, or set, the ceilings (nanoseconds) of the workers' spin budgets
-    per kind of wait: ``dock`` (a worker waiting for the next run, the gap
-    between two env steps), ``join`` (the caller waiting for members to
-    leave a phase), ``phase`` (a member waiting for the next phase of a
-    run).  Each thread adapts its budget under the ceiling to the waits it
-    measures, then yields and parks.  Results never depend on them.
-    Returns the previous ``(dock_ns, join_ns, phase_ns)``."""
-    old = tuple(int(seer_spin_get_max(k)) for k in range(3))
-    new = (("dock_ns", dock_ns), ("join_ns", join_ns), ("phase_ns", phase_ns))
-    for name, v in new:             # all checked before any is set
-        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
-                              or not 0 <= v <= 1e9):
-            raise ValueError(f"{name} must be a number from 0 to 1e9, got {v!r}")
-    for k, (name, v) in enumerate(new):
-        if v is not None:
-            seer_spin_set_max(k, <int64_t>v)
-    return old
-
-
-def _policy_from_environ():
-    import os
-    for name, key in (("grain_ns", "SEER_PHASE_GRAIN_NS"), ("wake_ns", "SEER_PHASE_WAKE_NS")):
-        raw = os.environ.get(key)
-        if raw:
-            try:
-                phase_policy(**{name: float(raw)})
-            except ValueError:
-                raise ValueError(f"{key} must be a number >= 0 (nanoseconds), got {raw!r}") from None
-
-
-_policy_from_environ()
 
 
 # Stragglers.  A member preempted while it holds units makes the caller wait

@@ -129,9 +129,9 @@ ctypedef struct EngineCore:
     CopyRun* cg_runs
     seer_range_fn cg_end_fn     # during a run with copy_end: called per copy at its end
     void* cg_end_arg
-    # n spare heaps (NULL until the first import_state with a checksum):
-    # such an import writes into them and swaps them in only once the
-    # checksum holds; the heaps it replaced are the next import's spares.
+    # n spare heaps (NULL until the first import_state): an import writes
+    # into them and swaps them in only once every event passed its checks;
+    # the heaps it replaced are the next import's spares.
     LocalHeap* spare
 
 

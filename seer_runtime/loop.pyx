@@ -45,8 +45,10 @@ Files (included textually: one C module):
   the round driver, the inject and restart units of the copies API);
 - ``_copy_groups.pxi``: a run slice as one phase of whole copies;
 - ``_team.pxi``: team calls and ``seer_parallel_for``;
-- this file: the Python ``Engine`` (runs, the copies API, state export,
-  statistics).
+- ``_hooks.pxi``: the tuning and test hooks (phase and wait policies, the
+  team's spreading and yields, the test hooks);
+- ``_state.pxi``: state export and import, each imported event checked;
+- this file: the Python ``Engine`` (runs, the copies API, statistics).
 """
 
 from cpython.exc cimport PyErr_CheckSignals
@@ -78,9 +80,6 @@ import numbers
 
 cdef extern from "src/alloc.h" nogil:
     int64_t seer_test_heap_slot_limit
-
-cdef extern from "src/checksum.h" nogil:
-    void seer_sum64(const unsigned char* p, int64_t nwords, uint64_t first, uint64_t* s1, uint64_t* s2)
 
 cdef extern from "src/clock.h" nogil:
     int64_t seer_clock_ns()
@@ -133,58 +132,6 @@ ENGINE_LP_BYTES = sizeof(LocalHeap) + sizeof(void*) + sizeof(sim_time_t) + 3 * s
 # checked once an LP's messages of the round are all in (so which message is
 # "over" does not depend on the order threads delivered them).
 cdef int64_t _UNCAPPED = 1 << 62
-
-
-def _set_test_heap_slot_limit(slots):
-    """Test hook: make any per-LP heap growth beyond ``slots`` fail as if the
-    allocator had refused it (0 turns it off).  Call only between runs."""
-    global seer_test_heap_slot_limit
-    seer_test_heap_slot_limit = slots
-
-
-def _set_test_join_delay(seconds):
-    """Test hook: every worker of this module's teams sleeps ``seconds``
-    before each attempt to join a phase, as if the OS had descheduled it
-    (0 turns it off)."""
-    global seer_test_join_delay_ns
-    seer_test_join_delay_ns = <int64_t>(float(seconds) * 1e9)
-
-
-def _set_team_spread(mode):
-    """Whether a member woken into a phase on a teammate's CPU moves to
-    another allowed CPU (src/team.h, "spreading the team"): 0 off, 1 on
-    (the default), 2 every join moves as if stacked (tests).  Returns the
-    previous setting.  For benchmarks and tests."""
-    if mode not in (0, 1, 2):
-        raise ValueError(f"mode must be 0, 1 or 2, got {mode!r}")
-    old = seer_spread_get()
-    seer_spread_set(mode)
-    return old
-
-
-def _set_team_yields(n):
-    """How many times a waiting thread calls ``sched_yield`` between
-    spinning and parking (src/team.h, ``seer_wait_change``): an int for
-    every wait, or a ``(dock, join, phase, groups)`` tuple: a member waiting
-    for the next run, the caller waiting for members to leave a phase, a
-    member waiting for a run's next phase, and the same in a run of an
-    engine in copy groups.  Returns the previous tuple (default
-    ``(2, 2, 2, 0)``).  For benchmarks and tests."""
-    counts = tuple(n) if isinstance(n, (tuple, list)) else (n,) * 4
-    if len(counts) != 4 or not all(not isinstance(k, bool) and isinstance(k, int) and 0 <= k <= 16
-                                   for k in counts):
-        raise ValueError(f"n must be an int from 0 to 16 or a (dock, join, phase, groups) tuple "
-                         f"of them, got {n!r}")
-    old = tuple(seer_yields_get(k) for k in range(4))
-    for k in range(4):
-        seer_yields_set(k, counts[k])
-    return old
-
-
-def _team_spread_moves():
-    """How many times members moved off a teammate's CPU (every team of
-    this process, since it started)."""
-    return seer_spread_moves
 
 
 def openmp_enabled():
@@ -275,6 +222,7 @@ include "_round.pxi"
 include "_phases.pxi"
 include "_copy_groups.pxi"
 include "_team.pxi"
+include "_hooks.pxi"
 
 
 cdef inline uint64_t _event_hash(const Event* e) noexcept nogil:
@@ -283,77 +231,6 @@ cdef inline uint64_t _event_hash(const Event* e) noexcept nogil:
     h = seer_fmix_a(h ^ ((<uint64_t>e.src << 32) | <uint32_t>e.kind))
     h = seer_fmix_b(h ^ e.data.u[0] ^ seer_fmix_a(e.data.u[1] ^ e.data.u[2]))
     return seer_fmix_a(h ^ e.data.u[3] ^ seer_fmix_b(e.data.u[4] ^ e.data.u[5]))
-
-
-# --- state export and import (snapshots: seer_envs._snapshot) --------------------
-
-cdef enum:
-    SUM_CHUNK = 65536       # bytes copied before they are summed (still in L2)
-
-
-# Add buf[done:off] (words first + done // 8, ...) to the sums; returns off.
-cdef inline int64_t _sum_since(const char* buf, int64_t done, int64_t off, uint64_t first,
-                               uint64_t* s1, uint64_t* s2) noexcept nogil:
-    if off > done:
-        seer_sum64(<const unsigned char*>buf + done, (off - done) // 8, first + done // 8, s1, s2)
-    return off
-
-
-cdef void _gather_events(const EngineCore* c, char* dst, bint summing, uint64_t first,
-                         uint64_t* s1, uint64_t* s2) noexcept nogil:
-    """Every LP's heap, LP by LP, into ``dst``; with ``summing``, the
-    checksum of src/checksum.h of the bytes written (words ``first``, ...).
-
-    Summing what was written 64 KiB at a time, while it is in L2, rather
-    than each heap right after its copy (4096 short sums for PCS 64x64's
-    5.2 MB): the capture went from 3.5-4.0 to 1.9-2.7 ms
-    (benchmarks/snapshot.py, docs/guide.md).  The heap two ahead is asked
-    for (each heap is its own allocation: a miss per LP)."""
-    cdef lp_id_t i
-    cdef int64_t off = 0, done = 0, nb
-    for i in range(c.n):
-        seer_prefetch(c.heaps[i + 2 if i + 2 < c.n else i].data)
-        nb = c.heaps[i].size * <int64_t>sizeof(Event)
-        if nb:
-            memcpy(dst + off, c.heaps[i].data, nb)
-            off += nb
-            if summing and off - done >= SUM_CHUNK:
-                done = _sum_since(dst, done, off, first, s1, s2)
-    if summing:
-        _sum_since(dst, done, off, first, s1, s2)
-
-
-cdef void _scatter_events(LocalHeap* heaps, lp_id_t n, const int64_t* cnt, const char* src,
-                          bint summing, uint64_t first, uint64_t* s1, uint64_t* s2) noexcept nogil:
-    """``src`` (events LP by LP, ``cnt`` per LP) into ``heaps`` (room made);
-    with ``summing``, the checksum of those bytes, each 64 KiB summed right
-    after it was copied out (one pass over the source instead of two)."""
-    cdef lp_id_t i
-    cdef int64_t off = 0, done = 0, nb
-    for i in range(n):
-        seer_prefetch_w(heaps[i + 2 if i + 2 < n else i].data)
-        nb = cnt[i] * <int64_t>sizeof(Event)
-        if nb:
-            memcpy(heaps[i].data, src + off, nb)
-            off += nb
-            if summing and off - done >= SUM_CHUNK:
-                done = _sum_since(src, done, off, first, s1, s2)
-        heaps[i].size = cnt[i]
-    if summing:
-        _sum_since(src, done, off, first, s1, s2)
-
-
-# Make LP i's queue hold at least `need` events (its contents kept), or
-# raise MemoryError naming `who` with the queue as it was.
-cdef int _heap_room(EngineCore* c, lp_id_t i, int64_t need, str who) except -1:
-    cdef Event* grown
-    if need > c.heaps[i].cap:
-        grown = <Event*>seer_heap_realloc(c.heaps[i].data, need, sizeof(Event))
-        if grown == NULL:
-            raise MemoryError(f"{who}: no memory for LP {i}'s {need} events")
-        c.heaps[i].data = grown
-        c.heaps[i].cap = need
-    return 0
 
 
 cdef class Engine:
@@ -582,18 +459,9 @@ cdef class Engine:
         return 0
 
     def _set_test_sleep(self, tid, sleep_s, open_all=True):
-        """Test hook: worker ``tid`` sleeps ``sleep_s`` seconds in every
-        exec phase it joins, holding its units (as a preempted member
-        does), and in every inject and reset_lps phase (worker 0, the
-        caller, is in each: a call made long, to test a second thread
-        against it); 0 turns it off.  ``open_all``: every phase is also opened
-        and wakes the team, and the straggler rule is off (else the phase
-        policy and the straggler rule apply).  Costs one branch per phase
-        when off."""
-        self._check_idle()
-        self.core.sh.test_sleep_tid = int(tid)
-        self.core.sh.test_sleep_ns = <int64_t>(float(sleep_s) * 1e9)
-        self.core.sh.test_sleep_force = bool(open_all)
+        """Test hook (``_hooks.pxi``, ``_engine_test_sleep``): worker ``tid``
+        sleeps ``sleep_s`` seconds in the phases it joins."""
+        _engine_test_sleep(self, tid, sleep_s, open_all)
 
     # --- running ------------------------------------------------------------
 
@@ -1031,6 +899,7 @@ cdef class Engine:
                 bl.append((int(bs), int(sz)))
         except (TypeError, ValueError):
             raise ValueError(f"blocks must be a sequence of (base, size) int pairs, got {blocks!r}") from None
+        bl = [(bs, sz) for bs, sz in bl if sz != 0]     # an empty block (no LPs of that kind) holds nothing
         if not bl or len(bl) > 64:
             raise ValueError(f"blocks must hold 1 to 64 (base, size) pairs, got {len(bl)}")
         end = 0
@@ -1145,322 +1014,66 @@ cdef class Engine:
             h = seer_fmix_b(h ^ lh) + 0x9e3779b97f4a7c15ULL
         return h
 
-    def export_state(self, out=None, sums_from=None):
+    def export_state(self, out=None):
         """Everything a continuation depends on, as NumPy arrays (a dict):
         every LP's pending events (``events``: the heaps' raw bytes, LP by
         LP, ``counts`` per LP), RNG stream keys and counters, emission
         counters and next times, and the clock (``now``; ``tallies``: the
-        injection counter and the events executed).  Between runs only: no message
-        is then in flight, and no LP may be frozen.  :meth:`import_state`
-        puts it into an engine of the same model size, at any thread count.
+        injection counter and the events executed).  Between runs only: no
+        message is then in flight, and no LP may be frozen.
+        :meth:`import_state` puts it into an engine of the same model size,
+        at any thread count.
 
         ``out``: name -> a writable C-contiguous array of the right dtype and
         shape (:meth:`pending` gives the events' count) to write that part
         into instead of a new array (a snapshot writes straight into its
-        bytes); the parts it names are checked before anything is written.
-        ``sums_from``: also ``events_sums``, the checksum of src/checksum.h
-        of the event bytes as words ``sums_from``, ``sums_from + 1``, ... of
-        a stream, taken while each LP's events are in the cache."""
-        import numpy as np
-        cdef EngineCore* c = &self.core
-        cdef lp_id_t i
-        cdef int64_t total = 0
-        cdef char* dst
-        cdef uint64_t s1 = 0, s2 = 0, first = 0
-        cdef bint summing = sums_from is not None
-        self._check_idle()
-        if not self._initialized:
-            raise RuntimeError("export_state() before init(): there is no state yet")
-        if self._frozen:
-            raise RuntimeError("export_state() while LPs are frozen (between freeze_all_but and thaw)")
-        for i in range(c.n):
-            if c.inbox[i] != NULL:
-                raise RuntimeError(f"export_state(): LP {i} has messages in flight (call it between runs)")
-        if summing:
-            if not isinstance(sums_from, int) or sums_from < 0:
-                raise ValueError(f"export_state(): sums_from must be an int >= 0, got {sums_from!r}")
-            first = sums_from
-        for i in range(c.n):
-            total += c.heaps[i].size
-        shapes = {"counts": (c.n, np.int64), "rng_key": (c.n, np.uint64), "rng_ctr": (c.n, np.uint64),
-                  "emit_seq": (c.n, np.uint64), "next_time": (c.n, np.float64), "now": (1, np.float64),
-                  "tallies": (2, np.uint64), "event_size": (1, np.int64),
-                  "events": (total * sizeof(Event), np.uint8)}
-        a = {}
-        for k, v in (out or {}).items():
-            if k not in shapes:
-                raise ValueError(f"export_state(): out[{k!r}] is not a part it writes")
-            n, dt = shapes[k]
-            if (not isinstance(v, np.ndarray) or v.dtype != dt or v.shape != (n,)
-                    or not v.flags.c_contiguous or not v.flags.writeable):
-                raise ValueError(f"export_state(): out[{k!r}] must be a writable C-contiguous "
-                                 f"{np.dtype(dt)} array of shape ({n},)")
-            a[k] = v
-        for k, (n, dt) in shapes.items():
-            if k not in a:
-                a[k] = np.empty(n, dt)
-        counts = a["counts"]
-        cdef int64_t[::1] cnt = counts
-        for i in range(c.n):
-            cnt[i] = c.heaps[i].size
-        events = a["events"]
-        if total:
-            dst = <char*><size_t>events.ctypes.data
-            self._enter()               # the GIL goes: one caller at a time
-            try:
-                with nogil:
-                    _gather_events(c, dst, summing, first, &s1, &s2)
-            finally:
-                self._busy = False
-        rng_key, rng_ctr, emit_seq, next_time = a["rng_key"], a["rng_ctr"], a["emit_seq"], a["next_time"]
-        a["now"][0] = self._now
-        a["tallies"][0] = self._inject_seq
-        a["tallies"][1] = self._total_events()
-        a["event_size"][0] = sizeof(Event)
-        if c.n:
-            memcpy(<char*><size_t>rng_key.ctypes.data, c.rng_key, c.n * sizeof(uint64_t))
-            memcpy(<char*><size_t>rng_ctr.ctypes.data, c.rng_ctr, c.n * sizeof(uint64_t))
-            memcpy(<char*><size_t>emit_seq.ctypes.data, c.emit_seq, c.n * sizeof(uint64_t))
-            memcpy(<char*><size_t>next_time.ctypes.data, c.next_time, c.n * sizeof(double))
-        res = {"counts": counts, "events": events, "rng_key": rng_key, "rng_ctr": rng_ctr,
-               "emit_seq": emit_seq, "next_time": next_time,
-               "now": a["now"], "tallies": a["tallies"], "event_size": a["event_size"]}
-        if summing:
-            res["events_sums"] = np.array([s1, s2], np.uint64)
-        return res
+        bytes); the parts it names are checked before anything is written."""
+        return _export_state(self, out)
 
-    def import_state(self, state, sums_from=None, verify=None):
+    def import_state(self, state, min_time=None):
         """Replace this engine's state with ``state`` from :meth:`export_state`
         of an engine of the same model size (any thread count).  The engine
-        must be initialised and idle; the arrays are checked before anything
-        changes (``ValueError`` naming what does not fit).
-
-        ``sums_from`` and ``verify`` (a callable): the event bytes are
-        checked against their checksum (src/checksum.h, as words
-        ``sums_from``, ``sums_from + 1``, ... of a stream) in the same pass
-        that copies them, all or nothing: they go into spare heaps,
-        ``verify(s1, s2)`` is called with their sums, and only if it returns
-        are the spares swapped in; if it raises, the engine is as it was.
-        The heaps swapped out are kept as the next such import's spares (so
-        the engine then holds its events' memory twice)."""
-        import numpy as np
-        cdef EngineCore* c = &self.core
-        cdef lp_id_t i
-        cdef int64_t need, total = 0
-        cdef const char* src
-        cdef LocalHeap h
-        cdef uint64_t s1 = 0, s2 = 0, first = 0
-        cdef bint summing = sums_from is not None or verify is not None
-        self._check_idle()
-        if not self._initialized:
-            raise RuntimeError("import_state() before init()")
-        if self._frozen:
-            raise RuntimeError("import_state() while LPs are frozen")
-        if summing:
-            if isinstance(sums_from, bool) or not isinstance(sums_from, int) or sums_from < 0:
-                raise ValueError(f"import_state(): sums_from must be an int >= 0, got {sums_from!r}")
-            if not callable(verify):
-                raise ValueError(f"import_state(): verify must be a callable (s1, s2), got {verify!r}")
-            first = sums_from
-        try:
-            counts = np.ascontiguousarray(state["counts"], np.int64)
-            events = np.ascontiguousarray(state["events"], np.uint8)
-            arrays = {k2: np.ascontiguousarray(state[k2], dt) for k2, dt in
-                      (("rng_key", np.uint64), ("rng_ctr", np.uint64), ("emit_seq", np.uint64),
-                       ("next_time", np.float64))}
-            now = np.asarray(state["now"], np.float64).reshape(-1)
-            tallies = np.asarray(state["tallies"], np.uint64).reshape(-1)
-            size = int(np.asarray(state["event_size"]).reshape(-1)[0])
-        except (KeyError, TypeError, ValueError, IndexError) as e:
-            raise ValueError(f"import_state(): not an engine state ({type(e).__name__}: {e})") from None
-        if size != sizeof(Event):
-            raise ValueError(f"import_state(): events of {size} bytes, this build's are {sizeof(Event)}")
-        if counts.shape != (c.n,) or any(a.shape != (c.n,) for a in arrays.values()):
-            raise ValueError(f"import_state(): a state of {counts.shape[0] if counts.ndim else 0} LPs, "
-                             f"this engine has {c.n}")
-        if (counts < 0).any() or (counts > c.max_pending_per_lp).any():
-            raise ValueError("import_state(): pending-event counts out of range")
-        total = int(counts.sum())
-        if events.shape != (total * sizeof(Event),) or now.shape != (1,) or tallies.shape != (2,):
-            raise ValueError("import_state(): the event bytes or the clock do not match the counts")
-        for i in range(c.n):
-            if c.inbox[i] != NULL:
-                raise RuntimeError(f"import_state(): LP {i} has messages in flight")
-        cdef const int64_t[::1] cnt = counts
-        src = <const char*><size_t>events.ctypes.data
-        if summing:
-            # Into the spares (their old contents are not needed: no realloc
-            # copy), summed as they go; swapped in once verify() accepts.
-            if c.spare == NULL:
-                c.spare = <LocalHeap*>calloc(c.n, sizeof(LocalHeap))
-                if c.spare == NULL:
-                    raise MemoryError("import_state(): no memory for the spare heaps")
-            for i in range(c.n):
-                need = cnt[i]
-                if need > c.spare[i].cap:
-                    free(c.spare[i].data)
-                    c.spare[i].data = <Event*>seer_heap_realloc(NULL, need, sizeof(Event))
-                    c.spare[i].cap = 0 if c.spare[i].data == NULL else need
-                    if c.spare[i].data == NULL:
-                        raise MemoryError(f"import_state(): no memory for LP {i}'s {need} events")
-            self._enter()               # the GIL goes: one caller at a time
-            try:
-                with nogil:
-                    _scatter_events(c.spare, c.n, &cnt[0], src, True, first, &s1, &s2)
-            finally:
-                self._busy = False
-            verify(s1, s2)              # raises: nothing of the engine changed
-            for i in range(c.n):
-                h = c.heaps[i]
-                c.heaps[i] = c.spare[i]
-                c.spare[i] = h
-                c.spare[i].size = 0
-        else:
-            # Room first (nothing changes if memory runs out), then the copy.
-            for i in range(c.n):
-                _heap_room(c, i, cnt[i], "import_state()")
-            self._enter()
-            try:
-                with nogil:
-                    _scatter_events(c.heaps, c.n, &cnt[0], src, False, 0, &s1, &s2)
-            finally:
-                self._busy = False
-        if c.n:
-            memcpy(c.rng_key, <const char*><size_t>arrays["rng_key"].ctypes.data, c.n * sizeof(uint64_t))
-            memcpy(c.rng_ctr, <const char*><size_t>arrays["rng_ctr"].ctypes.data, c.n * sizeof(uint64_t))
-            memcpy(c.emit_seq, <const char*><size_t>arrays["emit_seq"].ctypes.data, c.n * sizeof(uint64_t))
-            memcpy(c.next_time, <const char*><size_t>arrays["next_time"].ctypes.data, c.n * sizeof(double))
-        self._now = now[0]
-        self._inject_seq = <uint64_t>tallies[0]
-        for i in range(c.max_threads):
-            c.ts[i].events = 0
-        c.ts[0].events = <int64_t>tallies[1]
-        return None
+        must be initialised and idle.  Everything is checked before anything
+        changes, ``ValueError`` naming the array (and the event) that does
+        not fit: every array's dtype and shape, the counts against the
+        event bytes, and every event: in its own LP's queue, from an LP or
+        the environment, at a finite time no earlier than its LP's clock,
+        each queue in heap order.  ``min_time``: the LPs' clocks (a number,
+        or one per LP; default the state's ``now``): copies of a vector env
+        keep their own.  The events go into spare heaps, checked as they are
+        copied, and are swapped in only once all pass; the heaps swapped out
+        are kept as the next import's spares (so the engine then holds its
+        events' memory twice).  ``next_time`` is recomputed from the queues.
+        The statistics' event count becomes the state's."""
+        return _import_state(self, state, min_time)
 
     # --- per-LP state (snapshots of single copies: seer_envs._snapshot) ---------
     # Separate from export_state/import_state: a vector env saves and
     # restores some copies' LPs while the other copies stay as they are.
 
-    def _lp_list(self, lps, what):
-        import numpy as np
-        a = np.asarray(lps)
-        if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
-            raise ValueError(f"{what}: lps must be a 1-d array of LP ids, got {lps!r}")
-        a = a.astype(np.int64)
-        if a.size and (a.min() < 0 or a.max() >= self.core.n):
-            raise ValueError(f"{what}: LP ids must be in [0, {self.core.n}), got {a.min()}..{a.max()}")
-        if np.unique(a).size != a.size:
-            raise ValueError(f"{what}: LP ids repeat")
-        return np.ascontiguousarray(a)
-
     def export_lps(self, lps):
         """The state of LPs ``lps`` (LP ids, in that order) as NumPy arrays:
         ``counts``, ``events`` (their pending events' raw bytes, LP by LP,
         in heap order), ``rng_key``, ``rng_ctr`` and ``emit_seq``, one entry
-        per listed LP, and the engine's injection counter ``inject_seq``.  Between runs, nothing frozen (as :meth:`export_state`)."""
-        import numpy as np
-        cdef EngineCore* c = &self.core
-        cdef int64_t j, k, total = 0, off = 0, m
-        cdef lp_id_t i
-        cdef char* out
-        self._check_idle()
-        if not self._initialized:
-            raise RuntimeError("export_lps() before init(): there is no state yet")
-        if self._frozen:
-            raise RuntimeError("export_lps() while LPs are frozen (between freeze_all_but and thaw)")
-        ids = self._lp_list(lps, "export_lps()")
-        cdef const int64_t[::1] lp = ids
-        m = ids.shape[0]
-        counts = np.empty(m, np.int64)
-        rng_key = np.empty(m, np.uint64)
-        rng_ctr = np.empty(m, np.uint64)
-        emit_seq = np.empty(m, np.uint64)
-        cdef int64_t[::1] cnt = counts
-        cdef uint64_t[::1] rk = rng_key, rc = rng_ctr, es = emit_seq
-        for j in range(m):
-            i = <lp_id_t>lp[j]
-            if c.inbox[i] != NULL:
-                raise RuntimeError(f"export_lps(): LP {i} has messages in flight (call it between runs)")
-            cnt[j] = c.heaps[i].size
-            total += c.heaps[i].size
-            rk[j] = c.rng_key[i]
-            rc[j] = c.rng_ctr[i]
-            es[j] = c.emit_seq[i]
-        events = np.empty(total * sizeof(Event), np.uint8)
-        if total:
-            out = <char*><size_t>events.ctypes.data
-            for j in range(m):
-                k = cnt[j]
-                if k:
-                    memcpy(out + off, c.heaps[lp[j]].data, k * sizeof(Event))
-                    off += k * sizeof(Event)
-        return {"counts": counts, "events": events, "rng_key": rng_key, "rng_ctr": rng_ctr,
-                "emit_seq": emit_seq, "inject_seq": np.array([self._inject_seq], np.uint64)}
+        per listed LP, and the engine's injection counter ``inject_seq``.
+        Between runs, nothing frozen (as :meth:`export_state`)."""
+        return _export_lps(self, lps)
 
-    def import_lps(self, lps, state, now=None, inject_seq=0):
+    def import_lps(self, lps, state, now=None, inject_seq=0, min_time=None):
         """Replace the state of LPs ``lps`` with ``state`` (the arrays of
         :meth:`export_lps`, one entry per listed LP; events already in heap
         order, with this engine's LP ids).  Everything is checked, and room
         made, before anything changes (``ValueError`` naming what does not
-        fit, ``MemoryError``).  ``now``: the imported LPs' time (no later
-        than their events); the engine's time becomes the earlier of its
-        own and ``now`` (exactly ``now`` when ``lps`` is every LP), so the
-        next run starts no later than their events.  The injection counter
+        fit, as :meth:`import_state` checks it; ``MemoryError``).  ``now``:
+        the imported LPs' time (no later than their events); the engine's
+        time becomes the earlier of its own and ``now`` (exactly ``now`` when
+        ``lps`` is every LP), so the next run starts no later than their
+        events.  ``min_time``: the LPs' clocks (a number or one per listed
+        LP; default ``now``), no event earlier.  The injection counter
         becomes at least ``inject_seq``, so events injected later still sort
-        after the imported ones.  Other LPs are untouched.  Between runs only."""
-        import numpy as np
-        cdef EngineCore* c = &self.core
-        cdef int64_t j, k, m, off = 0
-        cdef lp_id_t i
-        cdef const char* src
-        self._check_idle()
-        if not self._initialized:
-            raise RuntimeError("import_lps() before init()")
-        if self._frozen:
-            raise RuntimeError("import_lps() while LPs are frozen")
-        ids = self._lp_list(lps, "import_lps()")
-        m = ids.shape[0]
-        try:
-            counts = np.ascontiguousarray(state["counts"], np.int64)
-            events = np.ascontiguousarray(state["events"], np.uint8)
-            arrays = [np.ascontiguousarray(state[k2], np.uint64) for k2 in ("rng_key", "rng_ctr", "emit_seq")]
-        except (KeyError, TypeError, ValueError) as e:
-            raise ValueError(f"import_lps(): not an LP state ({type(e).__name__}: {e})") from None
-        if counts.shape != (m,) or any(a.shape != (m,) for a in arrays):
-            raise ValueError(f"import_lps(): a state of {counts.shape[0] if counts.ndim else 0} LPs "
-                             f"for {m} LP ids")
-        if m and ((counts < 0).any() or (counts > c.max_pending_per_lp).any()):
-            raise ValueError("import_lps(): pending-event counts out of range")
-        if events.shape != (int(counts.sum()) * sizeof(Event),):
-            raise ValueError("import_lps(): the event bytes do not match the counts")
-        t_now = self._now if now is None else float(now)
-        if isnan(t_now):
-            raise ValueError("import_lps(): now is NaN")
-        cdef const int64_t[::1] lp = ids
-        cdef const int64_t[::1] cnt = counts
-        for j in range(m):
-            if c.inbox[lp[j]] != NULL:
-                raise RuntimeError(f"import_lps(): LP {lp[j]} has messages in flight")
-        for j in range(m):                  # room first: nothing changes if memory runs out
-            _heap_room(c, <lp_id_t>lp[j], cnt[j], "import_lps()")
-        src = <const char*><size_t>events.ctypes.data
-        cdef const uint64_t[::1] rk = arrays[0], rc = arrays[1], es = arrays[2]
-        for j in range(m):
-            i = <lp_id_t>lp[j]
-            k = cnt[j]
-            if k:
-                memcpy(c.heaps[i].data, src + off, k * sizeof(Event))
-                off += k * sizeof(Event)
-            c.heaps[i].size = k
-            c.next_time[i] = heap_top_time(&c.heaps[i], INFINITY)
-            c.rng_key[i] = rk[j]
-            c.rng_ctr[i] = rc[j]
-            c.emit_seq[i] = es[j]
-        if m == c.n or t_now < self._now:
-            self._now = t_now
-        if <uint64_t>inject_seq > self._inject_seq:
-            self._inject_seq = <uint64_t>inject_seq
-        return None
+        after the imported ones.  Other LPs are untouched.  Between runs
+        only."""
+        return _import_lps(self, lps, state, now, inject_seq, min_time)
 
     def lp_counters(self, lp):
         """(rng draws, events emitted, pending) of one LP."""
@@ -1724,3 +1337,8 @@ def rng_draws(seed, entity, count, dist="uniform", param=1.0):
         else:
             out.append(seer_next_u64(&ctx))
     return out
+
+
+# State export and import (the Engine's export_state, import_state,
+# export_lps and import_lps).
+include "_state.pxi"

@@ -17,7 +17,7 @@ class PcsCopies(Copies):
     """Copies of the PCS grid: one agent per cell, no termination."""
 
     action_kind = ACTION_KIND
-    agent_arrays = ("_prev",)          # the counters at the last boundary
+    agent_arrays = ("_prev", "_delta")     # the counters at the last boundary, and its deltas (state())
     model_cls = PcsModel
 
     @classmethod

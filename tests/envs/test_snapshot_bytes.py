@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A snapshot's bytes: the checksum in C against its definition, the bytes
-a capture writes in place against the generic writer (the same format, byte
-for byte), a snapshot changed after its capture written anew, and
-``Engine.export_state(out=..., sums_from=...)``, which a capture writes
-through.  (Continuation through bytes, pickling and the bad-input fuzz:
+"""A snapshot's bytes: the digest (XXH3-64 of every byte before it), the
+bytes a capture writes in place against the generic writer (the same
+format, byte for byte), a snapshot changed after its capture written anew,
+and ``Engine.export_state(out=...)``, which a capture writes through.  (Continuation through bytes, pickling and the bad-input fuzz:
 test_snapshot.py.)"""
 
 import copy
@@ -16,40 +15,23 @@ import pytest
 
 import seer_envs
 from seer_envs import Snapshot
-from seer_envs._snapbytes import empty, pack, seal, sums
+import xxhash
+
+from seer_envs._snapbytes import empty, pack, seal
 
 SPECS = seer_envs.envs()
-MASK = (1 << 64) - 1
 
 
-def _reference_sums(data, first=0):
-    """s1 = sum w_i, s2 = sum (first + i + 1) w_i mod 2**64, in Python integers."""
-    w = np.frombuffer(data, "<u8").tolist()
-    return sum(w) & MASK, sum((first + i + 1) * x for i, x in enumerate(w)) & MASK
-
-
-def test_snapshot_checksum_is_its_definition():
-    rng = np.random.default_rng(0)
-    # every length around the 8-word lanes, and a few large ones
-    lengths = list(range(0, 40)) + [63, 64, 65, 1000, 8191, 70001]
-    for n in lengths:
-        data = rng.integers(0, 256, 8 * n, dtype=np.uint8).tobytes()
-        assert sums(data) == _reference_sums(data), n
-        assert sums(memoryview(data)) == _reference_sums(data)
-    with pytest.raises(ValueError, match="8-byte words"):
-        sums(b"123")
-    # one flipped bit, two words swapped: both caught
-    data = bytearray(rng.integers(0, 256, 800, dtype=np.uint8).tobytes())
-    ref = sums(bytes(data))
-    data[100] ^= 4
-    assert sums(bytes(data)) != ref
-    data[100] ^= 4
-    data[0:8], data[8:16] = data[8:16], data[0:8]
-    assert sums(bytes(data))[0] == ref[0] and sums(bytes(data)) != ref
-
-
-def _add(a, b):
-    return (a[0] + b[0]) & MASK, (a[1] + b[1]) & MASK
+def test_snapshot_digest_is_xxh3_of_every_byte_before_it():
+    from seer_envs import _snapshot as S
+    env = _mid_episode("pcs_v0")
+    raw = env.snapshot().to_bytes()
+    assert struct.unpack_from("<8sI", raw) == (S.MAGIC, 4)
+    assert struct.unpack("<Q", raw[-8:])[0] == xxhash.xxh3_64_intdigest(raw[:-8])
+    hand = Snapshot.from_bytes(raw)
+    hand = Snapshot(hand.scenario, hand.params, hand.kind, hand.num_copies,
+                    {k: v.copy() for k, v in hand.arrays.items()}, hand.meta)
+    assert hand.to_bytes() == raw
 
 
 def test_snapshot_pack_and_seal_write_the_format():
@@ -58,34 +40,20 @@ def test_snapshot_pack_and_seal_write_the_format():
         head = rng.integers(0, 256, 8 * int(rng.integers(0, 4)), dtype=np.uint8).tobytes()
         parts = [rng.integers(0, 256, int(rng.integers(0, 5000 if trial % 2 else 20)),
                               dtype=np.uint8).tobytes() for _ in range(int(rng.integers(0, 6)))]
-        apart = int(rng.integers(-1, len(parts))) if parts else -1
-        out = pack(head, parts, apart)
-        padded = [p + bytes(-len(p) % 8) for p in parts]
-        body = head + b"".join(padded)
-        assert out[:-32] == body
-        # the checksum of all but part `apart`, then of that part: words weighed by their
-        # place in the whole, so the two add up to the whole's
-        lo = len(head) + sum(len(p) for p in padded[:apart]) if apart >= 0 else 0
-        hi = lo + len(padded[apart]) if apart >= 0 else 0
-        rest = _add(_reference_sums(body[:lo]), _reference_sums(body[hi:], hi // 8))
-        got = struct.unpack("<QQQQ", out[-32:])
-        assert got == rest + _reference_sums(body[lo:hi], lo // 8)
-        assert _add(got[:2], got[2:]) == _reference_sums(body)
-        # seal: the same checksum in place, the apart range summed already
+        out = pack(head, parts, 8)
+        body = head + b"".join(p + bytes(-len(p) % 8) for p in parts)
+        assert out == body + bytes(8)
+        seal(out, xxhash.xxh3_64_intdigest(body))
+        assert out[:-8] == body and struct.unpack("<Q", out[-8:])[0] == xxhash.xxh3_64_intdigest(body)
         b, view = empty(len(out))
         np.frombuffer(view, np.uint8)[:len(body)] = np.frombuffer(body, np.uint8)
         del view
-        seal(b, (lo, hi) + _reference_sums(body[lo:hi], lo // 8) if apart >= 0 else None)
+        seal(b, xxhash.xxh3_64_intdigest(body))
         assert b == out
     with pytest.raises(ValueError, match="padded to 8"):
         pack(b"1234", [])
-    b, _ = empty(48)
-    with pytest.raises(ValueError, match="not 8-byte aligned"):
-        seal(b, (8, 12, 0, 0))
-    with pytest.raises(ValueError, match="not 8-byte aligned"):
-        seal(b, (16, 8, 0, 0))
-    with pytest.raises(ValueError, match="not 8-byte aligned"):
-        seal(b, (8, 24, 0, 0))                          # past the 16 bytes before the checksum
+    with pytest.raises(ValueError, match="fewer than 8"):
+        seal(b"1234", 0)
 
 
 def _mid_episode(sid, steps=4, **over):
@@ -187,13 +155,10 @@ def test_snapshot_engine_export_state_into_given_arrays():
     total = eng.pending()
     assert ref["events"].size == total * ref["event_size"][0] and total > 0
     out = {k: np.full_like(v, 7) for k, v in ref.items()}
-    got = eng.export_state(out=out, sums_from=5)
+    got = eng.export_state(out=out)
     for k, v in ref.items():
         assert got[k] is out[k]
         np.testing.assert_array_equal(got[k], v)
-    # the events' checksum as words 5, 6, ... of a stream
-    assert tuple(int(x) for x in got["events_sums"]) == _reference_sums(ref["events"].tobytes(), 5)
-    assert "events_sums" not in ref
     # some parts given, the rest new
     part = eng.export_state(out={"counts": np.zeros_like(ref["counts"])})
     for k, v in ref.items():
@@ -220,9 +185,6 @@ def test_snapshot_engine_export_state_names_a_bad_out_and_writes_nothing(bad, ma
     ro.flags.writeable = False
     with pytest.raises(ValueError, match=r"out\['now'\] must be a writable"):
         eng.export_state(out={"now": ro})
-    for sums_from in (-1, 1.5, "0"):
-        with pytest.raises(ValueError, match="sums_from must be an int >= 0"):
-            eng.export_state(sums_from=sums_from)
     np.testing.assert_array_equal(eng.export_state()["events"], ref["events"])
 
 
