@@ -343,3 +343,38 @@ def test_the_engine_loop_sees_ctrl_c_and_its_budget(groups, what):
     assert r.returncode == 0, r.stderr[-2000:]
     word, took = r.stdout.split()[0], float(r.stdout.split()[-1])
     assert word == ("BUDGET" if what == "budget" else "INTERRUPTED") and took < 10, r.stdout
+
+
+# --- item 4: a whole restore into another autoreset mode -------------------------------
+
+@pytest.mark.parametrize("src_mode, dst_mode", [("disabled", "next_step"), ("next_step", "disabled"),
+                                                ("disabled", "same_step"), ("same_step", "disabled")])
+def test_a_whole_restore_into_another_autoreset_mode_follows_the_destination(src_mode, dst_mode):
+    """Copies that ended in the source are set up for the destination's
+    mode (NEXT_STEP: restart at their next step; DISABLED: ended until a
+    reset mask; SAME_STEP: restarted now), and the result equals an env of
+    the destination's mode stepped through the same actions."""
+    kw = dict(grid_width=3, grid_height=3, max_cycles=[3, 5], num_threads=1)
+    acts = np.zeros((2, 9), np.int64)
+    src = seer_envs.vector_env("pcs_v0", 2, autoreset_mode=src_mode, **kw)
+    ref = seer_envs.vector_env("pcs_v0", 2, autoreset_mode=dst_mode, **kw)
+    src.reset(seed=3)
+    ref.reset(seed=3)
+    for _ in range(3):                  # copy 0 ends at its third step
+        src.step(acts)
+        ref.step(acts)
+    dst = seer_envs.vector_env("pcs_v0", 2, autoreset_mode=dst_mode, **kw)
+    dst.restore(src.snapshot())
+    if dst_mode == "disabled":
+        restart = [ref]
+        if src_mode != "same_step":      # ended in the source: ended here too
+            with pytest.raises(RuntimeError, match="copy 0 has ended"):
+                dst.step(acts)
+            restart.append(dst)          # (a same-step source restarted it already)
+        for e in restart:
+            e.reset(options={"reset_mask": np.array([True, False])})
+    for _ in range(2):
+        got, want = dst.step(acts), ref.step(acts)
+        for g, w in zip(got[:4], want[:4]):
+            np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(got[4]["mask"], want[4]["mask"])
