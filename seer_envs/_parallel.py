@@ -38,7 +38,7 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
     """Template of SEER's PettingZoo ParallelEnvs: one copy of the batch.
 
     The env is a :class:`~seer_envs._batch.Batch` of one copy of the
-    scenario's :class:`~seer_envs._copies.Copies` (the same reset path,
+    scenario's :class:`~seer_envs.copies.Copies` (the same reset path,
     seed rule, validation and thread tuner as the vector env), plus what a
     PettingZoo env adds: ``reset`` / ``step`` (dicts) and ``reset_arrays`` /
     ``step_arrays`` (arrays in ``possible_agents`` order), the live agent
