@@ -70,7 +70,7 @@ class PcsCopies(Copies):
         return [dict(zip(COUNTERS, v)) for v in counters]
 
     def summary(self, c, engine, steps):
-        from seer_envs.pcs.env import summarize
+        from seer_envs.pcs.summary import summarize
         return summarize(self.model.counters[self.agent_rows(c)], engine)
 
     def state(self, c):
