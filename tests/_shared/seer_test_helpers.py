@@ -49,3 +49,16 @@ def random_actions(env, rng):
     if hasattr(space, "n"):
         return rng.integers(0, space.n, n)
     return rng.uniform(space.low, space.high, (n,) + space.shape).astype(space.dtype)
+
+
+def same(x, y):
+    """Whether two nests of dicts, tuples, lists and arrays are equal, arrays
+    bit for bit and of one dtype."""
+    import numpy as np
+    if isinstance(x, dict):
+        return x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
+    if isinstance(x, (tuple, list)):
+        return len(x) == len(y) and all(same(p, q) for p, q in zip(x, y))
+    if isinstance(x, np.ndarray):
+        return x.dtype == y.dtype and np.array_equal(x, y)
+    return x == y

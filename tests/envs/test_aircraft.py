@@ -9,6 +9,7 @@ physics sanity."""
 import numpy as np
 import pytest
 from pettingzoo.test import parallel_api_test
+from seer_test_helpers import same
 
 from seer_envs import aircraft_v0
 from seer_envs.aircraft import AircraftConfig
@@ -239,16 +240,6 @@ def _rollout(steps, seed, num_threads, action_seed=0, **params):
             env.engine.state_digest(), env.engine.stats()["events"])
 
 
-def _same(x, y):
-    if isinstance(x, dict):
-        return x.keys() == y.keys() and all(_same(x[k], y[k]) for k in x)
-    if isinstance(x, (tuple, list)):
-        return len(x) == len(y) and all(_same(p, q) for p, q in zip(x, y))
-    if isinstance(x, np.ndarray):
-        return x.dtype == y.dtype and np.array_equal(x, y)
-    return x == y
-
-
 PARAMS = [
     (40, dict(num_uavs=1)),
     (40, dict(num_uavs=7, battery_capacity=30.0, arena_size=200.0)),
@@ -268,7 +259,7 @@ PARAMS = [
 def test_env_identical_across_thread_counts(steps, params, seed, thread_counts):
     runs = [_rollout(steps, seed, t, **params) for t in thread_counts]
     for t, run in zip(thread_counts, runs):
-        assert _same(run, runs[0]), f"threads={t} differs from threads={thread_counts[0]}"
+        assert same(run, runs[0]), f"threads={t} differs from threads={thread_counts[0]}"
     assert runs[0][6] > 0
 
 

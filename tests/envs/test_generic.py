@@ -10,7 +10,7 @@ import types
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, render_test
-from seer_test_helpers import env_cases, random_actions, stopping_cases
+from seer_test_helpers import env_cases, random_actions, same, stopping_cases
 
 import seer_envs
 from seer.scenarios import registry as cli_registry
@@ -382,16 +382,6 @@ def test_bad_action_arrays(sid):
 
 # --- seeds and serial equivalence over whole episodes ------------------------------
 
-def _same(x, y):
-    if isinstance(x, dict):
-        return x.keys() == y.keys() and all(_same(x[k], y[k]) for k in x)
-    if isinstance(x, (tuple, list)):
-        return len(x) == len(y) and all(_same(p, q) for p, q in zip(x, y))
-    if isinstance(x, np.ndarray):
-        return x.dtype == y.dtype and np.array_equal(x, y)
-    return x == y
-
-
 @pytest.mark.parametrize("sid, params", CASES)
 def test_multi_step_seed_determinism_dict_api(sid, params):
     """PettingZoo's parallel_seed_test only compares one step; this compares
@@ -409,8 +399,8 @@ def test_multi_step_seed_determinism_dict_api(sid, params):
         return trace
 
     a, b, c = run(42), run(42), run(43)
-    assert _same(a, b)
-    assert not _same(a, c)
+    assert same(a, b)
+    assert not same(a, c)
     steps, n = len(a) - 1, len(a[0][0])
     if SPECS[sid].test_params_stopping is not None and params == dict(SPECS[sid].test_params_stopping,
                                                                       max_cycles=params["max_cycles"]):
@@ -455,7 +445,7 @@ def test_episodes_identical_across_thread_counts(sid, params, seed, thread_count
     ref = _episode(sid, params, 1, seed)
     assert ref[-3] > 0
     for t in thread_counts[1:]:
-        assert _same(_episode(sid, params, t, seed), ref), f"threads={t}"
+        assert same(_episode(sid, params, t, seed), ref), f"threads={t}"
 
 
 @pytest.mark.parametrize("sid", [s for s in ENVS if SPECS[s].heuristic is not None])
