@@ -43,7 +43,8 @@ cdef class Scenario:
         if isinstance(num_copies, bool) or not isinstance(num_copies, int) or num_copies < 1:
             raise ValueError(f"num_copies must be an int >= 1, got {num_copies!r}")
         top = SEER_ENV_SOURCE - 1
-        if isinstance(lps_per_copy, bool) or not isinstance(lps_per_copy, int) or not 1 <= lps_per_copy <= top:
+        if (isinstance(lps_per_copy, bool) or not isinstance(lps_per_copy, int)
+                or not 1 <= lps_per_copy <= top):
             raise ValueError(f"num_lps must be an int in [1, {top}], got {lps_per_copy!r}")
         if lps_per_copy * num_copies > top:
             raise ValueError(f"num_copies * LPs per copy must be <= {top}, got "

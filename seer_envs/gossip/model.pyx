@@ -124,7 +124,8 @@ cdef class GossipModel(Scenario):
 
     def __init__(self, cfg, num_copies=1):
         import numpy as np
-        Scenario.__init__(self, cfg.num_agents, cfg.latency, num_copies)   # lookahead = the minimum message delay
+        # lookahead = the minimum message delay
+        Scenario.__init__(self, cfg.num_agents, cfg.latency, num_copies)
         n = self.num_lps
         self.s.n = cfg.num_agents
         self.s.reach = cfg.reach

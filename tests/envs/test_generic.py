@@ -107,8 +107,9 @@ def test_parallel_api_with_agents_that_stop(sid, params):
 
 @pytest.mark.parametrize("sid, params", CASES)
 def test_aec_api(sid, params):
-    api_test(seer_envs.make(sid, aec=True, num_threads=2, **dict(params, max_cycles=max(40, params["max_cycles"]))),
-             num_cycles=max(60, params["max_cycles"]))
+    cycles = max(40, params["max_cycles"])
+    env = seer_envs.make(sid, aec=True, num_threads=2, **dict(params, max_cycles=cycles))
+    api_test(env, num_cycles=max(60, params["max_cycles"]))
 
 
 @pytest.mark.parametrize("sid", ENVS)
@@ -217,7 +218,8 @@ def test_full_infos_and_summary(sid):
     rng = np.random.default_rng(0)
     for _ in range(20):
         live = list(env.agents)
-        _, _, term, trunc, infos = env.step(dict(zip(live, random_actions(env, rng)[[env._index[a] for a in live]])))
+        acts = random_actions(env, rng)
+        _, _, term, trunc, infos = env.step({a: acts[env._index[a]] for a in live})
         assert list(infos) == live
         want = env._agent_infos([env._index[a] for a in live])
         for ag, w in zip(live, want):             # every step: the scenario's details of each agent
@@ -258,7 +260,8 @@ def _bad_values(space):
             (np.zeros(space.shape[0] + 1, space.dtype), shape),
             (np.zeros(space.shape + (1,), space.dtype), shape),
             (0.5, "must be an array"), (None, "must be an array"), ("ab", "must be an array"),
-            (np.zeros(space.shape, bool), "real numbers"), (np.full(space.shape, "a").tolist(), "real numbers")]
+            (np.zeros(space.shape, bool), "real numbers"),
+            (np.full(space.shape, "a").tolist(), "real numbers")]
 
 
 @pytest.mark.parametrize("sid", ENVS)
