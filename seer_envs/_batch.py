@@ -4,7 +4,7 @@ that the single env (one copy) and the vector env (many) both drive.
 
 :class:`Batch` owns the engine, the per-copy seeds, step counts and episode
 statistics, the thread count (STPA and the tuner) and the interrupt state;
-the scenario's :class:`~seer_envs._copies.Copies` owns the model.  It runs
+the scenario's :class:`~seer_envs.copies.Copies` owns the model.  It runs
 one step of every copy (or of the copies not restarting), restarts ranges of
 copies, and reports which copies' episodes ended.  What happens then (a
 single env's agent list, a vector env's auto-reset) is the env kind's.
@@ -30,7 +30,7 @@ from seer_runtime._threads import resolve_threads
 
 class Batch:
     """``num_copies`` copies (``copies_cls``, the scenario's
-    :class:`~seer_envs._copies.Copies`) under ``config``.
+    :class:`~seer_envs.copies.Copies`) under ``config``.
 
     ``max_cycles``: one int per copy (or one for all).  ``num_threads``: the user's setting
     (validated by the caller); ``chooser()`` returns STPA's ``choose`` for

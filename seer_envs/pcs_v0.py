@@ -21,11 +21,10 @@ def parallel_env(**kwargs):
     return PcsEnv(**kwargs)
 
 
-def raw_env(**kwargs):
-    """The unwrapped AEC env, as in PettingZoo (``env()`` is the same: SEER adds no AEC wrappers)."""
-    return parallel_to_aec(PcsEnv(**kwargs))
-
-
 def env(**kwargs):
-    """The AEC form (via PettingZoo's ``parallel_to_aec``)."""
+    """The AEC form (via PettingZoo's ``parallel_to_aec``); SEER adds no AEC
+    wrappers, so it is also PettingZoo's unwrapped ``raw_env``."""
     return parallel_to_aec(PcsEnv(**kwargs))
+
+
+raw_env = env

@@ -5,7 +5,7 @@
 # the runtime, not every scenario.
 
 from libc.stdint cimport int64_t
-from seer_runtime.contract cimport LPType, lp_id_t
+from seer_runtime.contract cimport LPType, event_fn, init_fn, lp_id_t
 
 # A loop body over [lo, hi) for seer_parallel_for.
 ctypedef void (*seer_range_fn)(void* arg, int64_t lo, int64_t hi) noexcept nogil
@@ -14,11 +14,16 @@ ctypedef void (*seer_for_fn)(int num_threads, int64_t n, seer_range_fn body,
 
 
 cdef class Scenario:
-    """Base of every model: holds its hook table and its state pointer."""
+    """Base of every model: holds its hook table, its state pointer and its
+    shape (LPs, copies, lookahead)."""
     cdef LPType lptype
     cdef void* model
     cdef readonly lp_id_t num_lps
     cdef readonly double lookahead
+    cdef readonly int64_t num_copies
+    # In a subclass's __cinit__: install its hooks and point at its state
+    # (construction only; the engine copies both when it is built).
+    cdef void set_hooks(self, init_fn on_init, event_fn on_event, void* state) noexcept
 
 
 # Work over copies that an engine in copy groups runs inside its run

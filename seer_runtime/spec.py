@@ -88,7 +88,7 @@ class ScenarioSpec:
         The PettingZoo ParallelEnv class (keyword arguments: config fields,
         ``num_threads``, ``render_mode``); None for a headless-only model.
     copies : type or None
-        The scenario's copies interface (``seer_envs._copies.Copies``): its
+        The scenario's copies interface (``seer_envs.copies.Copies``): its
         agents, spaces, action writes, boundary and restart over a range of
         copies, which the single env, the vector env, the CLI's action
         checks, RLlib and STPA all read; None for a headless-only model.
@@ -100,6 +100,11 @@ class ScenarioSpec:
         ``heuristic(env, obs_array) -> actions array``: a hand-written policy.
     test_params : mapping
         Small parameters for the generic tests (fast, all code paths).
+    test_params_stopping : mapping or None
+        Small parameters under which agents stop at different steps well
+        before ``max_cycles`` (every agent within it): the generic tests of
+        agents that leave a running episode use them too; None for a
+        scenario whose agents never stop on their own.
     new_model : callable or None
         ``new_model(config) -> model``; default ``model(config)``.
     unit_time : callable or None
@@ -125,6 +130,7 @@ class ScenarioSpec:
     headless: Optional[Callable] = None
     heuristic: Optional[Callable] = None
     test_params: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    test_params_stopping: Optional[Mapping[str, Any]] = None
     new_model: Optional[Callable] = None
     unit_time: Optional[Callable] = None
     env_run: Optional[Callable] = None

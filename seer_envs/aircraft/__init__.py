@@ -4,9 +4,4 @@
 from seer_envs.aircraft.config import AircraftConfig
 from seer_envs.aircraft.env import AircraftEnv
 
-__all__ = ["AircraftConfig", "AircraftEnv", "parallel_env"]
-
-
-def parallel_env(**kwargs):
-    """An :class:`AircraftEnv` (PettingZoo ParallelEnv)."""
-    return AircraftEnv(**kwargs)
+__all__ = ["AircraftConfig", "AircraftEnv"]

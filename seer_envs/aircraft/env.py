@@ -31,7 +31,7 @@ Observation space      ``Box(float32, (25,))``: own position / arena_size
 State                  every UAV's (x, y) / arena_size, velocity /
                        max_speed, energy / battery_capacity, alive; then
                        every target's (x, y) / arena_size, velocity /
-                       max_speed (``state_space``)
+                       max_speed (``state_space``), at the last boundary
 Reward                 ``+1`` per target within ``sensor_range`` at the
                        step end (live UAVs), ``-10`` per collision counted
                        this step, ``-0.1 x`` energy used this step
@@ -45,7 +45,10 @@ Infos                  ``{}`` per step; at a UAV's last step (and every
                        ``detections`` (SENSE events that saw a target),
                        ``belief_updates`` (fresher estimates taken from a
                        MSG), ``dynamics_events``; at the last step also
-                       ``"episode": {"r": return, "l": length}``
+                       ``"episode": {"r": return, "l": length}``;
+                       ``env.summary()`` has the swarm-wide totals since
+                       reset: every counter, UAVs alive, mean energy,
+                       targets within sensor range, steps and events
 =====================  =====================================================
 
 Dynamics (one step = ``dt``; see ``seer_envs.aircraft.handlers`` for the
@@ -94,7 +97,7 @@ Version history: v0 — first release.
 
 from seer_envs.parallel import SeerParallelEnv
 from seer_envs.aircraft.config import AircraftConfig
-from seer_envs.aircraft.copies import N_DISCRETE, AircraftCopies, observation_bounds  # noqa: F401
+from seer_envs.aircraft.copies import AircraftCopies
 from seer_envs.aircraft.handlers import OBS_LAYOUT
 
 
@@ -115,17 +118,6 @@ class AircraftEnv(SeerParallelEnv):
     _scenario_id = "aircraft_v0"
     _config_cls = AircraftConfig
     _copies_cls = AircraftCopies
-
-    def state(self):
-        """The global state (see ``state_space``): every UAV's and target's
-        position, velocity (and the UAVs' energy and alive flag) at the last
-        boundary."""
-        return super().state()
-
-    def summary(self):
-        """Swarm-wide totals since reset: every counter, UAVs alive, mean
-        energy, targets within sensor range, steps and runtime events."""
-        return super().summary()
 
     def _print_map(self):
         from seer_envs.aircraft.render import print_map

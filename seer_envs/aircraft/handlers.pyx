@@ -62,6 +62,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from seer_runtime.contract cimport *
 from seer_runtime.scenario cimport CopyEnd, Scenario, seer_parallel_for
+from seer_runtime.scenario import enum_names
 
 cdef enum:
     ACTION = 0
@@ -102,19 +103,12 @@ cdef enum:
     TOPK_CAP = 64               # the SENSE handler's stack buffer: >= max_messages, N_NEIGHBOURS
 
 
-def _dense(named, size):
-    """Names ordered by their enum value; checks the values are 0..size-1."""
-    if sorted(named.values()) != list(range(size)):
-        raise AssertionError(f"enum values {sorted(named.values())} are not 0..{size - 1}")
-    return tuple(sorted(named, key=named.get))
-
-
 ACTION_KIND = ACTION
 OBS_SIZE_PY = OBS_SIZE
 OUTBOX_CAPACITY_PY = SEER_OUTBOX_CAPACITY
 N_NEIGHBOURS_PY = N_NEIGHBOURS
 TOPK_CAP_PY = TOPK_CAP
-COUNTERS = _dense({"collisions": C_COLLISIONS, "messages_received": C_MESSAGES_RECEIVED,
+COUNTERS = enum_names({"collisions": C_COLLISIONS, "messages_received": C_MESSAGES_RECEIVED,
                    "messages_sent": C_MESSAGES_SENT, "detections": C_DETECTIONS,
                    "belief_updates": C_BELIEF_UPDATES, "dynamics_events": C_DYNAMICS_EVENTS},
                   N_COUNTERS)
@@ -127,7 +121,7 @@ OBS_LAYOUT = {"position": slice(OBS_X, OBS_Y + 1), "velocity": slice(OBS_VX, OBS
               "target_rel": slice(OBS_TARGET_X, OBS_TARGET_Y + 1), "target_age": OBS_TARGET_AGE,
               "messages": OBS_MESSAGES}
 # Every slot is covered exactly once.
-_dense({"x": OBS_X, "y": OBS_Y, "vx": OBS_VX, "vy": OBS_VY, "energy": OBS_ENERGY,
+enum_names({"x": OBS_X, "y": OBS_Y, "vx": OBS_VX, "vy": OBS_VY, "energy": OBS_ENERGY,
         "tx": OBS_TARGET_X, "ty": OBS_TARGET_Y, "age": OBS_TARGET_AGE, "msgs": OBS_MESSAGES}
        | {f"n{k}": OBS_NEIGHBOURS + k for k in range(N_NEIGHBOURS * NEIGHBOUR_STRIDE)}, OBS_SIZE)
 
@@ -539,21 +533,15 @@ cdef class AircraftModel(Scenario):
     cdef readonly object sx, sy, svx, svy, salive, cell, ucell_start, ucell_ids
     cdef readonly object tcell_start, tcell_ids
     cdef readonly object prev_energy, prev_counters, in_range, snap_times
-    cdef readonly int64_t num_copies
 
     def __cinit__(self, *args, **kwargs):
-        self.lptype.on_init = on_init
-        self.lptype.on_event = on_event
-        self.model = &self.s
+        self.set_hooks(on_init, on_event, &self.s)
 
     def __init__(self, cfg, num_copies=1):
         import numpy as np
-        if isinstance(num_copies, bool) or not isinstance(num_copies, int) or num_copies < 1:
-            raise ValueError(f"num_copies must be an int >= 1, got {num_copies!r}")
+        Scenario.__init__(self, cfg.num_uavs + cfg.num_targets, cfg.comm_latency, num_copies)
         nu, nt = cfg.num_uavs * num_copies, cfg.num_targets * num_copies
         ne = nu + nt
-        if ne >= SEER_ENV_SOURCE:
-            raise ValueError(f"num_copies * (num_uavs + num_targets) must be < {SEER_ENV_SOURCE}, got {ne}")
         cdef AircraftState* s = &self.s
         cdef int last
         if not 0 <= cfg.max_messages <= TOPK_CAP:
@@ -566,13 +554,11 @@ cdef class AircraftModel(Scenario):
         # Before anything is allocated: a swarm larger than the machine's free
         # memory is a clear MemoryError now, not one deep inside a run.
         cfg.check_memory(num_copies)
-        Scenario.__init__(self, ne, cfg.comm_latency)
         self.cfg = cfg
         s.n_uav = nu
         s.n_tgt = nt
         s.U1 = cfg.num_uavs
         s.T1 = cfg.num_targets
-        self.num_copies = num_copies
         s.arena = cfg.arena_size
         s.dt = cfg.dt
         s.control_period = cfg.control_period

@@ -18,6 +18,9 @@ SPEC = register(ScenarioSpec(
     copies=AircraftCopies,
     heuristic=heuristic,
     test_params={"num_uavs": 6, "num_targets": 3, "max_cycles": 6},
+    # small batteries: every UAV runs flat within 50 s, at a step its thrust decides
+    test_params_stopping={"num_uavs": 6, "num_targets": 3, "battery_capacity": 25.0,
+                          "arena_size": 500.0, "max_cycles": 200},
     env_run=env_run,
     workload_codes={"env": 3},
 ))

@@ -4,9 +4,4 @@
 from seer_envs.gossip.config import GossipConfig
 from seer_envs.gossip.env import GossipEnv
 
-__all__ = ["GossipConfig", "GossipEnv", "parallel_env"]
-
-
-def parallel_env(**kwargs):
-    """A :class:`GossipEnv` (PettingZoo ParallelEnv)."""
-    return GossipEnv(**kwargs)
+__all__ = ["GossipConfig", "GossipEnv"]

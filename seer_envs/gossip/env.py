@@ -16,11 +16,9 @@ every rumour; truncation after ``max_cycles`` steps.
 
 import sys
 
-import numpy as np
-
 from seer_envs.parallel import SeerParallelEnv
 from seer_envs.gossip.config import GossipConfig
-from seer_envs.gossip.copies import OBS_LAYOUT, OBS_SIZE, GossipCopies, observe  # noqa: F401
+from seer_envs.gossip.copies import OBS_LAYOUT, GossipCopies
 
 
 class GossipEnv(SeerParallelEnv):

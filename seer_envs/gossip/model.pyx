@@ -19,6 +19,7 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 
 from seer_runtime.contract cimport *
 from seer_runtime.scenario cimport Scenario
+from seer_runtime.scenario import enum_names
 
 cdef enum:
     NEWS = 0
@@ -34,7 +35,8 @@ cdef enum:
     N_COUNTERS = 4
 
 ACTION_KIND = ACTION
-COUNTERS = ("learned", "received", "sent", "news")     # in C_* order
+COUNTERS = enum_names({"learned": C_LEARNED, "received": C_RECEIVED, "sent": C_SENT, "news": C_NEWS},
+                      N_COUNTERS)
 
 ctypedef struct GossipState:
     int64_t n                   # agents of one copy (one ring)
@@ -116,22 +118,15 @@ cdef class GossipModel(Scenario):
 
     cdef GossipState s
     cdef readonly object actions, known, n_known, counters
-    cdef readonly int64_t num_copies
 
     def __cinit__(self, *args, **kwargs):
-        self.lptype.on_init = on_init
-        self.lptype.on_event = on_event
-        self.model = &self.s
+        self.set_hooks(on_init, on_event, &self.s)
 
     def __init__(self, cfg, num_copies=1):
         import numpy as np
-        if isinstance(num_copies, bool) or not isinstance(num_copies, int) or num_copies < 1:
-            raise ValueError(f"num_copies must be an int >= 1, got {num_copies!r}")
-        n = cfg.num_agents * num_copies
-        if n >= SEER_ENV_SOURCE:
-            raise ValueError(f"num_copies * num_agents must be < {SEER_ENV_SOURCE}, got {n}")
-        Scenario.__init__(self, n, cfg.latency)     # lookahead = the minimum message delay
-        self.num_copies = num_copies
+        # lookahead = the minimum message delay
+        Scenario.__init__(self, cfg.num_agents, cfg.latency, num_copies)
+        n = self.num_lps
         self.s.n = cfg.num_agents
         self.s.reach = cfg.reach
         self.s.rumours = cfg.num_rumours

@@ -21,6 +21,9 @@ SPEC = register(ScenarioSpec(
     heuristic=heuristic,
     test_params={"num_agents": 7, "reach": 2, "num_rumours": 40, "news_interval": 8.0,
                  "max_cycles": 6},
+    # few rumours: each agent knows them all, and stops, at its own step
+    test_params_stopping={"num_agents": 7, "reach": 2, "num_rumours": 4, "news_interval": 8.0,
+                          "max_cycles": 200},
     env_run=env_run,
     workload_codes={"env": 4},
 ))

@@ -5,9 +5,4 @@ from seer_envs.pcs.config import PCSConfig
 from seer_envs.pcs.env import PcsEnv
 from seer_envs.pcs.headless import run_headless
 
-__all__ = ["PCSConfig", "PcsEnv", "parallel_env", "run_headless"]
-
-
-def parallel_env(**kwargs):
-    """A :class:`PcsEnv` (PettingZoo ParallelEnv)."""
-    return PcsEnv(**kwargs)
+__all__ = ["PCSConfig", "PcsEnv", "run_headless"]

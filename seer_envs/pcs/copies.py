@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""PCS's copies (:class:`seer_envs._copies.Copies`): copy ``c``'s cell
+"""PCS's copies (:class:`seer_envs.copies.Copies`): copy ``c``'s cell
 ``j`` is LP ``c * cells + j``, and a copy's phones only reach its own cells."""
 
 import types
@@ -7,7 +7,7 @@ import types
 import numpy as np
 from gymnasium import spaces
 
-from seer_envs._copies import Copies
+from seer_envs.copies import Copies
 from seer_envs.pcs.handlers import (ACTION_KIND, COUNTERS, OBS_SIZE_PY, PcsModel, boundary,
                                     boundary_at_copy_end)
 from seer_envs.pcs.rewards import mix_team_reward
@@ -70,7 +70,7 @@ class PcsCopies(Copies):
         return [dict(zip(COUNTERS, v)) for v in counters]
 
     def summary(self, c, engine, steps):
-        from seer_envs.pcs.env import summarize
+        from seer_envs.pcs.summary import summarize
         return summarize(self.model.counters[self.agent_rows(c)], engine)
 
     def state(self, c):

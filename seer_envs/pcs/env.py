@@ -27,8 +27,10 @@ Termination            none; truncation after ``max_cycles`` steps
 Infos                  ``{}`` per step; at an agent's last step its
                        cumulative counters and ``"episode": {"r", "l"}``
                        (every step with ``full_infos=True``);
-                       ``env.summary()`` has the scenario-wide totals and
-                       blocking probability
+                       ``env.summary()`` has the scenario-wide totals
+                       since reset (every counter and ``events``) and the
+                       blocking probability (channel + handoff blocks over
+                       attempts that were not busy lines)
 =====================  =====================================================
 
 Parameters (all keyword; see :class:`~seer_envs.pcs.config.PCSConfig` for
@@ -54,7 +56,7 @@ Version history: v0 — first release.
 from seer_envs.parallel import SeerParallelEnv
 from seer_envs.pcs.config import PCSConfig
 from seer_envs.pcs.copies import PcsCopies
-from seer_envs.pcs.handlers import COUNTERS, OBS_LAYOUT
+from seer_envs.pcs.handlers import OBS_LAYOUT
 
 
 class PcsEnv(SeerParallelEnv):
@@ -63,7 +65,7 @@ class PcsEnv(SeerParallelEnv):
     The episode lifecycle, both APIs, copying and interrupt safety come from
     :class:`~seer_envs.parallel.SeerParallelEnv`, the agents, spaces,
     actions and boundary from :class:`~seer_envs.pcs.copies.PcsCopies`;
-    this class adds the summary and the renderers."""
+    this class adds the observation layout and the text renderer."""
 
     metadata = {"render_modes": ["human", "rgb_array"], "name": "pcs_v0",
                 "is_parallelizable": True, "render_fps": 4}
@@ -75,26 +77,6 @@ class PcsEnv(SeerParallelEnv):
     _config_cls = PCSConfig
     _copies_cls = PcsCopies
 
-    def summary(self):
-        """Scenario-wide totals since reset: every counter, events, steps and
-        the blocking probability (channel + handoff blocks over attempts
-        that were not busy lines)."""
-        return super().summary()
-
     def _print_map(self):
         from seer_envs.pcs.render import print_map
         print_map(self)
-
-
-def summarize(counters, engine=None):
-    """Totals of a (cells x 6) counter array (or of its 6 column sums) and
-    the blocking probability."""
-    tot = counters.sum(axis=0) if counters.ndim == 2 else counters
-    out = dict(zip(COUNTERS, (int(v) for v in tot)))
-    out["handoffs"] = out["handoffs_out"]
-    denom = out["call_attempts"] - out["busy_lines"]
-    out["blocking_probability"] = ((out["channel_blocks"] + out["handoff_blocks"]) / denom
-                                   if denom > 0 else 0.0)
-    if engine is not None:
-        out["events"] = engine.stats()["events"]
-    return out

@@ -32,6 +32,7 @@ from libc.stdlib cimport calloc, free
 
 from seer_runtime.contract cimport *
 from seer_runtime.scenario cimport CopyEnd, Scenario, seer_parallel_for
+from seer_runtime.scenario import enum_names
 
 cdef enum:
     NEXTCALL = 0
@@ -64,17 +65,10 @@ cdef enum:
     N_COUNTERS = 6
 
 
-def _dense(named, size):
-    """Names ordered by their enum value; checks the values are 0..size-1."""
-    if sorted(named.values()) != list(range(size)):
-        raise AssertionError(f"enum values {sorted(named.values())} are not 0..{size - 1}")
-    return tuple(sorted(named, key=named.get))
-
-
 ACTION_KIND = ACTION
 OBS_SIZE_PY = OBS_SIZE
 OUTBOX_CAPACITY_PY = SEER_OUTBOX_CAPACITY
-COUNTERS = _dense({"call_attempts": C_CALL_ATTEMPTS, "busy_lines": C_BUSY_LINES,
+COUNTERS = enum_names({"call_attempts": C_CALL_ATTEMPTS, "busy_lines": C_BUSY_LINES,
                    "channel_blocks": C_CHANNEL_BLOCKS, "handoff_blocks": C_HANDOFF_BLOCKS,
                    "handoffs_in": C_HANDOFFS_IN, "handoffs_out": C_HANDOFFS_OUT}, N_COUNTERS)
 #: Counter name -> column.
@@ -85,7 +79,7 @@ OBS_LAYOUT = {"busy": OBS_BUSY, "guard": OBS_GUARD, "call_attempts": OBS_ATTEMPT
               "handoff_blocks": OBS_HANDOFF_BLOCKS,
               "neighbours": slice(OBS_NEIGHBOURS, OBS_NEIGHBOURS + 4), "power": OBS_POWER}
 # Every slot is covered exactly once.
-_dense({k: v for k, v in OBS_LAYOUT.items() if k != "neighbours"}
+enum_names({k: v for k, v in OBS_LAYOUT.items() if k != "neighbours"}
        | {f"neighbour_{d}": OBS_NEIGHBOURS + d for d in range(4)}, OBS_SIZE)
 
 ctypedef struct PcsState:
@@ -264,21 +258,16 @@ cdef class PcsModel(Scenario):
     cdef PcsState s
     cdef object _arrays     # keeps the NumPy buffers behind the pointers alive
     cdef readonly object actions, counters, free_channels, guard, power
-    cdef readonly int64_t num_copies, cells_per_copy
+    cdef readonly int64_t cells_per_copy
     cdef int64_t _channels
 
     def __cinit__(self, *args, **kwargs):
-        self.lptype.on_init = on_init
-        self.lptype.on_event = on_event
-        self.model = &self.s
+        self.set_hooks(on_init, on_event, &self.s)
 
     def __init__(self, cfg, num_copies=1):
         import numpy as np
-        if isinstance(num_copies, bool) or not isinstance(num_copies, int) or num_copies < 1:
-            raise ValueError(f"num_copies must be an int >= 1, got {num_copies!r}")
-        n = cfg.grid_width * cfg.grid_height * num_copies
-        if n >= SEER_ENV_SOURCE:
-            raise ValueError(f"num_copies * cells must be < {SEER_ENV_SOURCE}, got {n}")
+        Scenario.__init__(self, cfg.grid_width * cfg.grid_height, cfg.handoff_latency, num_copies)
+        n = self.num_lps
         if cfg.portables_per_cell > SEER_OUTBOX_CAPACITY:
             # on_init emits one event per phone in one hook call
             raise ValueError(f"portables_per_cell must be <= {SEER_OUTBOX_CAPACITY} (the runtime's "
@@ -286,12 +275,10 @@ cdef class PcsModel(Scenario):
         # Before anything is allocated: a grid larger than the machine's free
         # memory is a clear MemoryError now, not one after a minute of on_init.
         cfg.check_memory(num_copies)
-        Scenario.__init__(self, n, cfg.handoff_latency)
         self.s.width = cfg.grid_width
         self.s.height = cfg.grid_height
         self.s.cells = cfg.grid_width * cfg.grid_height
         self.s.copies = num_copies
-        self.num_copies = num_copies
         self.cells_per_copy = self.s.cells
         self.s.channels = cfg.channels_per_cell
         self.s.portables = cfg.portables_per_cell

@@ -8,7 +8,7 @@ from seer_envs._config import RUN_WORK_BUDGET
 from seer_runtime.config import build, check_number
 from seer_runtime._threads import resolve_threads
 from seer_envs.pcs.config import PCSConfig
-from seer_envs.pcs.env import summarize
+from seer_envs.pcs.summary import summarize
 from seer_envs.pcs.handlers import PcsModel
 from seer_runtime import Engine
 from seer_runtime.tuner import run_until_tuned, tuner_for

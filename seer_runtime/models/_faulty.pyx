@@ -91,9 +91,7 @@ cdef class FaultyModel(Scenario):
     cdef FaultyState s
 
     def __cinit__(self, *args, **kwargs):
-        self.lptype.on_init = on_init
-        self.lptype.on_event = on_event
-        self.model = &self.s
+        self.set_hooks(on_init, on_event, &self.s)
 
     def __init__(self, num_lps, mode, fault_lp=0, fault_time=3.0, lookahead=1.0,
                  fault_lps=None, copy_lps=0):

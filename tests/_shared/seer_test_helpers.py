@@ -21,6 +21,51 @@ def contract_error(fn):
     raise AssertionError("no ContractViolation")
 
 
+def env_cases():
+    """``pytest.param``s of ``(scenario id, params)`` for every registered
+    env: its ``test_params`` (id ``sid``) and, where it declares them, its
+    ``test_params_stopping`` (id ``sid-stopping``: agents leave a running
+    episode at different steps)."""
+    import pytest
+
+    import seer_envs
+    out = []
+    for sid, spec in seer_envs.envs().items():
+        out.append(pytest.param(sid, dict(spec.test_params), id=sid))
+        if spec.test_params_stopping is not None:
+            out.append(pytest.param(sid, dict(spec.test_params_stopping), id=f"{sid}-stopping"))
+    return out
+
+
+def stopping_cases():
+    """The ``sid-stopping`` cases of :func:`env_cases` alone."""
+    return [p for p in env_cases() if p.id.endswith("-stopping")]
+
+
+def random_actions(env, rng):
+    """A random valid action for every possible agent, in
+    ``possible_agents`` order, from the env's action space."""
+    import numpy as np
+    space = env.action_space(env.possible_agents[0])
+    n = len(env.possible_agents)
+    if hasattr(space, "n"):
+        return rng.integers(0, space.n, n)
+    return rng.uniform(space.low, space.high, (n,) + space.shape).astype(space.dtype)
+
+
+def same(x, y):
+    """Whether two nests of dicts, tuples, lists and arrays are equal, arrays
+    bit for bit and of one dtype."""
+    import numpy as np
+    if isinstance(x, dict):
+        return x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
+    if isinstance(x, (tuple, list)):
+        return len(x) == len(y) and all(same(p, q) for p, q in zip(x, y))
+    if isinstance(x, np.ndarray):
+        return x.dtype == y.dtype and np.array_equal(x, y)
+    return x == y
+
+
 # --- the agent-exit scenario (tests/envs/test_episode_report.py and the RL views') ---
 
 #: Aircraft, 4 UAVs, constant actions: UAVs 0 and 1 run empty at step 15,

@@ -4,11 +4,13 @@ scenario registered from its own package is tested here with no edit.
 (Scenario-specific tests stay in the scenario's own files.)"""
 
 import dataclasses
+import re
 import types
 
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, render_test
+from seer_test_helpers import env_cases, random_actions, same, stopping_cases
 
 import seer_envs
 from seer.scenarios import registry as cli_registry
@@ -18,6 +20,9 @@ ENVS = [s for s in SPECS if SPECS[s].env is not None]
 HEADLESS = [s for s in SPECS if SPECS[s].headless is not None]
 # every form a run can take: ("pcs_v0", "env"), ("pcs_v0", "headless"), ("phold", "headless")
 FORMS = [(s, "env") for s in ENVS] + [(s, "headless") for s in HEADLESS]
+# (sid, params): each env at its test_params and, where declared, its test_params_stopping
+CASES = env_cases()
+STOPPING = stopping_cases()
 
 
 def small(sid, **over):
@@ -83,9 +88,28 @@ def test_parallel_api(sid):
     parallel_api_test(seer_envs.make(sid, num_threads=2, **small(sid, max_cycles=60)), num_cycles=80)
 
 
-@pytest.mark.parametrize("sid", ENVS)
-def test_aec_api(sid):
-    api_test(seer_envs.make(sid, aec=True, num_threads=2, **small(sid, max_cycles=40)), num_cycles=60)
+@pytest.mark.parametrize("sid, params", STOPPING)
+def test_parallel_api_with_agents_that_stop(sid, params):
+    env = seer_envs.make(sid, num_threads=2, **params)
+    parallel_api_test(env, num_cycles=300)
+    assert env.max_cycles == 300 and env.agents == []
+    # every agent stops on its own, at its own step, well before 300 steps
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    ends = {}
+    while env.agents:
+        acts = random_actions(env, rng)
+        _, _, term, trunc, _ = env.step({ag: acts[env._index[ag]] for ag in env.agents})
+        ends.update({ag: (env._cycle, term[ag]) for ag in term if term[ag] or trunc[ag]})
+    assert set(ends) == set(env.possible_agents) and all(t for _, t in ends.values())
+    assert len({k for k, _ in ends.values()}) > 1 and max(k for k, _ in ends.values()) < 300
+
+
+@pytest.mark.parametrize("sid, params", CASES)
+def test_aec_api(sid, params):
+    cycles = max(40, params["max_cycles"])
+    env = seer_envs.make(sid, aec=True, num_threads=2, **dict(params, max_cycles=cycles))
+    api_test(env, num_cycles=max(60, params["max_cycles"]))
 
 
 @pytest.mark.parametrize("sid", ENVS)
@@ -107,6 +131,11 @@ def test_step_before_reset_and_after_close(sid):
     env = seer_envs.make(sid, **small(sid))
     with pytest.raises(RuntimeError, match="reset"):
         env.step({})
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step_arrays(_zeros(env))
+    if env.state_space is not None:
+        with pytest.raises(RuntimeError, match="reset"):
+            env.state()
     env.reset(seed=0)
     env.close()
     env.close()                      # closing twice is fine
@@ -115,10 +144,311 @@ def test_step_before_reset_and_after_close(sid):
 
 
 @pytest.mark.parametrize("sid", ENVS)
-@pytest.mark.parametrize("bad", [0, -1, 1.5, "two", None, True])
+@pytest.mark.parametrize("bad", [0, -1, -2, 1.5, 2.0, "two", "fast", None, True])
 def test_bad_num_threads_is_named_at_construction(sid, bad):
     with pytest.raises(ValueError, match="num_threads"):
         seer_envs.make(sid, num_threads=bad, **small(sid))
+
+
+@pytest.mark.parametrize("sid", ENVS)
+def test_misspelled_parameters_and_render_modes_are_named(sid):
+    first = dataclasses.fields(SPECS[sid].config)[0].name
+    with pytest.raises(ValueError, match=f"did you mean '{first}'"):
+        seer_envs.make(sid, **{first + "x": 1})
+    with pytest.raises(ValueError, match="render_mode"):
+        seer_envs.make(sid, render_mode="window", **small(sid))
+
+
+# --- what a user expects of the API, every scenario --------------------------
+
+def _zeros(env):
+    """A valid all-zero action array, in possible_agents order."""
+    space = env.action_space(env.possible_agents[0])
+    return np.zeros((len(env.possible_agents),) + tuple(space.shape or ()), space.dtype)
+
+
+def _zero(space):
+    return 0 if hasattr(space, "n") else np.zeros(space.shape, space.dtype)
+
+
+@pytest.mark.parametrize("sid", ENVS)
+def test_rgb_array_frames_keep_their_size_and_change(sid):
+    env = seer_envs.make(sid, render_mode="rgb_array", num_threads=1, **small(sid, max_cycles=20))
+    env.reset(seed=0)
+    img0 = env.render()
+    assert img0.dtype == np.uint8 and img0.ndim == 3 and img0.shape[2] == 3
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        env.step_arrays(random_actions(env, rng))
+    img1 = env.render()
+    assert img1.shape == img0.shape and (img1 != img0).any()   # same frame size, new content
+
+
+@pytest.mark.parametrize("sid", ENVS)
+def test_human_mode_prints_a_frame_at_reset_and_render(sid, capsys):
+    env = seer_envs.make(sid, render_mode="human", num_threads=1, **small(sid))
+    env.reset(seed=0)
+    assert capsys.readouterr().out.strip(), "reset draws a frame in human mode"
+    assert env.render() is None
+    assert capsys.readouterr().out.strip()
+
+
+@pytest.mark.parametrize("sid", ENVS)
+def test_spaces_are_cached_and_match_the_declarations(sid):
+    spec = SPECS[sid]
+    env = seer_envs.make(sid, **small(sid))
+    cfg = spec.build_config(small(sid))
+    a = env.possible_agents[0]
+    assert env.possible_agents == list(spec.copies.agent_names(cfg))
+    assert env.observation_space(a) is env.observation_space(a)
+    assert env.action_space(a) is env.action_space(a)
+    obs_space, act_space = spec.copies.spaces(cfg)
+    assert env.observation_space(a) == obs_space and env.action_space(a) == act_space
+    obs, _ = env.reset(seed=0)
+    assert all(env.observation_space(ag).contains(o) for ag, o in obs.items())
+    if env.state_space is not None:
+        assert env.state().shape == env.state_space.shape
+        assert env.state_space == spec.copies.state_space(cfg)
+
+
+@pytest.mark.parametrize("sid", ENVS)
+def test_full_infos_and_summary(sid):
+    env = seer_envs.make(sid, num_threads=1, full_infos=True, **small(sid, max_cycles=30))
+    _, infos = env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        live = list(env.agents)
+        acts = random_actions(env, rng)
+        _, _, term, trunc, infos = env.step({a: acts[env._index[a]] for a in live})
+        assert list(infos) == live
+        want = env._agent_infos([env._index[a] for a in live])
+        for ag, w in zip(live, want):             # every step: the scenario's details of each agent
+            assert {k: v for k, v in infos[ag].items() if k != "episode"} == w
+            assert ("episode" in infos[ag]) == (term[ag] or trunc[ag])
+    assert env.summary()["events"] == env.engine.stats()["events"] > 0
+
+
+@pytest.mark.parametrize("sid", ENVS)
+def test_bad_action_dicts(sid):
+    env = seer_envs.make(sid, **small(sid))
+    env.reset(seed=0)
+    space = env.action_space(env.possible_agents[0])
+    with pytest.raises(ValueError, match=f"missing action for agent '{env.possible_agents[1]}'"):
+        env.step({env.possible_agents[0]: _zero(space)})
+    with pytest.raises(ValueError, match="must be a dict"):
+        env.step("not a dict")
+
+
+def _bad_values(space):
+    """(bad action for one agent, what the error says) for an action space."""
+    if hasattr(space, "n"):
+        rng_ = re.escape(f"must be in [0, {space.n - 1}]")
+        return [(space.n, rng_), (-1, rng_), (1.5, "must be an integer"), (True, "must be an integer"),
+                ("2", "must be an integer"), (np.array([1, 2]), "must be a scalar"),
+                (None, "must be an integer")]
+    lo, hi = float(np.min(space.low)), float(np.max(space.high))
+    rng_ = re.escape(f"must be in [{lo}, {hi}]")
+    shape = re.escape(f"shape {tuple(space.shape)}")
+    ok = np.zeros(space.shape, space.dtype)
+
+    def at_last(v, dtype=space.dtype):
+        x = ok.astype(dtype)
+        x.flat[-1] = v
+        return x
+    return [(at_last(hi + 0.5), rng_), (at_last(lo - 0.01, np.float64), rng_),
+            (at_last(np.nan), "not finite"), (at_last(np.inf, np.float64), "not finite"),
+            (np.zeros(space.shape[0] + 1, space.dtype), shape),
+            (np.zeros(space.shape + (1,), space.dtype), shape),
+            (0.5, "must be an array"), (None, "must be an array"), ("ab", "must be an array"),
+            (np.zeros(space.shape, bool), "real numbers"),
+            (np.full(space.shape, "a").tolist(), "real numbers")]
+
+
+@pytest.mark.parametrize("sid", ENVS)
+def test_bad_action_values_name_the_agent(sid):
+    env = seer_envs.make(sid, **small(sid))
+    env.reset(seed=0)
+    space = env.action_space(env.possible_agents[0])
+    name = env.possible_agents[-2]
+    for value, match in _bad_values(space):
+        actions = {a: _zero(space) for a in env.agents}
+        actions[name] = value
+        with pytest.raises(ValueError, match=match) as info:
+            env.step(actions)
+        assert name in str(info.value), (value, str(info.value))
+    assert env._cycle == 0                       # nothing was stepped by the rejected calls
+
+
+@pytest.mark.parametrize("sid", ENVS)
+def test_numpy_scalars_and_sequences_are_accepted(sid):
+    env = seer_envs.make(sid, **small(sid))
+    env.reset(seed=0)
+    space = env.action_space(env.possible_agents[0])
+    if hasattr(space, "n"):
+        forms = [np.int64(1), np.array(space.n - 1), space.n - 1]
+    else:
+        mid = ((np.asarray(space.low, np.float64) + space.high) / 2).ravel()
+        forms = [mid.tolist(), tuple(mid.tolist()), np.asarray(space.high, np.float64)]
+    for v in forms:
+        env.step({a: v for a in env.agents})
+    assert env._cycle == len(forms)
+
+
+@pytest.mark.parametrize("sid", ENVS)
+def test_unknown_agent_is_named(sid):
+    env = seer_envs.make(sid, **small(sid))
+    env.reset(seed=0)
+    space = env.action_space(env.possible_agents[0])
+    actions = {a: _zero(space) for a in env.agents}
+    actions["no_such_agent_99"] = _zero(space)
+    with pytest.raises(ValueError, match="unknown agent 'no_such_agent_99'"):
+        env.step(actions)
+
+
+@pytest.mark.parametrize("sid, params", STOPPING)
+def test_an_action_for_a_finished_agent_is_named(sid, params):
+    env = seer_envs.make(sid, num_threads=1, **params)
+    env.reset(seed=0)
+    rng = np.random.default_rng(1)
+    n = len(env.possible_agents)
+    while len(env.agents) == n:
+        acts = random_actions(env, rng)
+        _, _, term, _, _ = env.step({a: acts[env._index[a]] for a in env.agents})
+    assert env.agents, "some agents are still in the episode"
+    dead = next(a for a, t in term.items() if t)
+    acts = random_actions(env, rng)
+    actions = {a: acts[env._index[a]] for a in env.agents}
+    actions[dead] = acts[env._index[dead]]
+    with pytest.raises(ValueError, match=f"finished agent '{dead}'"):
+        env.step(actions)
+
+
+@pytest.mark.parametrize("sid", ENVS)
+def test_max_cycles_is_settable_and_stepping_after_the_end_is_an_error(sid):
+    env = seer_envs.make(sid, **small(sid, max_cycles=100))
+    env.reset(seed=0)
+    env.max_cycles = 3
+    space = env.action_space(env.possible_agents[0])
+    for _ in range(3):
+        *_, trunc, _ = env.step({a: _zero(space) for a in env.agents})
+    assert all(trunc.values()) and env.agents == []
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step({})
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step_arrays(_zeros(env))
+
+
+@pytest.mark.parametrize("sid", ENVS)
+def test_bad_reset_arguments(sid):
+    env = seer_envs.make(sid, **small(sid))
+    for seed in (-1, "abc", 1.5):
+        with pytest.raises(ValueError, match="seed"):
+            env.reset(seed=seed)
+    with pytest.raises(TypeError, match="options"):
+        env.reset(seed=0, options=[1])
+    env.reset(seed=0, options={"options": 1})
+
+
+@pytest.mark.parametrize("sid", ENVS)
+def test_bad_action_arrays(sid):
+    env = seer_envs.make(sid, **small(sid))
+    env.reset_arrays(seed=0)
+    events = env.engine.stats()["events"]
+    good = _zeros(env)
+    n = len(good)
+    with pytest.raises(ValueError, match="shape"):
+        env.step_arrays(good[:-1])
+    if good.ndim == 1:                              # Discrete
+        with pytest.raises(ValueError, match="integer"):
+            env.step_arrays(good.astype(np.float32))
+        with pytest.raises(ValueError, match="shape"):
+            env.step_arrays(np.zeros((n, 2), np.int64))
+        a = good.copy()
+        a[n - 2] = env.action_space(env.possible_agents[0]).n
+        with pytest.raises(ValueError, match=env.possible_agents[n - 2]):
+            env.step_arrays(a)
+    else:                                           # Box
+        with pytest.raises(ValueError, match="shape"):
+            env.step_arrays(np.zeros(n, good.dtype))
+        with pytest.raises(ValueError, match="float"):
+            env.step_arrays(good.astype(bool))
+        a = good.copy()
+        a[n - 2].flat[-1] = float(np.max(env.action_space(env.possible_agents[0]).high)) + 1.0
+        with pytest.raises(ValueError, match=env.possible_agents[n - 2]):
+            env.step_arrays(a)
+        a[n - 2].flat[-1] = np.nan
+        with pytest.raises(ValueError, match=f"{env.possible_agents[n - 2]}.*not finite"):
+            env.step_arrays(a)
+    # nothing was stepped by the rejected calls
+    assert env._cycle == 0 and env.engine.now == 0.0 and env.engine.stats()["events"] == events
+
+
+# --- seeds and serial equivalence over whole episodes ------------------------------
+
+@pytest.mark.parametrize("sid, params", CASES)
+def test_multi_step_seed_determinism_dict_api(sid, params):
+    """PettingZoo's parallel_seed_test only compares one step; this compares
+    whole episodes, through the dict API, infos and terminations included."""
+    params = dict(params, max_cycles=max(params["max_cycles"], 100))
+
+    def run(seed):
+        env = seer_envs.make(sid, num_threads=2, full_infos=True, **params)
+        obs, infos = env.reset(seed=seed)
+        rng = np.random.default_rng(123)
+        trace = [(obs, infos)]
+        while env.agents:
+            acts = random_actions(env, rng)
+            trace.append(env.step({a: acts[env._index[a]] for a in env.agents}))
+        return trace
+
+    a, b, c = run(42), run(42), run(43)
+    assert same(a, b)
+    assert not same(a, c)
+    steps, n = len(a) - 1, len(a[0][0])
+    if SPECS[sid].test_params_stopping is not None and params == dict(SPECS[sid].test_params_stopping,
+                                                                      max_cycles=params["max_cycles"]):
+        dead = {ag for _, _, term, _, _ in a[1:] for ag, t in term.items() if t}
+        assert steps < params["max_cycles"] and len(dead) == n      # real terminations
+        assert sum(len(x[0]) for x in a[1:]) < n * steps             # the dead left `agents`
+    else:
+        assert steps == params["max_cycles"]
+
+
+@pytest.mark.parametrize("sid", ENVS)
+def test_reset_without_seed_continues_a_seeded_sequence(sid):
+    env = seer_envs.make(sid, **small(sid))
+    env.reset(seed=7)
+    s1 = env.seed_used
+    env.reset()
+    s2 = env.seed_used
+    env.reset(seed=7)
+    assert env.seed_used == s1
+    env.reset()
+    assert env.seed_used == s2 != s1
+
+
+def _episode(sid, params, threads, seed, steps=40):
+    env = seer_envs.make(sid, num_threads=threads, **params)
+    rng = np.random.default_rng(seed + 1)
+    out = [env.reset_arrays(seed=seed), env._agent_infos(env._all_rows)]
+    for _ in range(steps):
+        out.append(env.step_arrays(random_actions(env, rng)))
+        out.append(env._agent_infos(env._all_rows))
+        if not env.agents:
+            break
+    s = env.engine.stats()
+    return out + [env.summary(), s["events"], s["inbox_pushes"], env.engine.state_digest()]
+
+
+@pytest.mark.parametrize("sid, params", CASES)
+@pytest.mark.parametrize("seed", [0, 987654321])
+def test_episodes_identical_across_thread_counts(sid, params, seed, thread_counts):
+    """Whole episodes (observations, rewards, flags, every agent's details,
+    the summary, events and the state digest) at 1-4 threads."""
+    ref = _episode(sid, params, 1, seed)
+    assert ref[-3] > 0
+    for t in thread_counts[1:]:
+        assert same(_episode(sid, params, t, seed), ref), f"threads={t}"
 
 
 @pytest.mark.parametrize("sid", [s for s in ENVS if SPECS[s].heuristic is not None])

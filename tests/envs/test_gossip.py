@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import seer_envs
-from seer_envs.gossip import GossipConfig, parallel_env
+from seer_envs.gossip import GossipConfig, GossipEnv
 from seer_envs.gossip.reference import GossipReference
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -50,7 +50,7 @@ def _same(a, b):
 def test_env_equals_the_pure_python_reference(params, seed, thread_counts):
     cfg = GossipConfig(**params)
     for t in thread_counts:
-        env = parallel_env(num_threads=t, **params)
+        env = GossipEnv(num_threads=t, **params)
         env.reset_arrays(seed=seed)
         ep_seed = env.seed_used
         got = _rollout(env, seed, cfg.max_cycles, cfg.num_actions, seed + 1)
@@ -64,7 +64,7 @@ def test_env_equals_the_pure_python_reference(params, seed, thread_counts):
 
 
 def test_rumours_only_spread_and_episode_ends_when_all_know():
-    env = parallel_env(num_threads=2, num_agents=9, num_rumours=6, news_interval=4.0, max_cycles=500)
+    env = GossipEnv(num_threads=2, num_agents=9, num_rumours=6, news_interval=4.0, max_cycles=500)
     env.reset(seed=3)
     known = env.model.n_known.copy()
     steps = 0
@@ -83,7 +83,7 @@ def test_rumours_only_spread_and_episode_ends_when_all_know():
 
 
 def test_quiet_agents_send_nothing_and_finished_agents_are_quiet():
-    env = parallel_env(num_threads=2, num_agents=12, num_rumours=3, news_interval=6.0, max_cycles=200)
+    env = GossipEnv(num_threads=2, num_agents=12, num_rumours=3, news_interval=6.0, max_cycles=200)
     env.reset_arrays(seed=0)
     term = np.zeros(12, bool)
     while not term.any():                      # quiet until the first agents know everything
@@ -110,7 +110,7 @@ def test_config_bounds_are_named(bad, match):
 
 def test_registered_and_listed():
     spec = seer_envs.get("gossip_v0")
-    assert spec.env is parallel_env(**spec.test_params).__class__
+    assert spec.env is GossipEnv and isinstance(seer_envs.make("gossip_v0", **spec.test_params), GossipEnv)
     r = subprocess.run([sys.executable, "-m", "seer.cli", "list"], capture_output=True, text=True,
                        env=dict(os.environ, PYTHONPATH=ROOT), timeout=120)
     assert r.returncode == 0 and "gossip_v0" in r.stdout, r.stderr
@@ -234,7 +234,7 @@ def test_out_of_tree_scenario_passes_the_generic_tests(out_of_tree):
 def test_rgb_frame_has_the_ring_a_scale_and_the_time():
     """The frame is a picture a person can read (not a 16-pixel strip): the
     same size at every step, and it changes as rumours spread."""
-    env = parallel_env(num_threads=1, render_mode="rgb_array", num_agents=12, news_interval=2.0)
+    env = GossipEnv(num_threads=1, render_mode="rgb_array", num_agents=12, news_interval=2.0)
     env.reset(seed=0)
     first = env.render()
     for _ in range(6):

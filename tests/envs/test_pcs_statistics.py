@@ -5,7 +5,7 @@ simulated call blocking must match the analytic value."""
 import math
 
 from seer_envs.pcs.config import PCSConfig
-from seer_envs.pcs.env import summarize
+from seer_envs.pcs.summary import summarize
 from seer_envs.pcs.handlers import PcsModel
 from seer_runtime import Engine
 

@@ -1,15 +1,20 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""What SeerParallelEnv (the template) guarantees for every scenario: the
-dict path equals the array path, exact step times, Ctrl-C safety, copies
-and pickling, lifecycle messages, episode statistics, single-source enums."""
+"""What SeerParallelEnv (the template) guarantees for every registered
+scenario (each at its ``test_params`` and, where it declares them, its
+``test_params_stopping``, where agents leave mid-episode): the dict path
+equals the array path, exact step times, Ctrl-C safety, copies and
+pickling, lifecycle messages, episode statistics, single-source enums."""
 
 import copy
 import dataclasses
 import pickle
+import re
 
 import numpy as np
 import pytest
+from seer_test_helpers import env_cases, random_actions
 
+import seer_envs
 from seer_envs import aircraft_v0, pcs_v0
 from seer_envs.aircraft import handlers as ah
 from seer_envs.aircraft.config import MAX_MESSAGES, AircraftConfig
@@ -18,37 +23,40 @@ from seer_envs.pcs import handlers as ph
 from seer_envs.pcs.config import PCSConfig
 from seer_envs.pcs.reference import PcsReference
 
-ENVS = {
-    "pcs": lambda **kw: pcs_v0.parallel_env(grid_width=5, grid_height=4, **kw),
-    # small batteries: UAVs stop at different steps, so agents leave mid-episode
-    "aircraft": lambda **kw: aircraft_v0.parallel_env(num_uavs=12, battery_capacity=45.0,
-                                                      arena_size=500.0, **kw),
-    "aircraft_discrete": lambda **kw: aircraft_v0.parallel_env(
-        num_uavs=9, battery_capacity=45.0, continuous_actions=False, **kw),
-}
+CASES = env_cases()
+ENVS = list(seer_envs.envs())
 
 
-def _random_actions(env, rng):
-    """An action for every possible agent, in possible_agents order."""
-    n = len(env.possible_agents)
-    spec = env._action_spec
-    if spec[0] == "discrete":
-        return rng.integers(0, spec[1], n)
-    return rng.uniform(-1, 1, (n,) + spec[1]).astype(np.float32)
+def _make(sid, params, **kw):
+    return seer_envs.make(sid, **dict(params, **kw))
+
+
+def _small(sid, **over):
+    return dict(seer_envs.get(sid).test_params, **over)
+
+
+def _action_space(sid):
+    spec = seer_envs.get(sid)
+    return spec.copies.spaces(spec.build_config(spec.test_params))[1]
+
+
+BOX = [s for s in ENVS if not hasattr(_action_space(s), "n")]
+DISCRETE = [s for s in ENVS if hasattr(_action_space(s), "n")]
+_random_actions = random_actions
 
 
 # --- the dict path equals the array path -------------------------------------
 
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("name", sorted(ENVS))
-def test_dict_path_identical_to_array_path(name, threads):
-    d, a = ENVS[name](num_threads=threads), ENVS[name](num_threads=1)
+@pytest.mark.parametrize("sid, params", CASES)
+def test_dict_path_identical_to_array_path(sid, params, threads):
+    d, a = _make(sid, params, num_threads=threads), _make(sid, params, num_threads=1)
     obs_d, _ = d.reset(seed=9)
     obs_a = a.reset_arrays(seed=9)
     assert np.array_equal(np.stack([obs_d[ag] for ag in d.agents]), obs_a)
     rng = np.random.default_rng(threads)
     ended = set()
-    steps = 0
+    steps, stopped = 0, False
     while d.agents:
         acts = _random_actions(d, rng)
         live = list(d.agents)
@@ -66,31 +74,39 @@ def test_dict_path_identical_to_array_path(name, threads):
         assert all(type(r[ag]) is float and type(te[ag]) is bool for ag in live)
         assert [te[ag] for ag in live] == tea[rows].tolist()
         assert [tr[ag] for ag in live] == tra[rows].tolist()
-        assert d.agents == a.agents
+        assert d.agents == a.agents == [ag for ag in live if not (te[ag] or tr[ag])]
+        space = d.observation_space(d.possible_agents[0])
+        assert all(space.contains(o[ag]) for ag in live)
         ended |= {ag for ag in live if te[ag] or tr[ag]}
+        stopped = stopped or any(te[ag] for ag in live) and bool(d.agents)
         steps += 1
     assert ended == set(d.possible_agents) and steps == a._cycle
+    if params.get("max_cycles", 0) > steps:          # a -stopping case: every agent terminated
+        assert stopped and tea.all(), "agents left the episode one by one"
     assert np.array_equal(kept_term, first_term)              # returned arrays are the caller's
     assert d.engine.state_digest() == a.engine.state_digest()
 
 
-def test_dict_observations_are_views_of_one_array_per_step():
-    env = ENVS["pcs"](num_threads=1)
+@pytest.mark.parametrize("sid", ENVS)
+def test_dict_observations_are_views_of_one_array_per_step(sid):
+    env = seer_envs.make(sid, num_threads=1, **_small(sid))
     env.reset(seed=0)
-    o1, *_ = env.step({ag: 0 for ag in env.agents})
-    base = o1["cell_0_0"].base
+    rng = np.random.default_rng(0)
+    o1, *_ = env.step(dict(zip(env.possible_agents, _random_actions(env, rng))))
+    base = o1[env.possible_agents[0]].base
     assert base is not None and all(v.base is base for v in o1.values())
     kept = {ag: v.copy() for ag, v in o1.items()}
-    env.step({ag: 1 for ag in env.agents})
-    assert env._batch.copies.obs is not base    # the next boundary wrote a new array
+    for _ in range(5):                          # later steps never write what a step returned
+        env.step(dict(zip(env.possible_agents, _random_actions(env, rng))))
+        assert env._batch.copies.obs is not base    # the next boundary wrote a new array
     assert all(np.array_equal(o1[ag], kept[ag]) for ag in o1)
 
 
-@pytest.mark.parametrize("name", sorted(ENVS))
-def test_returned_arrays_are_the_callers(name):
+@pytest.mark.parametrize("sid, params", CASES)
+def test_returned_arrays_are_the_callers(sid, params):
     # Each boundary writes new arrays, so what a call returned is never
     # written again: not by later steps, an episode's end, or a reset.
-    env = ENVS[name](num_threads=2)
+    env = _make(sid, params, num_threads=2)
     rng = np.random.default_rng(5)
     o = env.reset_arrays(seed=3)
     kept = [(o, o.copy())]
@@ -104,33 +120,47 @@ def test_returned_arrays_are_the_callers(name):
         np.testing.assert_array_equal(x, snapshot, err_msg=f"returned array {k} changed")
 
 
-@pytest.mark.parametrize("bad, match", [
-    (np.array([0.5, np.nan], np.float32), "not finite"),
-    (np.array([0.5, 1.5], np.float32), r"must be in \[-1.0, 1.0\]"),
-    (np.array([0.5, 0.5, 0.5], np.float32), "shape"),
-    (np.array(["a", "b"]), "real numbers"),
-])
-def test_stacked_box_check_names_the_first_bad_agent(bad, match):
-    env = ENVS["aircraft"](num_threads=1)
+def _box_bad(space):
+    """(bad action, what the error says) for a Box action space."""
+    lo, hi = float(np.min(space.low)), float(np.max(space.high))
+    ok = np.full(space.shape, (lo + hi) / 2 if np.isfinite(lo + hi) else 0.0, space.dtype)
+    nan, above = ok.copy(), ok.copy()
+    nan.flat[-1] = np.nan
+    above.flat[-1] = hi + 0.5 if np.isfinite(hi) else np.nan
+    return [(nan, "not finite"), (above, re.escape(f"must be in [{lo}, {hi}]")),
+            (np.append(ok.ravel(), ok.flat[0]), "shape"), (np.full(space.shape, "a"), "real numbers")]
+
+
+@pytest.mark.parametrize("sid", BOX)
+@pytest.mark.parametrize("k", range(4))
+def test_stacked_box_check_names_the_first_bad_agent(sid, k):
+    env = seer_envs.make(sid, num_threads=1, **_small(sid))
     env.reset(seed=0)
-    acts = {ag: np.zeros(2, np.float32) for ag in env.agents}
-    acts["uav_7"] = bad
-    acts["uav_9"] = bad
+    space = env.action_space(env.possible_agents[0])
+    bad, match = _box_bad(space)[k]
+    first, second = env.possible_agents[1], env.possible_agents[3]
+    acts = {ag: np.zeros(space.shape, space.dtype) for ag in env.agents}
+    acts[first] = bad
+    acts[second] = bad
     with pytest.raises(ValueError, match=match) as info:
         env.step(acts)
-    assert "uav_7" in str(info.value) and "uav_9" not in str(info.value)
-    env.step({ag: np.zeros(2, np.float32) for ag in env.agents})     # the env is still usable
+    assert first in str(info.value) and second not in str(info.value)
+    env.step({ag: np.zeros(space.shape, space.dtype) for ag in env.agents})     # the env is still usable
 
 
-@pytest.mark.parametrize("bad, match", [(True, "integer"), (2**70, r"\[0, 5\]"), (np.int64(6), r"\[0, 5\]")])
-def test_stacked_discrete_check_names_the_agent(bad, match):
-    env = ENVS["pcs"](num_threads=1)
+@pytest.mark.parametrize("sid", DISCRETE)
+@pytest.mark.parametrize("k", range(3))
+def test_stacked_discrete_check_names_the_agent(sid, k):
+    env = seer_envs.make(sid, num_threads=1, **_small(sid))
     env.reset(seed=0)
+    n = env.action_space(env.possible_agents[0]).n
+    bad, match = [(True, "integer"), (2**70, rf"\[0, {n - 1}\]"), (np.int64(n), rf"\[0, {n - 1}\]")][k]
     acts = {ag: 1 for ag in env.agents}
-    acts["cell_3_2"] = bad
+    name = env.possible_agents[len(env.possible_agents) // 2]
+    acts[name] = bad
     with pytest.raises(ValueError, match=match) as info:
         env.step(acts)
-    assert "cell_3_2" in str(info.value)
+    assert name in str(info.value)
 
 
 # --- exact step times ----------------------------------------------------------
@@ -179,9 +209,9 @@ class _InterruptedEngine:
         raise KeyboardInterrupt
 
 
-@pytest.mark.parametrize("name", ["pcs", "aircraft"])
-def test_ctrl_c_inside_a_step_marks_the_env_interrupted(name):
-    env, twin = ENVS[name](num_threads=2), ENVS[name](num_threads=1)
+@pytest.mark.parametrize("sid, params", CASES)
+def test_ctrl_c_inside_a_step_marks_the_env_interrupted(sid, params):
+    env, twin = _make(sid, params, num_threads=2), _make(sid, params, num_threads=1)
     env.reset(seed=4)
     rng = np.random.default_rng(0)
     for _ in range(3):
@@ -189,7 +219,7 @@ def test_ctrl_c_inside_a_step_marks_the_env_interrupted(name):
     env.core.batch.engine = _InterruptedEngine(env.engine, env.config.dt)
     with pytest.raises(KeyboardInterrupt):
         env.step({ag: _random_actions(env, rng)[env._index[ag]] for ag in env.agents})
-    for call in (lambda: env.step({ag: 0 for ag in env.agents}),
+    for call in (lambda: env.step(dict(zip(env.agents, _random_actions(env, rng)))),
                  lambda: env.step_arrays(_random_actions(env, rng))):
         with pytest.raises(RuntimeError, match=r"interrupted.*call reset\(\)"):
             call()
@@ -230,9 +260,9 @@ def test_a_real_ctrl_c_never_leaves_a_silently_diverging_env(ctrl_c_after):
 
 # --- copies and pickling -------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["pcs", "aircraft"])
-def test_shallow_copy_is_refused(name):
-    env = ENVS[name](num_threads=1)
+@pytest.mark.parametrize("sid", ENVS)
+def test_shallow_copy_is_refused(sid):
+    env = seer_envs.make(sid, num_threads=1, **_small(sid))
     env.reset(seed=0)
     with pytest.raises(TypeError, match="share the running engine"):
         copy.copy(env)
@@ -245,15 +275,15 @@ def _rollout(env, steps, seed=3):
 
 @pytest.mark.parametrize("clone", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))],
                          ids=["deepcopy", "pickle"])
-@pytest.mark.parametrize("name", ["pcs", "aircraft"])
-def test_copies_before_and_right_after_reset_are_exact(name, clone):
-    fresh = ENVS[name](num_threads=1, max_cycles=50)
+@pytest.mark.parametrize("sid, params", CASES)
+def test_copies_before_and_right_after_reset_are_exact(sid, params, clone):
+    fresh = _make(sid, params, num_threads=1, max_cycles=50)
     fresh.max_cycles = 7                                # a settable attribute travels too
     c = clone(fresh)
     assert c.max_cycles == 7 and c.agents == [] and c.model is None
     assert np.array_equal(c.reset_arrays(seed=2), fresh.reset_arrays(seed=2))
 
-    env = ENVS[name](num_threads=2)
+    env = _make(sid, params, num_threads=2, max_cycles=50)
     env.reset(seed=11)
     c = clone(env)                                      # SuperSuit's case: reset, then wrapped
     assert c.seed_used == env.seed_used and c.agents == env.agents
@@ -264,9 +294,9 @@ def test_copies_before_and_right_after_reset_are_exact(name, clone):
     assert env.seed_used == c.seed_used
 
 
-@pytest.mark.parametrize("name", ["pcs", "aircraft"])
-def test_copies_mid_episode_continue_and_closed_envs_copy_closed(name):
-    env = ENVS[name](num_threads=1)
+@pytest.mark.parametrize("sid, params", CASES)
+def test_copies_mid_episode_continue_and_closed_envs_copy_closed(sid, params):
+    env = _make(sid, params, num_threads=1, max_cycles=50)
     env.reset(seed=0)
     _rollout(env, 1)
     rng = np.random.default_rng(2)
@@ -285,9 +315,9 @@ def test_copies_mid_episode_continue_and_closed_envs_copy_closed(name):
 
 # --- lifecycle messages ------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["pcs", "aircraft"])
-def test_lifecycle_messages(name):
-    env = ENVS[name](num_threads=1)
+@pytest.mark.parametrize("sid", ENVS)
+def test_lifecycle_messages(sid):
+    env = seer_envs.make(sid, num_threads=1, **_small(sid))
     for call in (lambda: env.step({}), lambda: env.step_arrays(np.zeros(3))):
         with pytest.raises(RuntimeError, match=r"call reset\(\) first") as info:
             call()
@@ -299,16 +329,16 @@ def test_lifecycle_messages(name):
             space("nope")
     env.reset(seed=0)
     env.close()
-    for call in (lambda: env.step({}), lambda: env.step_arrays(np.zeros(3)), env.state):
+    for call in (lambda: env.step({}), lambda: env.step_arrays(np.zeros(3)), env.state, env.summary):
         with pytest.raises(RuntimeError, match="closed"):
             call()
 
 
 # --- episode statistics --------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", sorted(ENVS))
-def test_episode_statistics_at_each_agents_last_step(name):
-    env = ENVS[name](num_threads=2, max_cycles=60)
+@pytest.mark.parametrize("sid, params", CASES)
+def test_episode_statistics_at_each_agents_last_step(sid, params):
+    env = _make(sid, params, num_threads=2, max_cycles=min(60, params["max_cycles"] * 10))
     obs, infos = env.reset(seed=6)
     assert all(i == {} for i in infos.values())
     rng = np.random.default_rng(2)
@@ -330,7 +360,8 @@ def test_episode_statistics_at_each_agents_last_step(name):
         assert info["seer_episode"]["l"] == length[ag]
         assert info["seer_episode"]["r"] == pytest.approx(ret[ag], rel=1e-12, abs=1e-9)
         assert set(env._agent_infos([env._index[ag]])[0]) <= set(info)
-    assert len({i["seer_episode"]["l"] for i in got.values()}) > (1 if name != "pcs" else 0)
+    stopping = seer_envs.get(sid).test_params_stopping == params
+    assert len({i["seer_episode"]["l"] for i in got.values()}) > (1 if stopping else 0)
 
 
 # --- single sources --------------------------------------------------------------------------
@@ -340,7 +371,7 @@ def test_counters_and_layouts_come_from_the_enums():
     assert ah.COUNTERS[-1] == "dynamics_events" and len(ah.COUNTERS) == 6
     assert pcs_v0.PcsEnv.obs_layout is ph.OBS_LAYOUT
     assert aircraft_v0.AircraftEnv.obs_layout is ah.OBS_LAYOUT
-    env = ENVS["aircraft"](num_threads=1)
+    env = aircraft_v0.parallel_env(num_uavs=12, num_threads=1)
     space = env.observation_space("uav_0")
     nb = ah.OBS_LAYOUT["neighbours"]
     assert space.shape == (ah.OBS_SIZE_PY,) and nb.stop - nb.start == 4 * ah.N_NEIGHBOURS_PY
@@ -360,15 +391,13 @@ def test_buffer_sizes_are_checked_against_parameters():
         ph.PcsModel(pcfg)
 
 
-@pytest.mark.parametrize("name", ["pcs", "aircraft"])
-def test_aec_path_identical_to_array_path(name):
+@pytest.mark.parametrize("sid, params", CASES)
+def test_aec_path_identical_to_array_path(sid, params):
     """The AEC wrapper hands the parallel step one dict per cycle: it takes
     the same stacked path and gives the array path's results."""
-    aec = pcs_v0.env if name == "pcs" else aircraft_v0.env
-    params = (dict(grid_width=3, grid_height=2, max_cycles=40) if name == "pcs"
-              else dict(num_uavs=5, battery_capacity=45.0, max_cycles=120))
-    e = aec(num_threads=2, **params)
-    arr = (pcs_v0.parallel_env if name == "pcs" else aircraft_v0.parallel_env)(num_threads=1, **params)
+    params = dict(params, max_cycles=min(params["max_cycles"] * 10, 120))
+    e = _make(sid, params, aec=True, num_threads=2)
+    arr = _make(sid, params, num_threads=1)
     e.reset(seed=3)
     arr.reset_arrays(seed=3)
     par = e.unwrapped

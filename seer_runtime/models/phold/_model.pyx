@@ -93,9 +93,7 @@ cdef class PholdModel(Scenario):
     cdef PholdState s
 
     def __cinit__(self, *args, **kwargs):
-        self.lptype.on_init = on_init
-        self.lptype.on_event = on_event
-        self.model = &self.s
+        self.set_hooks(on_init, on_event, &self.s)
 
     def __init__(self, num_lps, lookahead, mean_delay, remote_fraction, start_events, work_iters):
         # The C fields' ranges (make/run validate everything, with the same bounds).

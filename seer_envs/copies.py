@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The copies interface: what one scenario declares, once, for every env
-kind (:class:`Copies`).
+kind (:class:`Copies`).  This is public API, the contract a scenario author
+fills in (docs/new_scenario.md): subclass :class:`Copies` in the scenario's
+own ``copies.py``.
 
 A scenario's ``Copies`` subclass (in its own folder, named on its
 ``ScenarioSpec`` as ``copies``) holds ``num_copies`` independent copies of
@@ -112,21 +114,31 @@ class Copies:
 
     @classmethod
     def agent_names(cls, config):
+        """The agents of one copy under ``config``, in row order (the
+        scenario implements it)."""
         raise NotImplementedError
 
     @classmethod
     def spaces(cls, config):
+        """``(observation_space, action_space)`` of one agent under
+        ``config`` (the scenario implements it)."""
         raise NotImplementedError
 
     @classmethod
     def state_space(cls, config):
+        """The global state's space, or None (the default) where the
+        scenario has no global state."""
         return None
 
     @classmethod
     def blocks(cls, config):
+        """The copy's LP blocks as ``(lps per copy, first entity)`` pairs;
+        the default is one block of the agents."""
         return [(len(cls.agent_names(config)), 0)]
 
     def new_model(self, config, num_copies):
+        """The model of ``num_copies`` copies; the default builds
+        ``model_cls(config, num_copies)``."""
         return self.model_cls(config, num_copies)
 
     def array_layout(self, name, shape, num_copies):
@@ -200,12 +212,23 @@ class Copies:
     # --- per range (scenario) -----------------------------------------------
 
     def write_actions(self, a, done):
+        """Write every copy's validated actions ``a`` (``(num_copies *
+        agents, ...)``) into the model; rows where ``done`` is True belong
+        to agents that stopped in a running episode and are to be ignored
+        (the scenario implements it)."""
         raise NotImplementedError
 
     def restart(self, c0, c1):
+        """Restore copies ``[c0, c1)`` to their state at construction; the
+        engine then restarts their LPs (the scenario implements it)."""
         raise NotImplementedError
 
     def boundary(self, c0, c1, times, num_threads):
+        """The step boundary of copies ``[c0, c1)``: write every row of
+        their range of ``self.obs``, ``self.rew`` and ``self.term`` at each
+        copy's step-end time ``times[c]``, with up to ``num_threads``
+        threads and a result that does not depend on them (the scenario
+        implements it)."""
         raise NotImplementedError
 
     def copy_end(self, times):
@@ -222,12 +245,17 @@ class Copies:
         raise NotImplementedError
 
     def agent_infos(self, c, rows, now):
+        """One dict of details per agent row in ``rows`` of copy ``c`` at
+        its simulated time ``now`` (default: empty dicts)."""
         return [{} for _ in rows]
 
     def summary(self, c, engine, steps):
+        """Copy ``c``'s totals since its reset (default: ``steps`` and the
+        engine's ``events``)."""
         return {"steps": steps, "events": engine.stats()["events"]}
 
     def state(self, c):
+        """Copy ``c``'s global state, a point of :meth:`state_space`."""
         raise NotImplementedError(f"{type(self).__name__} has no global state")
 
     def states(self, c0, c1):
@@ -237,6 +265,8 @@ class Copies:
 
     @staticmethod
     def image(view):
+        """The ``rgb_array`` frame (H x W x 3 uint8) of ``view`` (see the
+        class docstring)."""
         raise NotImplementedError("this scenario has no rgb_array frames")
 
     def copy_model(self, c):

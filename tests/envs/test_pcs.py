@@ -1,11 +1,68 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Seeds, serial equivalence across thread counts, and the pure-Python oracle."""
+"""PCS's own tests (the API, template and equivalence tests every scenario
+gets run over the registry in test_generic.py and test_template.py): its
+text map, layout and summary, its parameters' bounds, serial equivalence at
+corners of its parameter space, the headless run, and the pure-Python
+oracle."""
 
 import numpy as np
 import pytest
 
 from seer_envs import pcs_v0
 from seer_envs.pcs.reference import PcsReference
+
+SMALL = dict(grid_width=4, grid_height=3)
+
+
+@pytest.mark.parametrize("w, h, says, lines", [(4, 3, "all 4 x 3 cells", 3),
+                                                (130, 2, "the top-left 120 x 2 of 130 x 2 cells", 2)])
+def test_human_map_says_which_cells_it_shows(w, h, says, lines, capsys):
+    env = pcs_v0.parallel_env(render_mode="human", grid_width=w, grid_height=h, num_threads=1)
+    env.reset(seed=0)                                           # human mode: reset prints a frame
+    head, *rows = capsys.readouterr().out.splitlines()
+    assert says in head and "60 x 120" not in head
+    assert len(rows) == lines and {len(r) for r in rows} == {min(w, 120)}
+
+
+def test_agents_spaces_and_state_of_a_grid():
+    env = pcs_v0.parallel_env(**SMALL)
+    a = env.possible_agents[0]
+    assert env.action_space(a).n == 6
+    assert env.possible_agents[:2] == ["cell_0_0", "cell_1_0"]
+    env.reset(seed=0)
+    assert env.state().shape == env.state_space.shape == (12 * 11,)
+
+
+def test_infos_and_summary():
+    env = pcs_v0.parallel_env(**SMALL, num_threads=1, full_infos=True)
+    env.reset(seed=3)
+    for _ in range(20):
+        _, rew, _, _, infos = env.step({a: 0 for a in env.agents})
+    s = env.summary()
+    assert s["call_attempts"] == sum(i["call_attempts"] for i in infos.values())
+    assert s["channel_blocks"] == sum(i["channel_blocks"] for i in infos.values())
+    assert 0.0 <= s["blocking_probability"] <= 1.0
+    assert s["events"] > s["call_attempts"]
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(grid_width=0), "grid_width"),
+    (dict(grid_width=2.5), "grid_width"),
+    (dict(channels_per_cell=-1), "channels_per_cell"),
+    (dict(call_duration_mean=0.0), "call_duration_mean"),
+    (dict(call_duration_mean=float("nan")), "call_duration_mean"),
+    (dict(handoff_latency=0), "handoff_latency"),
+    (dict(portables_per_cell=300), "portables_per_cell"),
+    (dict(dt="60"), "dt"),
+    (dict(max_cycles=0), "max_cycles"),
+    (dict(grid_widht=4), "did you mean 'grid_width'"),
+    (dict(num_threads=0), "num_threads"),
+    (dict(num_threads="fast"), "num_threads"),
+    (dict(render_mode="window"), "render_mode"),
+])
+def test_bad_config_is_named(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        pcs_v0.parallel_env(**kwargs)
 
 
 def _rollout(steps, seed, num_threads, action_seed=0, **params):
@@ -21,48 +78,6 @@ def _rollout(steps, seed, num_threads, action_seed=0, **params):
         if trunc[0]:
             break
     return np.stack(obs), np.stack(rews), env.model.counters.copy(), env.engine.state_digest()
-
-
-def test_multi_step_seed_determinism_dict_api():
-    """PettingZoo's parallel_seed_test only compares one step; this compares
-    hundreds, through the dict API, infos included."""
-    def run(seed):
-        env = pcs_v0.parallel_env(grid_width=6, grid_height=5, num_threads=2, max_cycles=300,
-                                  full_infos=True)
-        obs, infos = env.reset(seed=seed)
-        rng = np.random.default_rng(123)
-        trace = [(obs, infos)]
-        while env.agents:
-            acts = {a: int(rng.integers(0, 6)) for a in env.agents}
-            trace.append(env.step(acts))
-        return trace
-
-    a, b, c = run(42), run(42), run(43)
-    assert len(a) == 301
-
-    def same(x, y):
-        if isinstance(x, dict):
-            return x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
-        if isinstance(x, (tuple, list)):
-            return len(x) == len(y) and all(same(p, q) for p, q in zip(x, y))
-        if isinstance(x, np.ndarray):
-            return np.array_equal(x, y)
-        return x == y
-
-    assert same(a, b)
-    assert not same(a, c)
-
-
-def test_reset_without_seed_continues_a_seeded_sequence():
-    env = pcs_v0.parallel_env(grid_width=3, grid_height=3)
-    env.reset(seed=7)
-    s1 = env.seed_used
-    env.reset()
-    s2 = env.seed_used
-    env.reset(seed=7)
-    assert env.seed_used == s1
-    env.reset()
-    assert env.seed_used == s2 != s1
 
 
 PARAMS = [
