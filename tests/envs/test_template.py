@@ -57,6 +57,7 @@ def test_dict_path_identical_to_array_path(sid, params, threads):
     rng = np.random.default_rng(threads)
     ended = set()
     steps, stopped = 0, False
+    all_term = np.zeros(len(d.possible_agents), bool)
     while d.agents:
         acts = _random_actions(d, rng)
         live = list(d.agents)
@@ -79,10 +80,11 @@ def test_dict_path_identical_to_array_path(sid, params, threads):
         assert all(space.contains(o[ag]) for ag in live)
         ended |= {ag for ag in live if te[ag] or tr[ag]}
         stopped = stopped or any(te[ag] for ag in live) and bool(d.agents)
+        all_term |= tea                                   # each end reported once, at its step
         steps += 1
     assert ended == set(d.possible_agents) and steps == a._cycle
     if params.get("max_cycles", 0) > steps:          # a -stopping case: every agent terminated
-        assert stopped and tea.all(), "agents left the episode one by one"
+        assert stopped and all_term.all(), "agents left the episode one by one"
     assert np.array_equal(kept_term, first_term)              # returned arrays are the caller's
     assert d.engine.state_digest() == a.engine.state_digest()
 
