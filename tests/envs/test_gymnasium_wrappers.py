@@ -10,7 +10,9 @@ are tested in tests/integrations/test_gymnasium_extras.py);
 ``gymnasium.make`` names the calls that work; ``RecordEpisodeStatistics``
 counts agents that stop early as a hand count does (docs/gymnasium.md)."""
 
+import copy
 import os
+import pickle
 
 import gymnasium
 import gymnasium.wrappers.vector as W
@@ -374,9 +376,20 @@ def test_get_attr_set_attr_call(level):
     np.testing.assert_array_equal(truncs, [[False, False], [True, False], [False, True]])
     assert env.get_attr("cycles") == (0,) * k + (3,) * k            # copy 0 waits for its restart
     frames = env.call("render")
-    assert len(frames) == N and all(f is frames[i - i % k] for i, f in enumerate(frames))
+    copies = agent.vec.render()
+    assert len(frames) == N
+    for i, f in enumerate(frames):
+        assert f is frames[i - i % k]                    # a copy's rows share its frame
+        np.testing.assert_array_equal(f, copies[i // k])
+    states = env.call("state")
+    assert len(states) == N
+    for i, st in enumerate(states):
+        np.testing.assert_array_equal(st, agent.vec.state()[i // k])
     env.set_attr("max_cycles", 5)
     assert env.get_attr("max_cycles") == (5,) * N
+    env.set_attr("max_cycles", np.array([4] * k + [6] * k))       # a 1-d array: one value per sub-env
+    assert copy.deepcopy(env).get_attr("max_cycles") == (4,) * k + (6,) * k    # copies keep them
+    assert pickle.loads(pickle.dumps(env)).get_attr("max_cycles") == (4,) * k + (6,) * k
     agent.close()
 
 
