@@ -193,8 +193,8 @@ def test_actions_transform_clip_rescale_on_a_box():
     _twin_check(W.ClipAction, _identical, "aircraft_v0", actions=acts,
                 raw_actions=[np.clip(a, -1, 1) for a in acts])
     inside = [np.clip(a, 0, 2) for a in acts]
-    _twin_check(lambda e: W.RescaleAction(e, np.float32(0.0), np.float32(2.0)), _identical, "aircraft_v0", actions=inside,
-                raw_actions=[a - 1 for a in inside])
+    _twin_check(lambda e: W.RescaleAction(e, np.float32(0.0), np.float32(2.0)), _identical, "aircraft_v0",
+                actions=inside, raw_actions=[a - 1 for a in inside])
     _twin_check(lambda e: W.TransformAction(e, lambda a: -a), _identical, "aircraft_v0",
                 actions=[np.clip(a, -1, 1) for a in acts], raw_actions=[-np.clip(a, -1, 1) for a in acts])
 
@@ -409,7 +409,8 @@ def test_max_cycles_set_mid_episode_truncates_at_the_next_step():
 def test_attribute_errors_name_what_is_allowed():
     agent = _agent()
     for env, n in ((agent.vec, 2), (agent, agent.num_envs)):
-        with pytest.raises(AttributeError, match="'nope'.*get_attr reads.*grid_width.*set_attr sets max_cycles"):
+        with pytest.raises(AttributeError,
+                           match="'nope'.*get_attr reads.*grid_width.*set_attr sets max_cycles"):
             env.get_attr("nope")
         with pytest.raises(AttributeError, match="'nope'"):
             env.call("nope")
