@@ -225,11 +225,13 @@ def test_record_episode_statistics_counts_each_row():
     env.close()
 
 
-def test_human_rendering_tiles_the_rows():
+def test_human_rendering_tiles_the_rows(monkeypatch):
     pytest.importorskip("pygame")
-    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    pytest.importorskip("cv2")
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")           # no display needed
     env = W.HumanRendering(_agent(render_mode="rgb_array"))
     _run(env, _actions(env.unwrapped, 2))
+    assert env.window is not None and (env.num_rows, env.num_cols) != (None, None)
     env.close()
 
 
