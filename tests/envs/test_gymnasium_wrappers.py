@@ -236,12 +236,19 @@ def test_human_rendering_tiles_the_rows(monkeypatch):
 
 
 @pytest.mark.parametrize("name", ["JaxToNumpy", "JaxToTorch"])
-def test_jax_wrappers_run(name):
-    """Wrappers for Jax envs: SEER's arrays are NumPy's (docs/gymnasium.md)."""
+def test_jax_wrappers_pass_numpy_through(name):
+    """Wrappers for Jax envs; on SEER's NumPy arrays they run: JaxToNumpy
+    hands them on, JaxToTorch as tensors (docs/gymnasium.md)."""
     pytest.importorskip("jax")
-    env = getattr(W, name)(_agent())
-    _run(env, [np.asarray(a) for a in _actions(env.unwrapped, 2)])
-    env.close()
+    to = pytest.importorskip("torch").as_tensor if name == "JaxToTorch" else np.asarray
+    acts = _actions(_agent())
+
+    def check(k, w, p, _):
+        for x, y in zip(w[:4], p[:4]):
+            if y is not None:
+                assert type(x) is type(to(y))
+                np.testing.assert_array_equal(np.asarray(x), y)
+    _twin_check(getattr(W, name), check, actions=[to(a) for a in acts], raw_actions=acts)
 
 
 #: Wrappers Gymnasium refuses at wrapping time on the agent-level env, and why.
@@ -332,9 +339,15 @@ def test_multi_agent_env_refused_naming_the_agent_env(name):
     except ImportError as e:
         pytest.skip(f"{name}: {e}")
     env = vector_env("pcs_v0", 2, num_threads=1, render_mode="rgb_array", **PCS)
-    with pytest.raises(AssertionError, match=USE_AGENT_ENV.replace(".", r"\.")):
-        cls(env, **_ARGS.get(name, {}))
-    env.close()
+    try:
+        with pytest.raises(AssertionError, match=USE_AGENT_ENV.replace(".", r"\.")):
+            cls(env, **_ARGS.get(name, {}))
+    except TypeError as e:          # a wrapper of a later Gymnasium, with arguments unknown here
+        if name in COVERED:
+            raise
+        pytest.skip(f"{name} needs arguments this test does not give: {e}")
+    finally:
+        env.close()
 
 
 # --- RecordVideo -------------------------------------------------------------------------
