@@ -115,6 +115,8 @@ class CopyAttributes:
             raise AttributeError(f"{name!r} is a method: use call({name!r})")
         if name == "max_cycles":
             return tuple(int(m) for m in vec.max_cycles)
+        if name in _PER_COPY:                # the episode's state: not while copies are stepping
+            vec._check_nothing_in_flight(f"get_attr({name!r})")
         if name == "cycles":
             return tuple(int(c) for c in vec.cycles)
         if name == "seeds_used":

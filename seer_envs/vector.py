@@ -81,7 +81,7 @@ def batch_agents(space, num_envs, num_agents):
     return batch_space(batch_space(space, num_agents), num_envs)
 
 
-def render_fps(spec):
+def _render_fps(spec):
     """The scenario's frame rate (its env's ``metadata["render_fps"]``, else 4)."""
     return int(getattr(spec.env, "metadata", {}).get("render_fps", 4))
 
@@ -134,7 +134,7 @@ class SeerVectorEnv(CopiesByReduce, AsyncSteps, CopyAttributes, metaclass=_Multi
         self.possible_agents = list(core.possible_agents)
         self.autoreset_mode = core.autoreset_mode
         self.metadata = {"autoreset_mode": core.autoreset_mode, "render_modes": ["rgb_array"],
-                         "render_fps": render_fps(core.spec)}
+                         "render_fps": _render_fps(core.spec)}
         self.render_mode = render_mode
         self.spec = None
         self.single_observation_space = core.observation_space

@@ -504,3 +504,17 @@ def test_record_episode_statistics_with_uavs_that_stop_early():
             assert recorded[i][1] == (30, 0.0, 30 - stop - 1, False)   # the placeholder, to the copy's end
         assert len(recorded[i]) == (2 if stop < 30 else 1)
     env.close()
+
+
+def test_attributes_wait_for_copies_in_flight():
+    env = vector_env("pcs_v0", 2, num_threads=1, **PCS)
+    env.reset(seed=0)
+    env.send(np.zeros((2, env.num_agents), np.int64))
+    for attempt in (lambda: env.set_attr("max_cycles", 3), lambda: env.get_attr("cycles")):
+        with pytest.raises(RuntimeError, match="in flight"):
+            attempt()
+    assert env.get_attr("grid_width") == (2, 2)           # the config is not in motion
+    env.recv()
+    env.set_attr("max_cycles", 3)
+    assert env.get_attr("cycles") == (1, 1) and env.get_attr("max_cycles") == (3, 3)
+    env.close()
