@@ -33,6 +33,7 @@ from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from seer_envs._batch import CopiesByReduce
+from seer_envs.attributes import CopyAttributes
 from seer_envs.core import EPISODE_KEY, MASK_KEY
 from seer_envs.vector import SeerVectorEnv
 
@@ -46,7 +47,7 @@ def agent_vector_env(env_id, num_envs, num_threads="auto", autoreset_mode="next_
                                             autoreset_mode=autoreset_mode, **params))
 
 
-class SeerAgentVectorEnv(CopiesByReduce, VectorEnv):
+class SeerAgentVectorEnv(CopiesByReduce, CopyAttributes, VectorEnv):
     """Gymnasium ``VectorEnv`` for one policy shared by every agent: each
     (copy, agent) pair is one sub-env, so ``num_envs = copies x agents``,
     observations are ``(num_envs, obs_dim)`` and actions ``(num_envs,)`` (or
@@ -60,6 +61,14 @@ class SeerAgentVectorEnv(CopiesByReduce, VectorEnv):
     ``reset(seed=s)`` seeds copy ``c`` with ``s + c`` (``s * seed_stride +
     c`` when ``seed_stride`` is set: RLlib's runners); a list of seeds is
     one per row (a copy takes its first row's) or one per copy.
+
+    ``render()`` (``render_mode="rgb_array"``) gives one frame per row, its
+    copy's (the same array for every row of a copy, each copy drawn once):
+    Gymnasium's ``RecordVideo`` tiles every row's frame, so
+    ``RecordVideo(env, folder, record_first_only=True)`` records copy 0.
+    ``get_attr`` / ``set_attr`` / ``call``: Gymnasium's ``SyncVectorEnv``
+    semantics, a sub-env being a row with its copy's values (a copy's rows
+    set together; :mod:`seer_envs.attributes`).
 
     ``vec`` is the underlying :class:`~seer_envs.vector.SeerVectorEnv`
     (engine, model, statistics, snapshots).
@@ -76,7 +85,8 @@ class SeerAgentVectorEnv(CopiesByReduce, VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.autoreset_mode = vec.autoreset_mode
-        self.metadata = {"autoreset_mode": vec.autoreset_mode, "render_modes": ["rgb_array"]}
+        self.metadata = dict(vec.metadata)
+        self._rows_per_copy = vec.num_agents
         self.render_mode = vec.render_mode
         self._mask = vec.core.mask if vec.core.started else None    # in play at the last observations
         self.closed = False
@@ -134,9 +144,15 @@ class SeerAgentVectorEnv(CopiesByReduce, VectorEnv):
     def seed_stride(self, value):
         self.vec.seed_stride = int(value or 1)
 
+    _vec = property(lambda self: self.vec)          # CopyAttributes: a sub-env is a row
+
     def render(self):
-        """The copies' frames (one per copy, not per row)."""
-        return self.vec.render()
+        """``render_mode="rgb_array"``: one H x W x 3 frame per row, its
+        copy's (the same array for a copy's rows), as a tuple; else None."""
+        frames = self.vec.render()
+        if frames is None:
+            return None
+        return tuple(f for f in frames for _ in range(self.agents_per_copy))
 
     def close_extras(self, **kwargs):
         self.vec.close()

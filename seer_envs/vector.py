@@ -51,6 +51,7 @@ from gymnasium.vector.utils import batch_space
 
 from seer_envs._batch import CopiesByReduce
 from seer_envs.asynchronous import AsyncSteps
+from seer_envs.attributes import CopyAttributes
 from seer_envs.core import EPISODE_KEY, MASK_KEY, EpisodeCore
 
 __all__ = ["vector_env", "SeerVectorEnv", "supported", "EPISODE_KEY", "MASK_KEY"]
@@ -80,6 +81,11 @@ def batch_agents(space, num_envs, num_agents):
     return batch_space(batch_space(space, num_agents), num_envs)
 
 
+def _render_fps(spec):
+    """The scenario's frame rate (its env's ``metadata["render_fps"]``, else 4)."""
+    return int(getattr(spec.env, "metadata", {}).get("render_fps", 4))
+
+
 class _MultiAgentClass(type):
     """The class's repr says what it is: Gymnasium's vector wrappers refuse a
     non-``VectorEnv`` with ``"... but got {type(env)}"``."""
@@ -90,7 +96,7 @@ class _MultiAgentClass(type):
                 "vector wrappers use seer_envs.agent_vector_env(...), one sub-env per (copy, agent)>")
 
 
-class SeerVectorEnv(CopiesByReduce, AsyncSteps, metaclass=_MultiAgentClass):
+class SeerVectorEnv(CopiesByReduce, AsyncSteps, CopyAttributes, metaclass=_MultiAgentClass):
     """``num_envs`` copies of one SEER env stepped together in one engine
     (module docstring).
 
@@ -102,6 +108,9 @@ class SeerVectorEnv(CopiesByReduce, AsyncSteps, metaclass=_MultiAgentClass):
     ``(num_envs, num_agents)`` ints for a Discrete action space
     (``(num_envs, num_agents) + shape`` for a Box); rows of agents out of
     play are checked and ignored.
+
+    ``get_attr`` / ``set_attr`` / ``call``: Gymnasium's ``SyncVectorEnv``
+    semantics, a sub-env being a copy (:mod:`seer_envs.attributes`).
 
     Copies and pickling: ``copy.copy`` is refused (it would share the
     engine); ``pickle`` and ``copy.deepcopy`` work before ``reset()``, right
@@ -124,7 +133,8 @@ class SeerVectorEnv(CopiesByReduce, AsyncSteps, metaclass=_MultiAgentClass):
         self.num_envs, self.num_agents, self.batch_size = core.num_copies, core.num_agents, core.batch_size
         self.possible_agents = list(core.possible_agents)
         self.autoreset_mode = core.autoreset_mode
-        self.metadata = {"autoreset_mode": core.autoreset_mode, "render_modes": ["rgb_array"]}
+        self.metadata = {"autoreset_mode": core.autoreset_mode, "render_modes": ["rgb_array"],
+                         "render_fps": _render_fps(core.spec)}
         self.render_mode = render_mode
         self.spec = None
         self.single_observation_space = core.observation_space
@@ -139,6 +149,8 @@ class SeerVectorEnv(CopiesByReduce, AsyncSteps, metaclass=_MultiAgentClass):
 
     # --- the core's state, read-only ---------------------------------------------
 
+    _vec = property(lambda self: self)          # CopyAttributes: a sub-env is a copy
+    _rows_per_copy = 1
     unwrapped = property(lambda self: self)
     _batch = property(lambda self: self.core.batch)
     num_threads = property(lambda self: self.core.num_threads, doc="Threads of the engine (None before a reset).")

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """README's optional RL line (the first line of the fenced block after
 "Optional, for RLlib", which ``.ci/run`` runs) installs the packages of the
-``rllib``, ``train`` and ``torchrl`` extras as pyproject.toml lists them,
+``rllib``, ``train``, ``torchrl`` and ``video`` extras as pyproject.toml lists them,
 without installing SEER again (``pip install -e .`` would rebuild every
 extension): pyproject.toml stays the one list, and this test catches the
 line falling behind it."""
@@ -12,7 +12,7 @@ import shlex
 import tomllib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-EXTRAS = ("rllib", "train", "torchrl")
+EXTRAS = ("rllib", "train", "torchrl", "video")
 
 
 def _rl_block():
