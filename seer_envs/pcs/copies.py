@@ -8,9 +8,9 @@ import numpy as np
 from gymnasium import spaces
 
 from seer_envs._copies import Copies
-from seer_envs.pcs.handlers import (ACTION_KIND, COUNTERS, OBS_SIZE_PY, PcsModel, boundary,
-                                    boundary_at_copy_end)
-from seer_envs.pcs.rewards import mix_team_reward
+from seer_envs.pcs.handlers import (ACTION_KIND, COUNTER_INDEX, COUNTERS, OBS_SIZE_PY, PcsModel,
+                                    boundary, boundary_at_copy_end)
+from seer_envs.pcs.rewards import charge_neighbour_drops, mix_team_reward, neighbour_table
 
 
 class PcsCopies(Copies):
@@ -38,6 +38,7 @@ class PcsCopies(Copies):
         total = len(self.rew)
         self._prev = np.zeros((total, len(COUNTERS)), np.int64)
         self._delta = np.zeros((total, len(COUNTERS)), np.int64)
+        self._neighbours = neighbour_table(config.grid_width, config.grid_height)
 
     def write_actions(self, a, done):
         self.model.actions[:] = a        # every cell is live for the whole episode
@@ -60,6 +61,11 @@ class PcsCopies(Copies):
     def finish_boundary(self, c0, c1):
         n = self.lps_per_copy
         lo, hi = c0 * n, c1 * n
+        if self.config.neighbour_drop_share:
+            charge_neighbour_drops(
+                self.rew[lo:hi].reshape(c1 - c0, n),
+                self._delta[lo:hi, COUNTER_INDEX["handoff_blocks"]].reshape(c1 - c0, n),
+                self._neighbours, self.config.neighbour_drop_share / 4 * self.config.handoff_penalty)
         if self.config.team_reward_share:
             mix_team_reward(self.rew[lo:hi].reshape(c1 - c0, n), self.config.team_reward_share)
         self._term[lo:hi] = 0

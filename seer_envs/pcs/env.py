@@ -52,7 +52,7 @@ Version history: v0 — first release.
 
 
 from seer_envs._parallel import SeerParallelEnv
-from seer_envs.pcs.config import PCSConfig
+from seer_envs.pcs.config import PCSConfig, PCSHotspotConfig
 from seer_envs.pcs.copies import PcsCopies
 from seer_envs.pcs.handlers import COUNTERS, OBS_LAYOUT
 
@@ -84,6 +84,17 @@ class PcsEnv(SeerParallelEnv):
     def _print_map(self):
         from seer_envs.pcs.render import print_map
         print_map(self)
+
+
+class PcsHotspotEnv(PcsEnv):
+    """The ``pcs_hotspot_v0`` task: :class:`PcsEnv` with the defaults of
+    :class:`~seer_envs.pcs.config.PCSHotspotConfig` (moving hot spots, a
+    daily swing, neighbours' drops in the reward; docs/pcs.md).  Every
+    ``pcs_v0`` parameter is accepted; only the defaults differ."""
+
+    metadata = dict(PcsEnv.metadata, name="pcs_hotspot_v0")
+    _scenario_id = "pcs_hotspot_v0"
+    _config_cls = PCSHotspotConfig
 
 
 def summarize(counters, engine=None):
