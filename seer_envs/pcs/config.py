@@ -217,11 +217,11 @@ def _preset(base, name, doc, **defaults):
 
 #: The defaults of ``pcs_hotspot_v0`` (docs/pcs.md, "pcs_hotspot_v0"):
 #: ``pcs_v0``'s model on an 8 x 8 torus for two days, phones moving about
-#: once an hour, two hot spots of extra calls crossing the grid, a daily
+#: about every half hour, two hot spots of extra calls crossing the grid, a daily
 #: swing of the call rate, and each cell paying for its neighbours' drops.
-HOTSPOT_DEFAULTS = dict(grid_width=8, grid_height=8, max_cycles=48, move_interval_mean=60.0,
+HOTSPOT_DEFAULTS = dict(grid_width=8, grid_height=8, max_cycles=48, move_interval_mean=30.0,
                         call_interarrival_mean=400.0, hotspot_count=2, hotspot_amplitude=4.0,
-                        hotspot_radius=1.5, hotspot_speed=0.01, diurnal_amplitude=0.5,
+                        hotspot_radius=1.0, hotspot_speed=0.01, diurnal_amplitude=0.5,
                         neighbour_drop_share=1.0)
 
 PCSHotspotConfig = _preset(
