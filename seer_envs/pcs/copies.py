@@ -8,9 +8,21 @@ import numpy as np
 from gymnasium import spaces
 
 from seer_envs._copies import Copies
-from seer_envs.pcs.handlers import (ACTION_KIND, COUNTER_INDEX, COUNTERS, OBS_SIZE_PY, PcsModel,
-                                    boundary, boundary_at_copy_end)
+from seer_envs.pcs.handlers import (ACTION_KIND, COUNTER_INDEX, COUNTERS, OBS_LAYOUT, OBS_SIZE_PY,
+                                    PcsModel, boundary, boundary_at_copy_end)
 from seer_envs.pcs.rewards import charge_neighbour_drops, mix_team_reward, neighbour_table
+
+
+def obs_high():
+    """Upper bounds of an observation row where the model bounds it: busy
+    fractions 1, the guard 1/2 of the channels, the power-control estimate
+    1 (from 0, ``p <- 0.1 + 0.5 load p / (1 + 0.01 p)`` with load <= 1 stays
+    below 0.6); the step's counts per phone (attempts, blocks, handoffs in,
+    handoff blocks) have no bound (docs/pcs.md, "Observation scale")."""
+    high = np.full(OBS_SIZE_PY, np.inf, np.float32)
+    for key, value in (("busy", 1.0), ("guard", 0.5), ("neighbours", 1.0), ("power", 1.0)):
+        high[OBS_LAYOUT[key]] = value
+    return high
 
 
 class PcsCopies(Copies):
@@ -26,12 +38,13 @@ class PcsCopies(Copies):
 
     @classmethod
     def spaces(cls, config):
-        return (spaces.Box(0.0, np.inf, (OBS_SIZE_PY,), np.float32),
+        return (spaces.Box(0.0, obs_high(), (OBS_SIZE_PY,), np.float32),
                 spaces.Discrete(config.num_guard_actions))
 
     @classmethod
     def state_space(cls, config):
-        return spaces.Box(0.0, np.inf, (config.num_cells * OBS_SIZE_PY,), np.float32)
+        return spaces.Box(0.0, np.tile(obs_high(), config.num_cells), (config.num_cells * OBS_SIZE_PY,),
+                          np.float32)
 
     def __init__(self, config, num_copies=1):
         super().__init__(config, num_copies)

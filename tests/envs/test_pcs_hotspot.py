@@ -208,3 +208,16 @@ def test_adaptive_rule_beats_every_constant_guard():
     adaptive = run(adaptive_guard)
     constants = {g: run(lambda e, o, g=g: np.full(len(o), g, np.int64)) for g in range(6)}
     assert adaptive > max(constants.values()), (adaptive, constants)
+
+
+def test_observations_within_the_finite_bounds():
+    env = pcs_hotspot_v0.parallel_env(num_threads=1, power_control_iters=30, hotspot_amplitude=20.0,
+                                      grid_width=4, grid_height=4, max_cycles=30)
+    space = env.observation_space(env.possible_agents[0])
+    assert np.isfinite(space.high[[0, 1, 6, 7, 8, 9, 10]]).all()
+    obs = env.reset_arrays(seed=1)
+    rng = np.random.default_rng(0)
+    while env.agents:
+        assert all(space.contains(row) for row in obs)
+        obs = env.step_arrays(rng.integers(0, 6, 16))[0]
+    assert obs[:, 10].max() > 0 and obs[:, 0].max() == 1.0      # the bounded slots were exercised
