@@ -11,9 +11,14 @@ engine (``seer_envs.vector_env``), observations come in as one
 (copies, cells, 11) array, actions go out as one int array, no per-agent
 dicts and no Python loop over copies.  Copy i of update u is seeded exactly
 as a single env ``reset(seed=seed * 100000 + u * num_envs + i)`` would be.
-(SuperSuit's ``concat_vec_envs_v1`` over single envs also works: docs/training.md.)  The scenario is
-the mobile one (phones move every ~60 min, call every ~200 min), where guard
-channels matter: a handoff block costs 5 blocked calls.
+(SuperSuit's ``concat_vec_envs_v1`` over single envs also works: docs/training.md.)  The task is
+``pcs_hotspot_v0`` at its defaults (docs/pcs.md): hot spots of call load move
+over an 8 x 8 torus, the load swings over the day, phones move about every
+30 minutes, and a cell pays for the handoffs it drops (5 blocked calls each)
+and a share of its neighbours' drops, so how many channels to hold back
+depends on the load around the cell.  ``benchmarks/baselines.py`` trains
+this example's ``train`` on several seeds and reports it with confidence
+intervals.
 
 With ``--async`` the rollout overlaps the env and the policy: the copies
 are stepped in two halves (``batch_size = num_envs // 2``), the policy
@@ -29,8 +34,9 @@ sets the env steps (copies x steps) instead of ``--updates``;
 an animated GIF of ``rgb_array`` frames there.
 
 At the end it evaluates the learned policy (greedy), a uniformly random
-policy and the fixed guard-0 policy on held-out seeds and prints the
-comparison.
+policy, fixed guards of 0 and 3 and the adaptive rule
+(``seer_envs.pcs.heuristic.adaptive_guard``) on held-out seeds and prints
+the comparison.
 """
 
 import argparse

@@ -10,13 +10,13 @@ The actor (MLP, 2 x 64) is shared by every cell and sees only the cell's
 observation (11 numbers), so it runs decentralised at execution.  The
 critic (MLP, 2 x 128) is used only in training: it reads the global state,
 ``venv.state()`` (every cell's observation, ``(copies, 64 x 11)`` on the
-8 x 8 grid), and outputs one value per cell, since each cell is trained on
+8 x 8 grid of ``pcs_hotspot_v0``), and outputs one value per cell, since each cell is trained on
 its own reward (``--team-reward-share`` mixes in the team's).  Uses SEER's
 vector env: all ``--num-envs`` copies in one engine, one ``(copies, cells,
 11)`` observation array and one ``(copies, state)`` array per step, no
 per-agent dicts.  Copy i of update u is seeded as a single env
 ``reset(seed=seed * 100000 + u * num_envs + i)``, as in the IPPO example,
-whose scenario (the mobile one), evaluation and video this example shares
+whose task (``pcs_hotspot_v0``), evaluation and video this example shares
 (``cleanrl_ippo_pcs.py``).
 
 CleanRL's habits (``_cleanrl.py``): ``--track`` logs the losses, approximate

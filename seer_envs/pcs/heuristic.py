@@ -11,8 +11,8 @@ _BUSY = OBS_LAYOUT["busy"]
 _NEIGHBOURS = OBS_LAYOUT["neighbours"]
 
 #: The adaptive rule's constants (:func:`adaptive_guard`).
-ADAPTIVE_BASE = 2.7
-ADAPTIVE_GAIN = 4.7
+ADAPTIVE_BASE = 2.5
+ADAPTIVE_GAIN = 5.0
 
 
 def heuristic(env, obs):

@@ -34,8 +34,8 @@ def test_quick_run_writes_csv_plots_and_report(tmp_path):
     runs = {}
     for x in curves:
         runs.setdefault((x["task"], x["algo"], x["train_seed"]), []).append(int(x["update"]))
-    assert set(runs) == {("pcs_hotspot_v0", a, s) for a in ("ippo", "mappo") for s in ("1", "2")} | {
-        ("aircraft_v0", "ippo", s) for s in ("1", "2")}
+    assert set(runs) == {(t, a, s) for t in ("pcs_hotspot_v0", "aircraft_v0") for a in ("ippo", "mappo")
+                         for s in ("1", "2")}
     assert all(u == [1, 2] for u in runs.values())
     # every policy on the 4 held-out seeds
     per = {}
