@@ -317,7 +317,8 @@ cdef class PcsModel(Scenario):
 
     cdef PcsState s
     cdef object _arrays     # keeps the NumPy buffers behind the pointers alive
-    cdef readonly object actions, counters, free_channels, guard, power, hotspots
+    cdef readonly object actions, counters, free_channels, guard, power
+    cdef object _hot_tracks    # hot spots' (x0, y0, vx, vy): config, not state (no snapshot)
     cdef readonly int64_t num_copies, cells_per_copy
     cdef int64_t _channels
 
@@ -354,8 +355,8 @@ cdef class PcsModel(Scenario):
         self.s.move_mean = cfg.move_interval_mean
         self.s.latency = cfg.handoff_latency
         self.s.pc_iters = cfg.power_control_iters
-        self.hotspots = np.ascontiguousarray(cfg.hotspot_tracks(), dtype=np.float64).reshape(-1, 4)
-        self.s.hot_count = self.hotspots.shape[0]
+        self._hot_tracks = np.ascontiguousarray(cfg.hotspot_tracks(), dtype=np.float64).reshape(-1, 4)
+        self.s.hot_count = self._hot_tracks.shape[0]
         self.s.hot_amp = cfg.hotspot_amplitude
         self.s.hot_inv2r2 = 1.0 / (2.0 * cfg.hotspot_radius * cfg.hotspot_radius)
         self.s.diurnal_amp = cfg.diurnal_amplitude
@@ -363,7 +364,7 @@ cdef class PcsModel(Scenario):
         self.s.load_varies = cfg.load_varies
         cdef double[:, ::1] hv
         if self.s.hot_count > 0:
-            hv = self.hotspots
+            hv = self._hot_tracks
             self.s.hot = &hv[0, 0]
         else:
             self.s.hot = NULL
