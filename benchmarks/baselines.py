@@ -358,7 +358,11 @@ def report(a, results, speed, plots, argv, elapsed, path):
                    "Nothing here measures learning; no learning claim follows from it.**"
                    if a.quick else
                    f"**Budget: `--budget {a.budget:g}`** ({a.train_seeds} training seeds, "
-                   f"{a.eval_seeds} held-out evaluation seeds).")
+                   f"{a.eval_seeds} held-out evaluation seeds)" +
+                   (f": {a.budget:.0%} of the full suite's training budget. The learned rows and "
+                    "curves show where IPPO and MAPPO stand after this little training, not what "
+                    "they reach; the fixed policies' rows do not depend on the budget."
+                    if a.budget < 1 else "."))
     b = budgets(a)
     lines += [budget_line, "",
               f"- Command: `{' '.join(['python benchmarks/baselines.py'] + argv)}`",
@@ -402,8 +406,11 @@ def report(a, results, speed, plots, argv, elapsed, path):
                   "| path | training seed | updates | training env steps/s | final training return | "
                   "env steps to target | wall s to target |", "| --- | --- | --- | --- | --- | --- | --- |"]
         for r in speed:
+            reached = np.isfinite(r["wall_to_target"])
             lines.append(f"| {r['path']} | {r['train_seed']} | {r['updates']} | {r['sps']:.1f} | "
-                         f"{r['final_return']:.2f} | {r['steps_to_target']:g} | {r['wall_to_target']:.1f} |")
+                         f"{r['final_return']:.2f} | "
+                         + (f"{r['steps_to_target']:g} | {r['wall_to_target']:.1f} |" if reached
+                            else "not reached | not reached |"))
         seer = [r["sps"] for r in speed if r["path"].startswith("seer")]
         ss = [r["sps"] for r in speed if not r["path"].startswith("seer")]
         same = all(r["curve"] == q["curve"] for r, q in zip(speed[0::2], speed[1::2]))
