@@ -31,7 +31,11 @@ docs/baselines.md, its PNGs under ``plots/baselines/`` beside it), which
 names the machine, the versions, the budget and the command.
 
 ``--budget`` scales every training budget (updates) by X: 1.0 is the suite
-sized for about two hours on a 2-core machine; a bigger machine can raise it.
+sized for under two hours on a 2-core machine (PCS 150 updates of 4 copies,
+Aircraft 200 updates of 2 copies of 64 UAVs; from the per-update times of a
+``--budget 0.05`` run on the shared 2-core development machine, 0.8-0.9 s
+per PCS update and 1.0-1.6 s per Aircraft update, about 80 minutes in all;
+not run at 1.0 there); a bigger machine can raise it.
 ``--quick`` is the test's size: 2 training seeds, 4 evaluation seeds,
 2 updates, small Aircraft.
 """
