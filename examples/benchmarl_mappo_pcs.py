@@ -3,9 +3,9 @@
 policy against the random one on held-out seeds.
 
 BenchMARL's ``Experiment`` runs on :class:`seer_envs.integrations.benchmarl.SeerTask`
-``.PCS_V0``: ``--copies`` copies of a ``--grid`` x ``--grid`` PCS grid (the
-mobile scenario of ``cleanrl_ippo_pcs.py``: phones move every ~60 min and
-call every ~200 min, 48 steps of an hour), in one engine, one episode of
+``.PCS_HOTSPOT_V0`` (the task of ``cleanrl_ippo_pcs.py``: hot spots of load
+moving over the cells, a daily swing, neighbours' drops in the reward, 48
+steps of an hour): ``--copies`` copies of a ``--grid`` x ``--grid`` grid, in one engine, one episode of
 every copy per iteration, parameter sharing, MAPPO's critic on the global
 state.  Then the greedy policy (BenchMARL's deterministic mode) and the
 random policy (TorchRL's ``rand_action``), and the greedy policy before
@@ -24,7 +24,8 @@ import argparse
 import tempfile
 import time
 
-ENV_KW = dict(max_cycles=48, move_interval_mean=60.0, call_interarrival_mean=200.0)
+ENV_ID = "pcs_hotspot_v0"
+ENV_KW = dict(max_cycles=48)
 
 
 def evaluate(policy, grid, copies, seed):
@@ -34,7 +35,7 @@ def evaluate(policy, grid, copies, seed):
     from torchrl.envs.utils import ExplorationType, set_exploration_type
 
     from seer_envs.integrations.torchrl import torchrl_env
-    env = torchrl_env("pcs_v0", copies, num_threads=1, grid_width=grid, grid_height=grid, **ENV_KW)
+    env = torchrl_env(ENV_ID, copies, num_threads=1, grid_width=grid, grid_height=grid, **ENV_KW)
     env.set_seed(seed)
     torch.manual_seed(seed)
     if isinstance(policy, int):
@@ -53,7 +54,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--algorithm", choices=["mappo", "ippo"], default="mappo")
     p.add_argument("--iters", type=int, default=150, help="BenchMARL iterations (one episode per copy each)")
-    p.add_argument("--grid", type=int, default=4)
+    p.add_argument("--grid", type=int, default=8)
     p.add_argument("--copies", type=int, default=16)
     p.add_argument("--lr", type=float, default=2.5e-3, help="as cleanrl_ippo_pcs.py")
     p.add_argument("--epochs", type=int, default=4, help="passes over each batch")
@@ -71,13 +72,12 @@ def main():
     torch.set_num_threads(1)        # small networks; SEER's engine runs beside them
 
     # first: it gives TorchRL 0.14's collector the name BenchMARL 1.5.2 imports
-    from seer_envs.integrations.benchmarl import SeerTask
+    from seer_envs.integrations.benchmarl import Experiment, ExperimentConfig, SeerTask
 
     from benchmarl.algorithms import IppoConfig, MappoConfig         # noqa: E402
-    from benchmarl.experiment import Experiment, ExperimentConfig
     from benchmarl.models.mlp import MlpConfig
 
-    task = SeerTask.PCS_V0.get_task(dict(ENV_KW, grid_width=a.grid, grid_height=a.grid))
+    task = SeerTask.PCS_HOTSPOT_V0.get_task(dict(ENV_KW, grid_width=a.grid, grid_height=a.grid))
     cfg = ExperimentConfig.get_from_yaml()
     frames = a.copies * ENV_KW["max_cycles"]
     cfg.max_n_iters = a.iters

@@ -11,9 +11,14 @@ engine (``seer_envs.vector_env``), observations come in as one
 (copies, cells, 11) array, actions go out as one int array, no per-agent
 dicts and no Python loop over copies.  Copy i of update u is seeded exactly
 as a single env ``reset(seed=seed * 100000 + u * num_envs + i)`` would be.
-(SuperSuit's ``concat_vec_envs_v1`` over single envs also works: docs/training.md.)  The scenario is
-the mobile one (phones move every ~60 min, call every ~200 min), where guard
-channels matter: a handoff block costs 5 blocked calls.
+(SuperSuit's ``concat_vec_envs_v1`` over single envs also works: docs/training.md.)  The task is
+``pcs_hotspot_v0`` at its defaults (docs/pcs.md): hot spots of call load move
+over an 8 x 8 torus, the load swings over the day, phones move about every
+30 minutes, and a cell pays for the handoffs it drops (5 blocked calls each)
+and a share of its neighbours' drops, so how many channels to hold back
+depends on the load around the cell.  ``benchmarks/baselines.py`` trains
+this example's ``train`` on several seeds and reports it with confidence
+intervals.
 
 With ``--async`` the rollout overlaps the env and the policy: the copies
 are stepped in two halves (``batch_size = num_envs // 2``), the policy
@@ -29,8 +34,9 @@ sets the env steps (copies x steps) instead of ``--updates``;
 an animated GIF of ``rgb_array`` frames there.
 
 At the end it evaluates the learned policy (greedy), a uniformly random
-policy and the fixed guard-0 policy on held-out seeds and prints the
-comparison.
+policy, fixed guards of 0 and 3 and the adaptive rule
+(``seer_envs.pcs.heuristic.adaptive_guard``) on held-out seeds and prints
+the comparison.
 """
 
 import argparse
@@ -44,10 +50,16 @@ from _cleanrl import Logger, add_habits, layer, positive_float, positive_int, pp
 from torch.distributions import Categorical
 
 import seer_envs
-from seer_envs import pcs_v0
+from seer_envs.pcs.heuristic import adaptive_guard
 
-ENV_KW = dict(grid_width=8, grid_height=8, max_cycles=48, move_interval_mean=60.0,
-              call_interarrival_mean=200.0)
+#: The task trained on (docs/pcs.md, "pcs_hotspot_v0") and parameters over its defaults.
+ENV_ID = "pcs_hotspot_v0"
+ENV_KW = {}
+
+
+def episode_length(env_kw=None):
+    """Steps of one episode of the task (its ``max_cycles``)."""
+    return seer_envs.get(ENV_ID).build_config(dict(ENV_KW if env_kw is None else env_kw)).max_cycles
 
 
 class Agent(nn.Module):
@@ -71,7 +83,7 @@ def evaluate(policy, seeds, num_threads):
     """Mean episode return per cell of ``policy(obs, rng) -> actions``."""
     rets = []
     for s in seeds:
-        env = pcs_v0.parallel_env(num_threads=num_threads, **ENV_KW)
+        env = seer_envs.make(ENV_ID, num_threads=num_threads, **ENV_KW)
         obs = env.reset_arrays(seed=s)
         rng = np.random.default_rng(s)
         ret = 0.0
@@ -115,7 +127,7 @@ def rollout(venv, agent, seed, T):
 
 def capture_video(policy, path, num_threads, seed):
     """The greedy policy's episode as an animated GIF of rgb_array frames."""
-    env = pcs_v0.parallel_env(num_threads=num_threads, render_mode="rgb_array", **ENV_KW)
+    env = seer_envs.make(ENV_ID, num_threads=num_threads, render_mode="rgb_array", **ENV_KW)
     obs = env.reset_arrays(seed=seed)
     rng = np.random.default_rng(seed)
     frames = [env.render()]
@@ -173,6 +185,7 @@ def save_and_evaluate(agent, a, out, threads, n_actions, n_cells):
         "random": evaluate(lambda o, rng: rng.integers(0, n_actions, n_cells), seeds, threads),
         "fixed guard 0": evaluate(lambda o, rng: np.zeros(n_cells, np.int64), seeds, threads),
         "fixed guard 3": evaluate(lambda o, rng: np.full(n_cells, 3, np.int64), seeds, threads),
+        "adaptive rule": evaluate(lambda o, rng: adaptive_guard(n_actions, o), seeds, threads),
     }
     if a.capture_video:
         path = os.path.join(out, "eval_episode.gif")
@@ -186,7 +199,8 @@ def save_and_evaluate(agent, a, out, threads, n_actions, n_cells):
     print(f"learned policy beats random and guard-0: {'YES' if beat else 'NO'}")
 
 
-def main():
+def make_parser():
+    """The example's command line (CleanRL's habits and PPO's settings)."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_habits(p, "cleanrl_ippo_pcs")
     p.add_argument("--updates", type=positive_int, default=150)
@@ -204,23 +218,28 @@ def main():
     p.add_argument("--team-reward-share", type=float, default=0.0,
                    help="train on (1 - share) * own cell reward + share * team mean (evaluation "
                         "reports the mean per cell, which the share does not change)")
-    a = p.parse_args()
-    if a.overlap and a.num_envs < 2:
-        p.error("--async needs --num-envs >= 2 (two halves)")
-    threads = a.num_threads
+    return p
+
+
+def train(a, venv=None, on_update=None, log=None):
+    """PPO with parameter sharing over ``a.updates`` updates (``a`` from
+    :func:`make_parser`); returns the agent.  ``venv`` is any vector env
+    with SEER's batched interface (``num_envs``, ``num_agents``,
+    ``single_action_space``, ``reset(seed=)``, ``step(actions (copies,
+    cells))``); default: SEER's vector env of the task.  ``on_update(row)``
+    gets after each update a dict: ``update``, ``env_steps``, ``wall_s``,
+    ``env_s`` and the training ``episode_return`` per cell."""
+    T = episode_length()
     if a.total_timesteps is not None:
-        a.updates = max(1, a.total_timesteps // (a.num_envs * ENV_KW["max_cycles"]))
-    out = run_dir("pcs_v0", a)
-    log = Logger(out, a.track, a)
+        a.updates = max(1, a.total_timesteps // (a.num_envs * T))
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.torch_threads)
-
-    venv = seer_envs.vector_env("pcs_v0", a.num_envs, num_threads=threads,
-                                team_reward_share=a.team_reward_share,
-                                batch_size=a.num_envs // 2 if a.overlap else None, **ENV_KW)
+    if venv is None:
+        venv = seer_envs.vector_env(ENV_ID, a.num_envs, num_threads=a.num_threads,
+                                    team_reward_share=a.team_reward_share,
+                                    batch_size=a.num_envs // 2 if a.overlap else None, **ENV_KW)
     n_cells = venv.num_agents
     n_actions = venv.single_action_space.n
-    T = ENV_KW["max_cycles"]
     agent = Agent(11, n_actions)
     opt = torch.optim.Adam(agent.parameters(), lr=a.lr, eps=1e-5)
     N = a.num_envs * n_cells
@@ -259,16 +278,33 @@ def main():
                 opt.step()
         ep_ret = rew_buf.sum(0).mean().item()
         env_steps = (update + 1) * a.num_envs * T
-        log.scalars({"charts/episodic_return": ep_ret, "charts/learning_rate": opt.param_groups[0]["lr"],
-                     "charts/SPS": env_steps / (time.perf_counter() - t0),
-                     **{f"losses/{k}": v for k, v in stats.items()},
-                     "losses/clipfrac": float(np.mean(clipfracs))}, env_steps)
-        print(f"update {update + 1:3d}/{a.updates}: episode return per cell {ep_ret:8.2f}  "
-              f"mean guard {act_buf.float().mean().item():.2f}  "
-              f"({time.perf_counter() - t0:5.1f} s, env {env_time:5.1f} s)")
+        if log is not None:
+            log.scalars({"charts/episodic_return": ep_ret, "charts/learning_rate": opt.param_groups[0]["lr"],
+                         "charts/SPS": env_steps / (time.perf_counter() - t0),
+                         **{f"losses/{k}": v for k, v in stats.items()},
+                         "losses/clipfrac": float(np.mean(clipfracs))}, env_steps)
+        if on_update is not None:
+            on_update({"update": update + 1, "env_steps": env_steps, "wall_s": time.perf_counter() - t0,
+                       "env_s": env_time, "episode_return": ep_ret})
+        else:
+            print(f"update {update + 1:3d}/{a.updates}: episode return per cell {ep_ret:8.2f}  "
+                  f"mean guard {act_buf.float().mean().item():.2f}  "
+                  f"({time.perf_counter() - t0:5.1f} s, env {env_time:5.1f} s)")
 
+    return agent
+
+
+def main():
+    p = make_parser()
+    a = p.parse_args()
+    if a.overlap and a.num_envs < 2:
+        p.error("--async needs --num-envs >= 2 (two halves)")
+    out = run_dir(ENV_ID, a)
+    log = Logger(out, a.track, a)
+    agent = train(a, log=log)
     log.close()
-    save_and_evaluate(agent, a, out, threads, n_actions, n_cells)
+    n_actions = agent.actor[-1].out_features
+    save_and_evaluate(agent, a, out, a.num_threads, n_actions, seer_envs.get(ENV_ID).build_config(ENV_KW).num_cells)
     return 0
 
 

@@ -10,13 +10,13 @@ The actor (MLP, 2 x 64) is shared by every cell and sees only the cell's
 observation (11 numbers), so it runs decentralised at execution.  The
 critic (MLP, 2 x 128) is used only in training: it reads the global state,
 ``venv.state()`` (every cell's observation, ``(copies, 64 x 11)`` on the
-8 x 8 grid), and outputs one value per cell, since each cell is trained on
+8 x 8 grid of ``pcs_hotspot_v0``), and outputs one value per cell, since each cell is trained on
 its own reward (``--team-reward-share`` mixes in the team's).  Uses SEER's
 vector env: all ``--num-envs`` copies in one engine, one ``(copies, cells,
 11)`` observation array and one ``(copies, state)`` array per step, no
 per-agent dicts.  Copy i of update u is seeded as a single env
 ``reset(seed=seed * 100000 + u * num_envs + i)``, as in the IPPO example,
-whose scenario (the mobile one), evaluation and video this example shares
+whose task (``pcs_hotspot_v0``), evaluation and video this example shares
 (``cleanrl_ippo_pcs.py``).
 
 CleanRL's habits (``_cleanrl.py``): ``--track`` logs the losses, approximate
@@ -39,7 +39,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 from _cleanrl import Logger, add_habits, layer, positive_float, positive_int, ppo_loss, run_dir
-from cleanrl_ippo_pcs import ENV_KW, save_and_evaluate
+from cleanrl_ippo_pcs import ENV_ID, ENV_KW, episode_length, save_and_evaluate
 from torch.distributions import Categorical
 
 import seer_envs
@@ -90,7 +90,8 @@ def rollout(venv, agent, seed, T):
     return obs_buf, st_buf, act_buf, logp_buf, rew_buf, val_buf
 
 
-def main():
+def make_parser():
+    """The example's command line (CleanRL's habits and PPO's settings)."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_habits(p, "cleanrl_mappo_pcs")
     p.add_argument("--updates", type=positive_int, default=150)
@@ -105,20 +106,26 @@ def main():
     p.add_argument("--eval-seeds", type=positive_int, default=8)
     p.add_argument("--team-reward-share", type=float, default=0.0,
                    help="train on (1 - share) * own cell reward + share * team mean")
-    a = p.parse_args()
-    T = ENV_KW["max_cycles"]
+    return p
+
+
+def train(a, venv=None, on_update=None, log=None):
+    """MAPPO over ``a.updates`` updates (``a`` from :func:`make_parser`);
+    returns the agent.  ``venv``: SEER's vector env of the task by default
+    (it needs ``state()``); ``on_update(row)`` gets after each update a
+    dict: ``update``, ``env_steps``, ``wall_s`` and the training
+    ``episode_return`` per cell."""
+    T = episode_length()
     if a.total_timesteps is not None:
         a.updates = max(1, a.total_timesteps // (a.num_envs * T))
     if a.minibatches > a.num_envs * T:
-        p.error(f"--minibatches must be <= num_envs x {T} steps = {a.num_envs * T}, got {a.minibatches}")
-    out = run_dir("pcs_v0", a)
-    log = Logger(out, a.track, a)
+        raise ValueError(f"--minibatches must be <= num_envs x {T} steps = {a.num_envs * T}, "
+                         f"got {a.minibatches}")
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.torch_threads)
-    threads = a.num_threads
-
-    venv = seer_envs.vector_env("pcs_v0", a.num_envs, num_threads=threads,
-                                team_reward_share=a.team_reward_share, **ENV_KW)
+    if venv is None:
+        venv = seer_envs.vector_env(ENV_ID, a.num_envs, num_threads=a.num_threads,
+                                    team_reward_share=a.team_reward_share, **ENV_KW)
     E, A = a.num_envs, venv.num_agents
     n_actions = venv.single_action_space.n
     S = venv.single_state_space.shape[0]
@@ -159,15 +166,33 @@ def main():
                 opt.step()
         ep_ret = rew_buf.sum(0).mean().item()
         env_steps = (update + 1) * E * T
-        log.scalars({"charts/episodic_return": ep_ret, "charts/learning_rate": opt.param_groups[0]["lr"],
-                     "charts/SPS": env_steps / (time.perf_counter() - t0),
-                     **{f"losses/{k}": v for k, v in stats.items()},
-                     "losses/clipfrac": float(np.mean(clipfracs))}, env_steps)
-        print(f"update {update + 1:3d}/{a.updates}: episode return per cell {ep_ret:8.2f}  "
-              f"mean guard {act_buf.float().mean().item():.2f}  ({time.perf_counter() - t0:5.1f} s)")
+        if log is not None:
+            log.scalars({"charts/episodic_return": ep_ret, "charts/learning_rate": opt.param_groups[0]["lr"],
+                         "charts/SPS": env_steps / (time.perf_counter() - t0),
+                         **{f"losses/{k}": v for k, v in stats.items()},
+                         "losses/clipfrac": float(np.mean(clipfracs))}, env_steps)
+        if on_update is not None:
+            on_update({"update": update + 1, "env_steps": env_steps, "wall_s": time.perf_counter() - t0,
+                       "episode_return": ep_ret})
+        else:
+            print(f"update {update + 1:3d}/{a.updates}: episode return per cell {ep_ret:8.2f}  "
+                  f"mean guard {act_buf.float().mean().item():.2f}  ({time.perf_counter() - t0:5.1f} s)")
 
+    return agent
+
+
+def main():
+    p = make_parser()
+    a = p.parse_args()
+    try:
+        out = run_dir(ENV_ID, a)
+        log = Logger(out, a.track, a)
+        agent = train(a, log=log)
+    except ValueError as e:
+        p.error(str(e))
     log.close()
-    save_and_evaluate(agent, a, out, threads, n_actions, A)
+    n_actions = agent.actor[-1].out_features
+    save_and_evaluate(agent, a, out, a.num_threads, n_actions, seer_envs.get(ENV_ID).build_config(ENV_KW).num_cells)
     return 0
 
 

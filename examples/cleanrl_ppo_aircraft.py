@@ -169,7 +169,8 @@ def capture_video(policy, env_kw, path, threads, seed):
     return save_gif(frames, path)
 
 
-def main():
+def make_parser():
+    """The example's command line (CleanRL's habits and PPO's settings)."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_habits(p, "cleanrl_ppo_aircraft")
     p.add_argument("--updates", type=positive_int, default=50)
@@ -186,14 +187,17 @@ def main():
     p.add_argument("--eval-seeds", type=positive_int, default=4)
     p.add_argument("--async", dest="overlap", action="store_true",
                    help="overlap the env and the policy: two halves of the copies in ping-pong")
-    a = p.parse_args()
-    if a.overlap and a.num_envs < 2:
-        p.error("--async needs --num-envs >= 2 (two halves)")
-    threads = a.num_threads
+    return p
+
+
+def train(a, on_update=None, log=None):
+    """PPO with parameter sharing over ``a.updates`` updates (``a`` from
+    :func:`make_parser`); returns the agent.  ``on_update(row)`` gets after
+    each update a dict: ``update``, ``env_steps``, ``wall_s`` and the
+    training ``episode_return`` per UAV."""
     if a.total_timesteps is not None:
         a.updates = max(1, a.total_timesteps // (a.num_envs * a.episode))
-    out = run_dir("aircraft_v0", a)
-    log = Logger(out, a.track, a)
+    threads = a.num_threads
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.torch_threads)
     env_kw = dict(num_uavs=a.num_uavs, max_cycles=a.episode, continuous_actions=True)
@@ -239,13 +243,31 @@ def main():
                 opt.step()
         ep_ret = rew_b.sum(0).mean().item()
         env_steps += a.num_envs * T_used
-        log.scalars({"charts/episodic_return": ep_ret, "charts/learning_rate": opt.param_groups[0]["lr"],
-                     "charts/SPS": env_steps / (time.perf_counter() - t0),
-                     **{f"losses/{k}": v for k, v in stats.items()},
-                     "losses/clipfrac": float(np.mean(clipfracs))}, env_steps)
-        print(f"update {update + 1:3d}/{a.updates}: episode return per UAV "
-              f"{ep_ret:8.2f}  ({time.perf_counter() - t0:5.1f} s)")
+        if log is not None:
+            log.scalars({"charts/episodic_return": ep_ret, "charts/learning_rate": opt.param_groups[0]["lr"],
+                         "charts/SPS": env_steps / (time.perf_counter() - t0),
+                         **{f"losses/{k}": v for k, v in stats.items()},
+                         "losses/clipfrac": float(np.mean(clipfracs))}, env_steps)
+        if on_update is not None:
+            on_update({"update": update + 1, "env_steps": env_steps, "wall_s": time.perf_counter() - t0,
+                       "episode_return": ep_ret})
+        else:
+            print(f"update {update + 1:3d}/{a.updates}: episode return per UAV "
+                  f"{ep_ret:8.2f}  ({time.perf_counter() - t0:5.1f} s)")
 
+    return agent
+
+
+def main():
+    p = make_parser()
+    a = p.parse_args()
+    if a.overlap and a.num_envs < 2:
+        p.error("--async needs --num-envs >= 2 (two halves)")
+    threads = a.num_threads
+    out = run_dir("aircraft_v0", a)
+    log = Logger(out, a.track, a)
+    agent = train(a, log=log)
+    env_kw = dict(num_uavs=a.num_uavs, max_cycles=a.episode, continuous_actions=True)
     log.close()
     if a.save_model:
         path = os.path.join(out, f"{a.exp_name}.cleanrl_model")

@@ -2,12 +2,21 @@
 """SEER's scenarios as BenchMARL tasks, on SEER's native TorchRL env
 (:mod:`seer_envs.integrations.torchrl`).
 
->>> from seer_envs.integrations.benchmarl import SeerTask
->>> task = SeerTask.PCS_V0.get_task({"grid_width": 4, "grid_height": 4, "max_cycles": 48})
+>>> from seer_envs.integrations.benchmarl import Experiment, ExperimentConfig, SeerTask
+>>> task = SeerTask.PCS_HOTSPOT_V0.get_task()      # the PCS task with headroom (DEFAULT_TASK)
 >>> # Experiment(task=task, algorithm_config=MappoConfig.get_from_yaml(), ...)
 
+**Import order.**  ``from benchmarl.experiment import Experiment`` on its
+own fails with TorchRL 0.14 (``ImportError: cannot import name
+'SyncDataCollector'``, see "Versions" below) unless this module was imported
+first.  Take ``Experiment`` and ``ExperimentConfig`` from this module (as
+above): it gives TorchRL's collector the old name before importing them, so
+the order of imports no longer matters; importing this module after a
+failed ``benchmarl.experiment`` import also works.
+
 One task per scenario with a vector env (``seer_envs.vector.supported()``:
-``SeerTask.PCS_V0``, ``SeerTask.AIRCRAFT_V0``, ``SeerTask.GOSSIP_V0``); a
+``SeerTask.PCS_HOTSPOT_V0``, ``SeerTask.PCS_V0``, ``SeerTask.AIRCRAFT_V0``,
+``SeerTask.GOSSIP_V0``); a
 task's config is the scenario's parameters (``seer list``), plus
 ``num_threads`` (default 1: BenchMARL's collector and torch share the
 process).  ``get_task()`` without a config takes the scenario's defaults
@@ -51,7 +60,7 @@ import seer_envs
 from seer_envs.integrations.torchrl import torchrl_env
 from seer_envs.vector import supported
 
-__all__ = ["SeerTask", "SeerTaskClass"]
+__all__ = ["DEFAULT_TASK", "Experiment", "ExperimentConfig", "SeerTask", "SeerTaskClass"]
 
 
 class SeerTaskClass(TaskClass):
@@ -152,3 +161,17 @@ class _SeerTaskBase(Task):
 
 #: One member per scenario with a vector env (``PCS_V0``, ``AIRCRAFT_V0``, ...).
 SeerTask = _SeerTaskBase("SeerTask", [sid.upper() for sid in supported()])
+
+#: The task the examples train by default: PCS with load that moves over the
+#: cells and the day (``pcs_hotspot_v0``, docs/pcs.md), where the guard is a
+#: state-dependent decision.
+DEFAULT_TASK = SeerTask.PCS_HOTSPOT_V0
+
+
+def __getattr__(name):
+    # BenchMARL's Experiment and ExperimentConfig, imported on first use
+    # (after the collector's old name is set above, whatever was imported before).
+    if name in ("Experiment", "ExperimentConfig"):
+        import benchmarl.experiment as experiment
+        return getattr(experiment, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

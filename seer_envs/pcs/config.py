@@ -8,6 +8,10 @@ from seer_runtime.loop import OUTBOX_CAPACITY   # events one hook call may emit
 from seer_envs._config import (FLOAT32_MAX, HANDLER_WORK_BUDGET, STEP_WORK_BUDGET, bound_error,
                                check_horizon, param, validate)
 
+#: Most hot spots (each costs one exp per call draw, inside a handler).
+MAX_HOTSPOTS = 64
+#: Radians between successive hot spots' headings.
+GOLDEN_ANGLE = math.pi * (3.0 - math.sqrt(5.0))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,26 +41,50 @@ class PCSConfig:
     team_reward_share: float = param(0.0, "", "share of each cell's reward taken from the mean over all cells "
                                      "(0 = own cell only, 1 = the team mean; like 1 - MPE's local_ratio)",
                                      lo=0.0, hi=1.0)
+    # --- varying load and the neighbours' drops (all off: pcs_v0 as it was) ---
+    hotspot_count: int = param(0, "hot spots", "hot spots of extra call load moving over the torus "
+                               "(0 = uniform load)", lo=0, hi=MAX_HOTSPOTS, integer=True)
+    hotspot_amplitude: float = param(0.0, "", "extra call rate at a hot spot's centre, in units of the "
+                                     "base rate (a cell's rate is multiplied by 1 + amplitude x the sum "
+                                     "of exp(-d**2 / (2 radius**2)) over the hot spots)", lo=0.0, hi=1000.0)
+    hotspot_radius: float = param(1.5, "cells", "radius (Gaussian sigma) of a hot spot", lo=0.0,
+                                  lo_open=True, hi=4096.0)
+    hotspot_speed: float = param(0.0, "cells/min", "speed of every hot spot (each on its own straight "
+                                 "heading over the torus)", lo=0.0, hi=1000.0)
+    diurnal_amplitude: float = param(0.0, "", "daily swing of every cell's call rate: x (1 + a sin(2 pi "
+                                     "t / diurnal_period))", lo=0.0, hi=0.99)
+    diurnal_period: float = param(1440.0, "min", "period of the daily swing", lo=0.0, lo_open=True)
+    neighbour_drop_share: float = param(0.0, "", "a cell also pays this share of handoff_penalty for each "
+                                        "handoff block of its 4 neighbours, divided among them (each "
+                                        "neighbour pays share / 4): the drops its admissions push onto "
+                                        "them", lo=0.0, hi=1.0)
 
     def __post_init__(self):
         validate(self)
         if self.grid_width * self.grid_height >= 2**32 - 1:
             raise ValueError("PCSConfig: grid_width * grid_height must be < 2**32 - 1")
+        if self.load_varies:
+            check_horizon("PCSConfig", self, ["diurnal_period"], self.max_cycles * self.dt,
+                          "max_cycles * dt")
         self.check_run(self.max_cycles * self.dt, "max_cycles * dt", self.dt, "dt")
         # Float32 rewards: -(blocks + handoff_penalty * drops), each count at
         # most the step's work budget.
+        # With neighbour_drop_share > 0 a drop is paid once more, shared
+        # among the dropping cell's neighbours.
         pmax = FLOAT32_MAX / STEP_WORK_BUDGET / 2
+        if self.neighbour_drop_share:
+            pmax /= 1.0 + self.neighbour_drop_share
         if self.handoff_penalty > pmax:
             raise bound_error("PCSConfig", "handoff_penalty", self.handoff_penalty, "<=", pmax,
-                              "float32 max / (2 * 2**30 events in a step): the float32 reward "
-                              "-(blocks + handoff_penalty * drops) must stay finite")
+                              "float32 max / (2 * 2**30 events in a step * (1 + neighbour_drop_share)): "
+                              "the float32 reward -(blocks + handoff_penalty * drops) must stay finite")
 
     def expected_work(self, span):
         """Expected work (events, walked moves, power-control iterations) of
         the whole grid over ``span`` minutes: per phone and minute, at most
         1/ia call attempts and 1/ia completions, 1/mv moves (a handoff is two
         events), and an admission (pc iterations) per attempt or handoff."""
-        rate = 1.0 / self.call_interarrival_mean
+        rate = self.peak_load / self.call_interarrival_mean
         if self.moves_enabled:
             rate += 1.0 / self.move_interval_mean
         phones = self.num_cells * self.portables_per_cell
@@ -79,7 +107,7 @@ class PCSConfig:
             # handler: call_interarrival_mean / move_interval_mean moves on
             # average, with a geometric tail (8x the mean: probability e**-8),
             # hence 2**17 / 8.
-            ratio = self.call_interarrival_mean / self.move_interval_mean
+            ratio = self.call_interarrival_mean / self.move_interval_mean    # at load 1: the longest walks
             top = HANDLER_WORK_BUDGET // 8 * self.move_interval_mean
             if ratio > HANDLER_WORK_BUDGET // 8:
                 raise bound_error("PCSConfig", "call_interarrival_mean", self.call_interarrival_mean,
@@ -96,7 +124,7 @@ class PCSConfig:
         work = self.expected_work(span)
         if work > budget:
             # Name the parameter that drives the rate hardest.
-            rates = {"call_interarrival_mean": 1.0 / self.call_interarrival_mean}
+            rates = {"call_interarrival_mean": self.peak_load / self.call_interarrival_mean}
             if self.moves_enabled:
                 rates["move_interval_mean"] = 1.0 / self.move_interval_mean
             name = max(rates, key=rates.get)
@@ -128,6 +156,37 @@ class PCSConfig:
             "lower grid_width, grid_height or portables_per_cell" + (" or the copies" if copies else ""))
 
     @property
+    def load_varies(self):
+        """Whether any hot spot or diurnal term changes the call rate."""
+        return (self.hotspot_count > 0 and self.hotspot_amplitude > 0) or self.diurnal_amplitude > 0
+
+    @property
+    def peak_load(self):
+        """An upper bound of the load factor (the call rate's multiplier)."""
+        if not self.load_varies:
+            return 1.0
+        return (1.0 + self.diurnal_amplitude) * (1.0 + self.hotspot_amplitude * self.hotspot_count)
+
+    @property
+    def diurnal_omega(self):
+        """2 pi / ``diurnal_period`` (1/min)."""
+        return 2.0 * math.pi / self.diurnal_period
+
+    def hotspot_tracks(self):
+        """Each hot spot's ``(x0, y0, vx, vy)``: start (cells) and velocity
+        (cells/min).  Hot spot k starts at ``((k + 0.5) W / K, (k + 0.5) H /
+        K)`` heading at the golden angle times k (plus 1 radian), so the
+        tracks cross the torus apart from each other.  Empty when the load
+        does not vary over cells."""
+        K = self.hotspot_count if self.hotspot_amplitude > 0 else 0
+        out = []
+        for k in range(K):
+            heading = 1.0 + k * GOLDEN_ANGLE
+            out.append(((k + 0.5) * self.grid_width / K, (k + 0.5) * self.grid_height / K,
+                        self.hotspot_speed * math.cos(heading), self.hotspot_speed * math.sin(heading)))
+        return out
+
+    @property
     def num_cells(self):
         return self.grid_width * self.grid_height
 
@@ -138,3 +197,35 @@ class PCSConfig:
     @property
     def moves_enabled(self):
         return not math.isinf(self.move_interval_mean)
+
+
+def _preset(base, name, doc, **defaults):
+    """A subclass of the config ``base`` with other defaults (a named task:
+    the same fields, bounds and validation)."""
+    fields = []
+    for f in dataclasses.fields(base):
+        if f.name in defaults:
+            fields.append((f.name, f.type, dataclasses.field(default=defaults.pop(f.name),
+                                                             metadata=f.metadata)))
+    if defaults:
+        raise AssertionError(f"{name}: not fields of {base.__name__}: {sorted(defaults)}")
+    cls = dataclasses.make_dataclass(name, fields, bases=(base,), frozen=True)
+    cls.__doc__ = doc
+    cls.__module__ = __name__
+    return cls
+
+
+#: The defaults of ``pcs_hotspot_v0`` (docs/pcs.md, "pcs_hotspot_v0"):
+#: ``pcs_v0``'s model on an 8 x 8 torus for two days, phones moving about
+#: about every half hour, two hot spots of extra calls crossing the grid, a daily
+#: swing of the call rate, and each cell paying for its neighbours' drops.
+HOTSPOT_DEFAULTS = dict(grid_width=8, grid_height=8, max_cycles=48, move_interval_mean=30.0,
+                        call_interarrival_mean=400.0, hotspot_count=2, hotspot_amplitude=4.0,
+                        hotspot_radius=1.0, hotspot_speed=0.01, diurnal_amplitude=0.5,
+                        neighbour_drop_share=1.0)
+
+PCSHotspotConfig = _preset(
+    PCSConfig, "PCSHotspotConfig",
+    "PCSConfig with the defaults of the ``pcs_hotspot_v0`` task (``HOTSPOT_DEFAULTS``): load that "
+    "varies over cells and over the day, and neighbours' drops in each cell's reward.",
+    **HOTSPOT_DEFAULTS)

@@ -8,9 +8,21 @@ import numpy as np
 from gymnasium import spaces
 
 from seer_envs.copies import Copies
-from seer_envs.pcs.handlers import (ACTION_KIND, COUNTERS, OBS_SIZE_PY, PcsModel, boundary,
-                                    boundary_at_copy_end)
-from seer_envs.pcs.rewards import mix_team_reward
+from seer_envs.pcs.handlers import (ACTION_KIND, COUNTER_INDEX, COUNTERS, OBS_LAYOUT, OBS_SIZE_PY,
+                                    PcsModel, boundary, boundary_at_copy_end)
+from seer_envs.pcs.rewards import charge_neighbour_drops, mix_team_reward, neighbour_table
+
+
+def obs_high():
+    """Upper bounds of an observation row where the model bounds it: busy
+    fractions 1, the guard 1/2 of the channels, the power-control estimate
+    1 (from 0, ``p <- 0.1 + 0.5 load p / (1 + 0.01 p)`` with load <= 1 stays
+    below 0.6); the step's counts per phone (attempts, blocks, handoffs in,
+    handoff blocks) have no bound (docs/pcs.md, "Observation scale")."""
+    high = np.full(OBS_SIZE_PY, np.inf, np.float32)
+    for key, value in (("busy", 1.0), ("guard", 0.5), ("neighbours", 1.0), ("power", 1.0)):
+        high[OBS_LAYOUT[key]] = value
+    return high
 
 
 class PcsCopies(Copies):
@@ -26,18 +38,20 @@ class PcsCopies(Copies):
 
     @classmethod
     def spaces(cls, config):
-        return (spaces.Box(0.0, np.inf, (OBS_SIZE_PY,), np.float32),
+        return (spaces.Box(0.0, obs_high(), (OBS_SIZE_PY,), np.float32),
                 spaces.Discrete(config.num_guard_actions))
 
     @classmethod
     def state_space(cls, config):
-        return spaces.Box(0.0, np.inf, (config.num_cells * OBS_SIZE_PY,), np.float32)
+        return spaces.Box(0.0, np.tile(obs_high(), config.num_cells), (config.num_cells * OBS_SIZE_PY,),
+                          np.float32)
 
     def __init__(self, config, num_copies=1):
         super().__init__(config, num_copies)
         total = len(self.rew)
         self._prev = np.zeros((total, len(COUNTERS)), np.int64)
         self._delta = np.zeros((total, len(COUNTERS)), np.int64)
+        self._neighbours = neighbour_table(config.grid_width, config.grid_height)
 
     def write_actions(self, a, done):
         self.model.actions[:] = a        # every cell is live for the whole episode
@@ -60,6 +74,11 @@ class PcsCopies(Copies):
     def finish_boundary(self, c0, c1):
         n = self.lps_per_copy
         lo, hi = c0 * n, c1 * n
+        if self.config.neighbour_drop_share:
+            charge_neighbour_drops(
+                self.rew[lo:hi].reshape(c1 - c0, n),
+                self._delta[lo:hi, COUNTER_INDEX["handoff_blocks"]].reshape(c1 - c0, n),
+                self._neighbours, self.config.neighbour_drop_share / 4 * self.config.handoff_penalty)
         if self.config.team_reward_share:
             mix_team_reward(self.rew[lo:hi].reshape(c1 - c0, n), self.config.team_reward_share)
         self._term[lo:hi] = 0

@@ -13,12 +13,16 @@ Agents                 ``cell_{x}_{y}`` for every cell of a
                        ``grid_width x grid_height`` torus
 Action space           ``Discrete(channels_per_cell // 2 + 1)``: guard
                        channels for the next step (0 = no guard)
-Observation space      ``Box(0, inf, (11,), float32)``: own busy fraction,
+Observation space      ``Box(0, high, (11,), float32)``: own busy fraction,
                        guard / channels, this step's call attempts, channel
                        blocks, handoffs in and handoff blocks (each divided
                        by ``portables_per_cell``), the 4 neighbours' busy
                        fractions (E, W, S, N) at the boundary, and the
-                       power-control estimate
+                       power-control estimate; ``high`` is 1 for the
+                       busy fractions and the power estimate, 0.5 for the
+                       guard, ``inf`` for the four counts (their scale:
+                       about ``dt / call_interarrival_mean`` per phone and
+                       step, times the load factor; docs/pcs.md)
 State                  all observations, flattened (``state_space``)
 Reward                 ``-(channel blocks + handoff_penalty * handoff
                        blocks)`` of the cell in the step, mixed with the
@@ -49,12 +53,13 @@ Fast path: ``reset_arrays(seed)`` and ``step_arrays(actions)`` take and
 return NumPy arrays in ``possible_agents`` order, with no per-agent dicts.
 The dict API costs well under 1 us per agent on top of it (docs/guide.md).
 
-Version history: v0 — first release.
+Version history: v0 — first release.  ``pcs_hotspot_v0`` (:class:`PcsHotspotEnv`)
+is a separate task on the same model: the same parameters, other defaults.
 """
 
 
 from seer_envs.parallel import SeerParallelEnv
-from seer_envs.pcs.config import PCSConfig
+from seer_envs.pcs.config import PCSConfig, PCSHotspotConfig
 from seer_envs.pcs.copies import PcsCopies
 from seer_envs.pcs.handlers import OBS_LAYOUT
 
@@ -80,3 +85,15 @@ class PcsEnv(SeerParallelEnv):
     def _print_map(self):
         from seer_envs.pcs.render import print_map
         print_map(self)
+
+
+class PcsHotspotEnv(PcsEnv):
+    """The ``pcs_hotspot_v0`` task: :class:`PcsEnv` with the defaults of
+    :class:`~seer_envs.pcs.config.PCSHotspotConfig` (moving hot spots, a
+    daily swing, neighbours' drops in the reward; docs/pcs.md).  Every
+    ``pcs_v0`` parameter is accepted; only the defaults differ."""
+
+    metadata = dict(PcsEnv.metadata, name="pcs_hotspot_v0")
+    _scenario_id = "pcs_hotspot_v0"
+    _config_cls = PCSHotspotConfig
+

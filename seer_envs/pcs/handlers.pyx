@@ -24,9 +24,18 @@ call is delayed to at least now + handoff_latency (the lookahead).  Self
 events are never earlier than now.  Random draws come from the handling
 cell's stream, in the order written here; the pure-Python reference
 (``seer_envs.pcs.reference``) makes the same draws in the same order.
+
+Varying load (off at ``pcs_v0``'s defaults, where every draw is the plain
+one): a phone's next call is drawn at the cell handling it with mean
+``call_interarrival_mean / load(cell, now)``, where ``load`` is a pure
+function of the cell and the time: the diurnal factor ``1 + a sin(2 pi t /
+period)`` times ``1 + amplitude * sum_k exp(-d_k**2 / (2 r**2))`` over the
+hot spots, ``d_k`` the torus distance from the cell to hot spot k, which
+moves in a straight line at constant speed (``PCSConfig.hotspot_tracks``).
+No state, no draws: it reads only the cell's own coordinates and the clock.
 """
 
-from libc.math cimport INFINITY, isinf
+from libc.math cimport INFINITY, exp, fmod, isinf, sin
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free
 
@@ -100,6 +109,13 @@ ctypedef struct PcsState:
     const int32_t* actions      # per cell: this step's action (read-only during a run)
     int64_t* counters           # per cell x N_COUNTERS, cumulative, order of COUNTERS
     double* power               # per cell: power-control estimate
+    bint load_varies            # any hot spot or diurnal term: draws use _call_mean
+    int64_t hot_count           # hot spots
+    const double* hot           # hot_count x 4: x0, y0 (cells), vx, vy (cells/min)
+    double hot_amp              # peak extra load of one hot spot (x the base rate)
+    double hot_inv2r2           # 1 / (2 r**2), r the hot spots' radius (cells)
+    double diurnal_amp          # a of the diurnal factor
+    double diurnal_omega        # 2 pi / diurnal_period (1/min)
 
 
 # The four neighbours of `cell` on its own copy of the torus (a single env is
@@ -120,6 +136,44 @@ cdef inline lp_id_t _neighbour(const PcsState* s, lp_id_t cell, uint64_t d) noex
     cdef lp_id_t nb[4]
     _neighbours(s, cell, nb)
     return nb[d]
+
+
+# Distance on a ring of n cells between position a and b (both in [0, n)).
+cdef inline double _ring(double a, double b, double n) noexcept nogil:
+    cdef double d = a - b
+    if d < 0:
+        d = -d
+    if n - d < d:
+        d = n - d
+    return d
+
+
+# The load factor of `cell` at time t (module docstring); 1 when nothing varies.
+cdef inline double _load(const PcsState* s, lp_id_t cell, double t) noexcept nogil:
+    cdef int64_t local = cell % s.cells
+    cdef double x = <double>(local % s.width), y = <double>(local // s.width)
+    cdef double w = <double>s.width, h = <double>s.height
+    cdef double f = 1.0 + s.diurnal_amp * sin(s.diurnal_omega * t)
+    cdef double sum_ = 0.0, cx, cy, dx, dy
+    cdef int64_t k
+    for k in range(s.hot_count):
+        cx = fmod(s.hot[4 * k] + s.hot[4 * k + 2] * t, w)
+        if cx < 0:
+            cx = cx + w
+        cy = fmod(s.hot[4 * k + 1] + s.hot[4 * k + 3] * t, h)
+        if cy < 0:
+            cy = cy + h
+        dx = _ring(x, cx, w)
+        dy = _ring(y, cy, h)
+        sum_ = sum_ + exp(-(dx * dx + dy * dy) * s.hot_inv2r2)
+    return f * (1.0 + s.hot_amp * sum_)
+
+
+# The next call attempt's delay for a phone handled at `cell` at time t.
+cdef inline double _call_delay(const PcsState* s, Ctx* ctx, double t) noexcept nogil:
+    if not s.load_varies:
+        return seer_exponential(ctx, s.interarrival)
+    return seer_exponential(ctx, s.interarrival / _load(s, ctx.lp, t))
 
 
 cdef inline double _next_move(const PcsState* s, Ctx* ctx, double t) noexcept nogil:
@@ -190,7 +244,7 @@ cdef int on_init(void* model, Ctx* ctx) noexcept nogil:
     cdef int rc
     for k in range(s.portables):
         pid = (<int64_t>ctx.lp % s.cells) * s.portables + k
-        nc = ctx.now + seer_exponential(ctx, s.interarrival)
+        nc = ctx.now + _call_delay(s, ctx, ctx.now)
         mv = _next_move(s, ctx, ctx.now)
         rc = _schedule_idle(s, ctx, nc, mv, pid)
         if rc != SEER_OK:
@@ -215,7 +269,7 @@ cdef int on_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
             s.free_ch[c] -= 1
             comp = ctx.now + seer_exponential(ctx, s.duration)
             _power_control(s, c)
-        nc = ctx.now + seer_exponential(ctx, s.interarrival)
+        nc = ctx.now + _call_delay(s, ctx, ctx.now)
         if isinf(comp):
             return _schedule_idle(s, ctx, nc, mv, pid)
         return _schedule_in_call(s, ctx, nc, comp, mv, pid)
@@ -258,6 +312,7 @@ cdef class PcsModel(Scenario):
     cdef PcsState s
     cdef object _arrays     # keeps the NumPy buffers behind the pointers alive
     cdef readonly object actions, counters, free_channels, guard, power
+    cdef object _hot_tracks    # hot spots' (x0, y0, vx, vy): config, not state (no snapshot)
     cdef readonly int64_t cells_per_copy
     cdef int64_t _channels
 
@@ -287,6 +342,19 @@ cdef class PcsModel(Scenario):
         self.s.move_mean = cfg.move_interval_mean
         self.s.latency = cfg.handoff_latency
         self.s.pc_iters = cfg.power_control_iters
+        self._hot_tracks = np.ascontiguousarray(cfg.hotspot_tracks(), dtype=np.float64).reshape(-1, 4)
+        self.s.hot_count = self._hot_tracks.shape[0]
+        self.s.hot_amp = cfg.hotspot_amplitude
+        self.s.hot_inv2r2 = 1.0 / (2.0 * cfg.hotspot_radius * cfg.hotspot_radius)
+        self.s.diurnal_amp = cfg.diurnal_amplitude
+        self.s.diurnal_omega = cfg.diurnal_omega
+        self.s.load_varies = cfg.load_varies
+        cdef double[:, ::1] hv
+        if self.s.hot_count > 0:
+            hv = self._hot_tracks
+            self.s.hot = &hv[0, 0]
+        else:
+            self.s.hot = NULL
         self.free_channels = np.full(n, cfg.channels_per_cell, dtype=np.int32)
         self.guard = np.zeros(n, dtype=np.int32)
         self.actions = np.zeros(n, dtype=np.int32)
@@ -303,6 +371,17 @@ cdef class PcsModel(Scenario):
         self.s.counters = &cn[0, 0]
         self.s.power = &pw[0]
         self._channels = cfg.channels_per_cell
+
+    def load(self, cells, double t):
+        """The load factor of each of ``cells`` (global LP ids) at time ``t``
+        (minutes): the multiplier of the call rate the handlers use."""
+        import numpy as np
+        out = np.empty(len(cells), np.float64)
+        for i, c in enumerate(cells):
+            if not 0 <= c < self.s.cells * self.s.copies:
+                raise ValueError(f"load: cell {c} out of range")
+            out[i] = _load(&self.s, <lp_id_t>c, t)
+        return out
 
     def reset_cells(self, lo, hi):
         """Restore cells ``[lo, hi)`` to their state at construction (a

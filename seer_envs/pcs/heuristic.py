@@ -1,9 +1,47 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A hand-written PCS policy, the baseline for learned ones."""
+"""Hand-written PCS policies, the baselines for learned ones.  Each reads
+only the observation array (rows in ``possible_agents`` order, columns as
+``PcsEnv.obs_layout``)."""
 
 import numpy as np
+
+from seer_envs.pcs.handlers import OBS_LAYOUT
+
+_BUSY = OBS_LAYOUT["busy"]
+_NEIGHBOURS = OBS_LAYOUT["neighbours"]
+
+#: The adaptive rule's constants (:func:`adaptive_guard`).
+ADAPTIVE_BASE = 2.5
+ADAPTIVE_GAIN = 5.0
 
 
 def heuristic(env, obs):
     """Hold back one guard channel where the cell is more than 70% busy."""
-    return (obs[:, 0] > 0.7).astype(np.int64)
+    return (obs[..., _BUSY] > 0.7).astype(np.int64)
+
+
+def adaptive_guard(env, obs, base=ADAPTIVE_BASE, gain=ADAPTIVE_GAIN):
+    """Guard channels that follow the load around the cell:
+    ``round(base + gain * b)``, ``b`` the mean busy fraction of the 4
+    neighbours, capped to the action range.  Handoffs into a cell come from
+    its neighbours' calls, so the busier they are, the more channels it
+    holds back for them (and, with ``neighbour_drop_share``, the more the
+    cell pays for drops there).  It reads only the observation, so it runs
+    decentralised like a learned actor; ``base`` and ``gain`` were set by
+    hand from a coarse search on seeds the evaluations never use.
+
+    ``env`` is the env (or vector env) or the number of actions; ``obs`` is
+    ``(cells, 11)`` or ``(..., cells, 11)``."""
+    n_actions = _n_actions(env)
+    b = obs[..., _NEIGHBOURS].mean(axis=-1, dtype=np.float64)
+    g = np.floor(base + gain * b + 0.5)
+    return np.clip(g, 0, n_actions - 1).astype(np.int64)
+
+
+def _n_actions(env):
+    if isinstance(env, (int, np.integer)):
+        return int(env)
+    space = getattr(env, "single_action_space", None)
+    if space is None:
+        space = env.action_space(env.possible_agents[0])
+    return int(space.n)

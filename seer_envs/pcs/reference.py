@@ -18,6 +18,7 @@ from seer_envs._reference import ReferenceEngine
 from seer_envs.pcs.handlers import ACTION_KIND, COUNTER_INDEX, COUNTERS
 from seer_envs.pcs.handlers import OBS_LAYOUT as L
 from seer_envs.pcs.handlers import OBS_SIZE_PY as OBS_SIZE
+from seer_envs.pcs.rewards import charge_neighbour_drops, neighbour_table
 
 NEXTCALL, COMPLETIONCALL, MOVECALLOUT, MOVECALLIN, ACTION = range(5)
 assert ACTION == ACTION_KIND
@@ -26,6 +27,15 @@ C_CALL_ATTEMPTS, C_BUSY_LINES, C_CHANNEL_BLOCKS, C_HANDOFF_BLOCKS, C_HANDOFFS_IN
     COUNTER_INDEX[k] for k in ("call_attempts", "busy_lines", "channel_blocks", "handoff_blocks",
                                "handoffs_in", "handoffs_out"))
 INF = math.inf
+
+
+def _ring(a, b, n):
+    d = a - b
+    if d < 0:
+        d = -d
+    if n - d < d:
+        d = n - d
+    return d
 
 
 class PcsReference(ReferenceEngine):
@@ -53,9 +63,12 @@ class PcsReference(ReferenceEngine):
         self.counters = [[0] * N_COUNTERS for _ in range(n)]
         self.prev = [[0] * N_COUNTERS for _ in range(n)]
         self.power = [0.0] * n
+        self.tracks = cfg.hotspot_tracks()
+        self.inv2r2 = 1.0 / (2.0 * cfg.hotspot_radius * cfg.hotspot_radius)
+        self.omega = cfg.diurnal_omega
         for c in range(n):
             for k in range(cfg.portables_per_cell):
-                nc = 0.0 + self.rng[c].exponential(cfg.call_interarrival_mean)
+                nc = 0.0 + self._call_delay(c, 0.0)
                 mv = self._next_move(c, 0.0)
                 self._schedule_idle(c, 0.0, nc, mv, c * cfg.portables_per_cell + k)
 
@@ -75,6 +88,31 @@ class PcsReference(ReferenceEngine):
         else:
             y = (y - 1) % self.h
         return y * self.w + x
+
+    def load(self, c, t):
+        """The load factor of cell ``c`` at time ``t`` (the handlers' ``_load``,
+        the same operations in the same order)."""
+        cfg = self.cfg
+        w, h = float(self.w), float(self.h)
+        x, y = float(c % self.w), float(c // self.w)
+        f = 1.0 + cfg.diurnal_amplitude * math.sin(self.omega * t)
+        total = 0.0
+        for x0, y0, vx, vy in self.tracks:
+            cx = math.fmod(x0 + vx * t, w)
+            if cx < 0:
+                cx = cx + w
+            cy = math.fmod(y0 + vy * t, h)
+            if cy < 0:
+                cy = cy + h
+            dx, dy = _ring(x, cx, w), _ring(y, cy, h)
+            total = total + math.exp(-(dx * dx + dy * dy) * self.inv2r2)
+        return f * (1.0 + cfg.hotspot_amplitude * total)
+
+    def _call_delay(self, c, t):
+        cfg = self.cfg
+        if not cfg.load_varies:
+            return self.rng[c].exponential(cfg.call_interarrival_mean)
+        return self.rng[c].exponential(cfg.call_interarrival_mean / self.load(c, t))
 
     def _next_move(self, c, t):
         if math.isinf(self.cfg.move_interval_mean):
@@ -127,7 +165,7 @@ class PcsReference(ReferenceEngine):
                 self.free[c] -= 1
                 comp = now + self.rng[c].exponential(cfg.call_duration_mean)
                 self._power_control(c)
-            nc = now + self.rng[c].exponential(cfg.call_interarrival_mean)
+            nc = now + self._call_delay(c, now)
             if math.isinf(comp):
                 self._schedule_idle(c, now, nc, mv, pid)
             else:
@@ -158,6 +196,7 @@ class PcsReference(ReferenceEngine):
         scale = float(cfg.portables_per_cell or 1)
         obs = np.zeros((n, OBS_SIZE), np.float32)
         rew = np.zeros(n, np.float32)
+        blocks = np.zeros(n, np.int64)
         for c in range(n):
             d = [a - b for a, b in zip(self.counters[c], self.prev[c])]
             self.prev[c] = list(self.counters[c])
@@ -172,4 +211,7 @@ class PcsReference(ReferenceEngine):
             row[L["power"]] = self.power[c]
             obs[c] = np.array(row, dtype=np.float64).astype(np.float32)
             rew[c] = np.float32(-(float(d[C_CHANNEL_BLOCKS]) + cfg.handoff_penalty * float(d[C_HANDOFF_BLOCKS])))
+            blocks[c] = d[C_HANDOFF_BLOCKS]
+        charge_neighbour_drops(rew[None], blocks[None], neighbour_table(self.w, self.h),
+                               cfg.neighbour_drop_share / 4 * cfg.handoff_penalty)
         return obs, rew, np.zeros(n, bool)

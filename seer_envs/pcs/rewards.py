@@ -21,3 +21,26 @@ def mix_team_reward(rew, share):
         rew *= np.float32(1.0 - share)
         rew += (share * means).astype(np.float32)[:, None]
     return rew
+
+
+def neighbour_table(width, height):
+    """``(cells, 4)`` int64: each cell's neighbours E, W, S, N on the torus
+    (the handlers' and the observation's order), cells in row order."""
+    x, y = np.meshgrid(np.arange(width), np.arange(height))
+    x, y = x.ravel(), y.ravel()
+    return np.stack([y * width + (x + 1) % width, y * width + (x - 1) % width,
+                     ((y + 1) % height) * width + x, ((y - 1) % height) * width + x], axis=1)
+
+
+def charge_neighbour_drops(rew, handoff_blocks, table, weight):
+    """Charge each cell for its neighbours' handoff blocks, in place:
+    ``rew -= weight * (sum of the 4 neighbours' blocks)`` over each row of a
+    ``(copies, cells)`` array, with ``handoff_blocks`` the step's blocks of
+    the same shape and ``table`` from :func:`neighbour_table`.  The sum is
+    exact (integers) and the subtraction is done in float64 and rounded
+    once, cell by cell, so the result does not depend on the thread count
+    or on the other copies; returns ``rew``."""
+    if weight:
+        charge = handoff_blocks[:, table].sum(axis=-1)
+        rew[...] = (rew.astype(np.float64) - weight * charge).astype(np.float32)
+    return rew

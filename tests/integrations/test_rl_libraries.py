@@ -367,8 +367,8 @@ HABIT_TAGS = {"charts/SPS", "charts/episodic_return", "charts/learning_rate", "l
 
 @pytest.mark.parametrize("script, args, updates, frames, env_id", [
     # 96 env steps = 2 updates of 1 copy x 48 steps
-    ("cleanrl_ippo_pcs.py", ["--total-timesteps", "96", "--num-envs", "1"], 2, 49, "pcs_v0"),
-    ("cleanrl_mappo_pcs.py", ["--total-timesteps", "192", "--num-envs", "2"], 2, 49, "pcs_v0"),
+    ("cleanrl_ippo_pcs.py", ["--total-timesteps", "96", "--num-envs", "1"], 2, 49, "pcs_hotspot_v0"),
+    ("cleanrl_mappo_pcs.py", ["--total-timesteps", "192", "--num-envs", "2"], 2, 49, "pcs_hotspot_v0"),
     # 80 env steps = 2 updates of 2 copies x 20 steps (at most)
     ("cleanrl_ppo_aircraft.py", ["--total-timesteps", "80", "--num-envs", "2", "--num-uavs", "8",
                                  "--episode", "20"], 2, 21, "aircraft_v0"),

@@ -1,0 +1,491 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Baselines a researcher can cite, in one command.
+
+    python benchmarks/baselines.py [--quick] [--budget X] [--train-seeds N] [--eval-seeds N]
+        [--tasks pcs_hotspot_v0,aircraft_v0] [--no-speed] [--out DIR] [--report PATH]
+
+For each task (``pcs_hotspot_v0``; ``aircraft_v0``) it evaluates a uniformly
+random policy, every constant action (PCS: each guard; Aircraft: zero
+acceleration) and the task's hand-written heuristic, and trains IPPO and
+MAPPO (the CleanRL examples' trainers, imported from ``examples/``:
+``cleanrl_ippo_pcs``, ``cleanrl_mappo_pcs``, ``cleanrl_ppo_aircraft`` (the
+parameter-shared PPO, i.e. IPPO) and ``cleanrl_mappo_aircraft``) on ``--train-seeds``
+seeds; every policy is evaluated on ``--eval-seeds`` held-out seeds
+(10000, 10001, ...; training never uses them).  Means come with 95%
+bootstrap confidence intervals (``scipy.stats.bootstrap``): over the
+evaluation seeds for the fixed policies, over the training seeds (each
+run's mean over the evaluation seeds) for the learned ones; the adaptive
+rule's advantage over the best constant is a paired bootstrap over the
+evaluation seeds.
+
+The speed part trains the same IPPO on the PCS task through SEER's vector
+env and through SuperSuit's ``concat_vec_envs_v1`` over single SEER envs,
+with the same seeds: training env steps per second and the wall time at
+which the training return first reaches the best constant's.
+
+Writes raw CSVs (``curves.csv``: one row per update of every run;
+``eval.csv``: one row per policy, run and evaluation seed;
+``speed.csv``) and the learning-curve PNGs (return against env steps and
+against wall time) to ``--out``, and the report (``--report``, default
+docs/baselines.md, its PNGs under ``plots/baselines/`` beside it), which
+names the machine, the versions, the budget and the command.
+
+``--budget`` scales every training budget (updates) by X: 1.0 is the suite
+sized for under two hours on a 2-core machine (PCS 150 updates of 4 copies,
+Aircraft 200 updates of 2 copies of 64 UAVs; from the per-update times of a
+``--budget 0.05`` run on the shared 2-core development machine, 0.8-0.9 s
+per PCS update and 1.0-1.6 s per Aircraft update, about 80 minutes in all;
+not run at 1.0 there); a bigger machine can raise it.
+``--quick`` is the test's size: 2 training seeds, 4 evaluation seeds,
+2 updates, small Aircraft.
+"""
+
+import argparse
+import csv
+import os
+import platform
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "examples"))
+
+EVAL_SEED0 = 10_000
+PCS = "pcs_hotspot_v0"
+AIRCRAFT = "aircraft_v0"
+TASKS = (PCS, AIRCRAFT)
+
+
+# --- budgets -----------------------------------------------------------------
+
+def budgets(a):
+    """Per task: the trainers' settings at this budget."""
+    if a.quick:
+        return {PCS: dict(updates=2, num_envs=2),
+                AIRCRAFT: dict(updates=2, num_envs=2, num_uavs=8, episode=20)}
+    return {PCS: dict(updates=max(1, round(150 * a.budget)), num_envs=4),
+            AIRCRAFT: dict(updates=max(1, round(200 * a.budget)), num_envs=2, num_uavs=64, episode=100)}
+
+
+# --- statistics ----------------------------------------------------------------
+
+def ci95(values):
+    """(mean, low, high): the mean and its 95% bootstrap interval (BCa where
+    it is defined, else percentile; a single value: itself)."""
+    from scipy.stats import bootstrap
+    x = np.asarray(values, np.float64)
+    m = float(x.mean())
+    if len(x) < 2 or np.all(x == x[0]):
+        return m, m, m
+    res = bootstrap((x,), np.mean, confidence_level=0.95, n_resamples=4999, random_state=0,
+                    method="BCa" if len(x) >= 8 else "percentile")
+    lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        lo, hi = float(np.percentile(x, 2.5)), float(np.percentile(x, 97.5))
+    return m, lo, hi
+
+
+# --- evaluation ----------------------------------------------------------------
+
+def evaluate(env_id, policy, seeds, env_kw, num_threads=1):
+    """Per-seed mean-per-agent episode returns of ``policy(env, obs, rng)``."""
+    import seer_envs
+    out = []
+    for s in seeds:
+        env = seer_envs.make(env_id, num_threads=num_threads, **env_kw)
+        obs = env.reset_arrays(seed=s)
+        rng = np.random.default_rng(s)
+        ret = 0.0
+        while env.agents:
+            obs, rew, _, _ = env.step_arrays(policy(env, obs, rng))
+            ret += float(rew.mean(dtype=np.float64))
+        out.append(ret)
+    return out
+
+
+def pcs_fixed_policies(n_actions):
+    from seer_envs.pcs.heuristic import adaptive_guard
+    pols = {"random": lambda e, o, rng: rng.integers(0, n_actions, len(o))}
+    for g in range(n_actions):
+        pols[f"constant guard {g}"] = lambda e, o, rng, g=g: np.full(len(o), g, np.int64)
+    pols["heuristic (adaptive guard)"] = lambda e, o, rng: adaptive_guard(e, o)
+    return pols
+
+
+def aircraft_fixed_policies():
+    from seer_envs.aircraft.heuristic import heuristic_command
+
+    def clip(x):
+        return np.clip(x, -1, 1).astype(np.float32)
+    return {"random": lambda e, o, rng: clip(rng.uniform(-1, 1, (len(o), 2))),
+            "constant zero acceleration": lambda e, o, rng: np.zeros((len(o), 2), np.float32),
+            "heuristic (steer + separate)": lambda e, o, rng: clip(heuristic_command(e, o))}
+
+
+# --- training -----------------------------------------------------------------
+
+def train_pcs(algo, seed, b, num_threads, venv=None, progress=None):
+    """One IPPO or MAPPO run on the PCS task; returns (greedy policy, curve rows)."""
+    import torch
+    if algo == "ippo":
+        import cleanrl_ippo_pcs as mod
+    else:
+        import cleanrl_mappo_pcs as mod
+    a = mod.make_parser().parse_args(["--seed", str(seed), "--updates", str(b["updates"]),
+                                      "--num-envs", str(b["num_envs"]), "--num-threads", str(num_threads)])
+    rows = []
+
+    def on_update(r):
+        rows.append(r)
+        if progress is not None:
+            progress.update(1)
+    agent = mod.train(a, venv=venv, on_update=on_update)
+
+    def policy(env, obs, rng):
+        with torch.no_grad():
+            return agent.actor(torch.from_numpy(obs)).argmax(-1).numpy()
+    return policy, rows
+
+
+def train_aircraft(algo, seed, b, num_threads, progress=None):
+    """One run of the Aircraft examples' PPO (parameter sharing: IPPO) or MAPPO."""
+    import torch
+    if algo == "ippo":
+        import cleanrl_ppo_aircraft as mod
+    else:
+        import cleanrl_mappo_aircraft as mod
+    a = mod.make_parser().parse_args(["--seed", str(seed), "--updates", str(b["updates"]),
+                                      "--num-envs", str(b["num_envs"]), "--num-uavs", str(b["num_uavs"]),
+                                      "--episode", str(b["episode"]), "--num-threads", str(num_threads)])
+    rows = []
+
+    def on_update(r):
+        rows.append(r)
+        if progress is not None:
+            progress.update(1)
+    agent = mod.train(a, on_update=on_update)
+
+    def policy(env, obs, rng):
+        with torch.no_grad():
+            return np.clip(agent.mean(torch.from_numpy(obs)).numpy(), -1, 1).astype(np.float32)
+    return policy, rows
+
+
+class SuperSuitVec:
+    """SuperSuit's ``concat_vec_envs_v1`` over single SEER envs, shaped like
+    SEER's vector env for the IPPO trainer: ``(copies, cells, ...)`` arrays.
+    Copy i of ``reset(seed=s)`` is reset with ``s + i``, as SEER's."""
+
+    def __init__(self, env_id, num_envs, num_threads=1, **kw):
+        import supersuit as ss
+
+        import seer_envs
+        env = seer_envs.make(env_id, num_threads=num_threads, **kw)
+        self.num_envs = num_envs
+        self.num_agents = len(env.possible_agents)
+        self.single_action_space = env.action_space(env.possible_agents[0])
+        self.single_observation_space = env.observation_space(env.possible_agents[0])
+        self._v = ss.concat_vec_envs_v1(ss.pettingzoo_env_to_vec_env_v1(env), num_envs, num_cpus=0,
+                                        base_class="gymnasium")
+
+    def _shape(self, x):
+        return np.asarray(x).reshape((self.num_envs, self.num_agents) + np.asarray(x).shape[1:])
+
+    def reset(self, seed=None):
+        obs, info = self._v.reset(seed=seed)
+        return self._shape(obs), info
+
+    def step(self, actions):
+        obs, rew, term, trunc, info = self._v.step(np.asarray(actions).reshape(-1))
+        return self._shape(obs), self._shape(rew), self._shape(term), self._shape(trunc), info
+
+
+def time_to_target(rows, target):
+    """(env steps, wall s) at the first update whose training return reaches
+    ``target``; (nan, nan) if none does."""
+    for r in rows:
+        if r["episode_return"] >= target:
+            return r["env_steps"], r["wall_s"]
+    return float("nan"), float("nan")
+
+
+# --- output --------------------------------------------------------------------
+
+def write_csv(path, rows, fields):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: r[k] for k in fields})
+
+
+def plot_curves(curves, refs, task, path):
+    """Training return against env steps and against wall time, one line
+    per run, the fixed policies' held-out means as horizontal lines."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), dpi=110)
+    colours = {"ippo": "tab:blue", "mappo": "tab:orange"}
+    for (algo, seed), rows in sorted(curves.items()):
+        for ax, key in zip(axes, ("env_steps", "wall_s")):
+            ax.plot([r[key] for r in rows], [r["episode_return"] for r in rows],
+                    color=colours.get(algo, "tab:green"), alpha=0.8, marker="." if len(rows) < 10 else None,
+                    label=f"{algo.upper()} seed {seed}")
+    styles = ["--", ":", "-."]
+    for i, (name, value) in enumerate(refs.items()):
+        for ax in axes:
+            ax.axhline(value, color="grey", linestyle=styles[i % 3], label=f"{name} (held-out mean)")
+    axes[0].set_xlabel("env steps (copies x steps)")
+    axes[1].set_xlabel("wall time (s)")
+    for ax in axes:
+        ax.set_ylabel("training episode return per agent")
+        ax.grid(alpha=0.3)
+    axes[1].legend(fontsize=7, loc="lower right")
+    fig.suptitle(f"{task}: learning curves (training return, one line per training seed)")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def versions():
+    out = {"python": platform.python_version()}
+    for name in ("numpy", "scipy", "torch", "gymnasium", "pettingzoo", "supersuit"):
+        try:
+            out[name] = __import__(name).__version__
+        except Exception:               # not installed: left out of the report
+            pass
+    return out
+
+
+def machine():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{cpu}, {usable} usable CPU(s), {platform.system()} {platform.release()}"
+
+
+def fmt(m, lo, hi):
+    return f"{m:.2f} [{lo:.2f}, {hi:.2f}]"
+
+
+# --- the suite -------------------------------------------------------------------
+
+def run_task(task, a, b, progress, eval_rows, curve_rows):
+    """Evaluate the fixed policies, train and evaluate the learned ones.
+    Returns the report's table rows and the curves by (algo, seed)."""
+    import seer_envs
+    seeds = list(range(EVAL_SEED0, EVAL_SEED0 + a.eval_seeds))
+    if task == PCS:
+        env_kw = {}
+        n_actions = seer_envs.get(task).build_config({}).num_guard_actions
+        fixed = pcs_fixed_policies(n_actions)
+        algos = ("ippo", "mappo")
+    else:
+        env_kw = dict(num_uavs=b["num_uavs"], max_cycles=b["episode"], continuous_actions=True)
+        fixed = aircraft_fixed_policies()
+        algos = ("ippo", "mappo")
+    per_seed = {}
+    for name, pol in fixed.items():
+        per_seed[name] = evaluate(task, pol, seeds, env_kw, a.num_threads)
+        progress.update(1)
+        for s, r in zip(seeds, per_seed[name]):
+            eval_rows.append(dict(task=task, policy=name, train_seed="", eval_seed=s, episode_return=r))
+    table = [(name, "fixed", len(seeds), ci95(v)) for name, v in per_seed.items()]
+    constants = {n: v for n, v in per_seed.items() if n.startswith("constant")}
+    best_const = max(constants, key=lambda n: np.mean(constants[n]))
+    curves, learned = {}, {}
+    for algo in algos:
+        means = []
+        for seed in range(1, a.train_seeds + 1):
+            if task == PCS:
+                pol, rows = train_pcs(algo, seed, b, a.num_threads, progress=progress)
+            else:
+                pol, rows = train_aircraft(algo, seed, b, a.num_threads, progress=progress)
+            curves[(algo, seed)] = rows
+            for r in rows:
+                curve_rows.append(dict(task=task, algo=algo, train_seed=seed, **r))
+            rets = evaluate(task, pol, seeds, env_kw, a.num_threads)
+            progress.update(1)
+            for s, r in zip(seeds, rets):
+                eval_rows.append(dict(task=task, policy=algo, train_seed=seed, eval_seed=s, episode_return=r))
+            means.append(float(np.mean(rets)))
+        learned[algo] = means
+        table.append((algo.upper(), f"learned, {len(means)} training seeds", len(seeds), ci95(means)))
+    heur = [n for n in per_seed if n.startswith("heuristic")][0]
+    diff = np.asarray(per_seed[heur]) - np.asarray(per_seed[best_const])
+    return dict(table=table, best_const=best_const, heuristic=heur, advantage=ci95(diff),
+                refs={best_const: float(np.mean(per_seed[best_const])),
+                      heur: float(np.mean(per_seed[heur]))},
+                learned=learned, env_kw=env_kw), curves
+
+
+def run_speed(a, b, target, progress):
+    """IPPO on the PCS task through SEER's vector env and through SuperSuit,
+    the same seeds: SPS and time to ``target``."""
+    import seer_envs
+    from cleanrl_ippo_pcs import ENV_ID, ENV_KW
+    out = []
+    for seed in range(1, a.speed_seeds + 1):
+        for path in ("seer vector env", "supersuit concat_vec_envs_v1"):
+            if path == "seer vector env":
+                venv = seer_envs.vector_env(ENV_ID, b["num_envs"], num_threads=a.speed_threads, **ENV_KW)
+            else:
+                venv = SuperSuitVec(ENV_ID, b["num_envs"], num_threads=1, **ENV_KW)
+            _, rows = train_pcs("ippo", seed, b, a.speed_threads, venv=venv, progress=progress)
+            steps, wall = time_to_target(rows, target)
+            out.append(dict(path=path, train_seed=seed, updates=len(rows), env_steps=rows[-1]["env_steps"],
+                            wall_s=rows[-1]["wall_s"], sps=rows[-1]["env_steps"] / rows[-1]["wall_s"],
+                            final_return=rows[-1]["episode_return"], target=target,
+                            steps_to_target=steps, wall_to_target=wall,
+                            curve=[r["episode_return"] for r in rows]))
+    return out
+
+
+def report(a, results, speed, plots, argv, elapsed, path):
+    rel = os.path.relpath
+    lines = ["# Baselines", "",
+             "<!-- generated by benchmarks/baselines.py: edit the script, not this file -->", ""]
+    budget_line = ("**Budget: `--quick` (a smoke test of the suite: 2 updates per run, "
+                   f"{a.train_seeds} training seeds, {a.eval_seeds} evaluation seeds). "
+                   "Nothing here measures learning; no learning claim follows from it.**"
+                   if a.quick else
+                   f"**Budget: `--budget {a.budget:g}`** ({a.train_seeds} training seeds, "
+                   f"{a.eval_seeds} held-out evaluation seeds)" +
+                   (f": {a.budget:.0%} of the full suite's training budget. The learned rows and "
+                    "curves show where IPPO and MAPPO stand after this little training, not what "
+                    "they reach; the fixed policies' rows do not depend on the budget."
+                    if a.budget < 1 else "."))
+    b = budgets(a)
+    lines += [budget_line, "",
+              f"- Command: `{' '.join(['python benchmarks/baselines.py'] + argv)}`",
+              f"- Machine: {machine()}",
+              "- Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()),
+              f"- Wall time of the whole run: {elapsed / 60:.1f} min",
+              f"- Training per run: PCS {b[PCS]['updates']} updates x {b[PCS]['num_envs']} copies x "
+              f"48 steps; Aircraft {b[AIRCRAFT]['updates']} updates x {b[AIRCRAFT]['num_envs']} copies x "
+              f"{b[AIRCRAFT]['episode']} steps, {b[AIRCRAFT]['num_uavs']} UAVs",
+              "",
+              "Returns are episode returns per agent (mean over agents), higher is better. "
+              "Brackets: 95% bootstrap confidence interval of the mean (scipy.stats.bootstrap), "
+              "over the evaluation seeds for fixed policies and over the training seeds (each "
+              "run's mean over the evaluation seeds) for learned ones. Raw data: "
+              "`curves.csv`, `eval.csv`, `speed.csv` in the run's output folder.", "",
+              "`gossip_v0`, the worked example of [new_scenario.md](new_scenario.md), is not in the "
+              "suite: the examples have no trainer for it and its objective (rumours learned minus a "
+              "message cost) has no baseline here yet.", ""]
+    for task, res in results.items():
+        lines += [f"## {task}", "", "| policy | kind | eval seeds | mean return [95% CI] |",
+                  "| --- | --- | --- | --- |"]
+        for name, kind, n, (m, lo, hi) in res["table"]:
+            lines.append(f"| {name} | {kind} | {n} | {fmt(m, lo, hi)} |")
+        m, lo, hi = res["advantage"]
+        verdict = "above" if lo > 0 else "not clearly above"
+        lines += ["", f"{res['heuristic']} minus the best constant ({res['best_const']}), paired over "
+                  f"the same evaluation seeds: {fmt(m, lo, hi)}: {verdict} it at 95%.", ""]
+        best = res["refs"][res["best_const"]]
+        for algo, means in res["learned"].items():
+            m, lo, hi = ci95(means)
+            rel_word = ("above" if lo > best else "below" if hi < best else "not distinguishable from")
+            lines.append(f"- {algo.upper()} at this budget: {fmt(m, lo, hi)}, {rel_word} the best constant "
+                         f"({best:.2f}).")
+        lines += ["", f"![{task} learning curves]({rel(plots[task], os.path.dirname(path))})", ""]
+    if speed:
+        lines += ["## Speed: the same IPPO through SEER's vector env and through SuperSuit", "",
+                  f"`{PCS}`, {b[PCS]['num_envs']} copies, the same training seeds; SEER's vector env at "
+                  f"{a.speed_threads} thread(s), SuperSuit's `concat_vec_envs_v1(..., num_cpus=0)` over "
+                  "single envs at 1 thread each. Target: the best constant guard's held-out mean; "
+                  "time to target: the first update whose training return reaches it.", "",
+                  "| path | training seed | updates | training env steps/s | final training return | "
+                  "env steps to target | wall s to target |", "| --- | --- | --- | --- | --- | --- | --- |"]
+        for r in speed:
+            reached = np.isfinite(r["wall_to_target"])
+            lines.append(f"| {r['path']} | {r['train_seed']} | {r['updates']} | {r['sps']:.1f} | "
+                         f"{r['final_return']:.2f} | "
+                         + (f"{r['steps_to_target']:g} | {r['wall_to_target']:.1f} |" if reached
+                            else "not reached | not reached |"))
+        seer = [r["sps"] for r in speed if r["path"].startswith("seer")]
+        ss = [r["sps"] for r in speed if not r["path"].startswith("seer")]
+        same = all(r["curve"] == q["curve"] for r, q in zip(speed[0::2], speed[1::2]))
+        lines += ["", f"Training steps/s, SEER / SuperSuit: {np.mean(seer) / np.mean(ss):.2f}x "
+                  "(same trainer, same seeds; the training returns of every update are "
+                  + ("the same on both paths)." if same else "NOT the same on both paths)."), ""]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="the tests' size (a few minutes of one core)")
+    p.add_argument("--budget", type=float, default=1.0,
+                   help="scale every training budget (updates) by this; 1.0 ~ 2 hours on 2 cores")
+    p.add_argument("--train-seeds", type=int, default=None, help="training seeds per algorithm (default 5)")
+    p.add_argument("--eval-seeds", type=int, default=None, help="held-out evaluation seeds (default 64)")
+    p.add_argument("--speed-seeds", type=int, default=None, help="training seeds of the speed part (default 2)")
+    p.add_argument("--speed-threads", type=int, default=2, help="threads of SEER's vector env in the speed part")
+    p.add_argument("--num-threads", type=int, default=1, help="SEER threads of training and evaluation envs")
+    p.add_argument("--tasks", default=",".join(TASKS), help="comma-separated: " + ", ".join(TASKS))
+    p.add_argument("--no-speed", action="store_true", help="leave out the speed part")
+    p.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results", "baselines"))
+    p.add_argument("--report", default=os.path.join(ROOT, "docs", "baselines.md"))
+    argv = sys.argv[1:] if argv is None else list(argv)
+    a = p.parse_args(argv)
+    if not (np.isfinite(a.budget) and a.budget > 0):
+        p.error(f"--budget must be a number > 0, got {a.budget}")
+    a.train_seeds = a.train_seeds or (2 if a.quick else 5)
+    a.eval_seeds = a.eval_seeds or (4 if a.quick else 64)
+    a.speed_seeds = a.speed_seeds or (1 if a.quick else 2)
+    tasks = [t for t in a.tasks.split(",") if t]
+    for t in tasks:
+        if t not in TASKS:
+            p.error(f"unknown task {t!r}; known: {', '.join(TASKS)}")
+    from tqdm import tqdm
+    os.makedirs(a.out, exist_ok=True)
+    plot_dir = os.path.join(os.path.dirname(os.path.abspath(a.report)), "plots", "baselines")
+    os.makedirs(plot_dir, exist_ok=True)
+    b = budgets(a)
+    total = 0
+    for t in tasks:
+        n_fixed = 8 if t == PCS else 3
+        n_algos = 2
+        total += n_fixed + n_algos * a.train_seeds * (b[t]["updates"] + 1)
+    if PCS in tasks and not a.no_speed:
+        total += 2 * a.speed_seeds * b[PCS]["updates"]
+    t0 = time.perf_counter()
+    results, plots, eval_rows, curve_rows = {}, {}, [], []
+    speed = []
+    with tqdm(total=total, desc="baselines", unit="job", file=sys.stderr) as progress:
+        for t in tasks:
+            progress.set_postfix_str(t)
+            results[t], curves = run_task(t, a, b[t], progress, eval_rows, curve_rows)
+            plots[t] = os.path.join(plot_dir, f"{t}.png")
+            plot_curves(curves, results[t]["refs"], t, plots[t])
+            plot_curves(curves, results[t]["refs"], t, os.path.join(a.out, f"{t}.png"))
+        if PCS in tasks and not a.no_speed:
+            progress.set_postfix_str("speed")
+            speed = run_speed(a, b[PCS], results[PCS]["refs"][results[PCS]["best_const"]], progress)
+    elapsed = time.perf_counter() - t0
+    write_csv(os.path.join(a.out, "curves.csv"), curve_rows,
+              ["task", "algo", "train_seed", "update", "env_steps", "wall_s", "episode_return"])
+    write_csv(os.path.join(a.out, "eval.csv"), eval_rows,
+              ["task", "policy", "train_seed", "eval_seed", "episode_return"])
+    if speed:
+        write_csv(os.path.join(a.out, "speed.csv"), speed, [k for k in speed[0] if k != "curve"])
+    report(a, results, speed, plots, argv, elapsed, a.report)
+    print(f"wrote {a.report} and {a.out} ({elapsed:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

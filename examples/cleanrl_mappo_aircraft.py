@@ -1,0 +1,200 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""CleanRL-style MAPPO on the Aircraft env: a shared Gaussian actor on each
+UAV's own observation, a centralised critic on the global state, single file.
+
+    pip install torch==2.13.0 && pip install -e ".[train]"
+    python examples/cleanrl_mappo_aircraft.py [--updates 50 | --total-timesteps N] [--num-uavs 64]
+        [--num-envs 2] [--track] [--save-model]
+
+The actor (MLP, 2 x 64) is the one of ``cleanrl_ppo_aircraft.py`` and runs
+decentralised; the critic (MLP, 2 x 128) reads ``venv.state()`` (every UAV's
+and target's position and velocity) and outputs one value per UAV.  The
+command line, the seeding (copy i of update u as a single env
+``reset(seed=seed * 100000 + u * num_envs + i)``), the masking of a UAV's
+rows after its episode ended, and the held-out evaluation are those of
+``cleanrl_ppo_aircraft.py``; no ``--async`` (the critic needs every copy's
+state at each step).
+"""
+
+import os
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+from _cleanrl import Logger, layer, ppo_loss, run_dir
+from cleanrl_ppo_aircraft import evaluate, heuristic
+from cleanrl_ppo_aircraft import make_parser as _ppo_parser
+from torch.distributions import Normal
+
+import seer_envs
+
+
+class Agent(nn.Module):
+    """Shared Gaussian actor on one UAV's observation; centralised critic
+    on the global state with one value per UAV."""
+
+    def __init__(self, obs_dim, act_dim, state_dim, n_agents):
+        super().__init__()
+        self.mean = nn.Sequential(layer(obs_dim, 64), nn.Tanh(), layer(64, 64), nn.Tanh(),
+                                  layer(64, act_dim, 0.01))
+        self.log_std = nn.Parameter(torch.full((act_dim,), -0.5))
+        self.critic = nn.Sequential(layer(state_dim, 128), nn.Tanh(), layer(128, 128), nn.Tanh(),
+                                    layer(128, n_agents, 1.0))
+
+    def value(self, state):
+        """``(batch, state_dim)`` -> ``(batch, n_agents)``."""
+        return self.critic(state)
+
+    def act(self, x, action=None):
+        dist = Normal(self.mean(x), self.log_std.exp())
+        if action is None:
+            action = dist.sample()
+        return action, dist.log_prob(action).sum(-1), dist.entropy().sum(-1)
+
+
+def rollout(venv, agent, seed, T):
+    """Up to ``T`` steps of every copy after ``reset(seed)``, until every
+    UAV's episode has ended.  Returns (obs, states, actions, logp, rewards,
+    values, alive, done): obs ``(T_used, copies, UAVs, obs_dim)``, states
+    ``(T_used, copies, state_dim)``, the others ``(T_used, copies, UAVs[, 2])``;
+    ``alive`` and ``done`` as in ``cleanrl_ppo_aircraft.rollout``."""
+    obs, _ = venv.reset(seed=seed)
+    E, n, obs_dim = obs.shape
+    S = venv.single_state_space.shape[0]
+    obs_b, st_b, act_b = torch.zeros(T, E, n, obs_dim), torch.zeros(T, E, S), torch.zeros(T, E, n, 2)
+    logp_b, rew_b, val_b = torch.zeros(T, E, n), torch.zeros(T, E, n), torch.zeros(T, E, n)
+    alive_b, done_b = torch.zeros(T, E, n), torch.zeros(T, E, n)
+    alive = np.ones((E, n), bool)
+    T_used = T
+    for t in range(T):
+        x, s = torch.from_numpy(obs), torch.from_numpy(venv.state())
+        with torch.no_grad():
+            act, logp, _ = agent.act(x)
+            val = agent.value(s)
+        obs_b[t], st_b[t], act_b[t], logp_b[t], val_b[t] = x, s, act, logp, val
+        alive_b[t] = torch.from_numpy(alive.astype(np.float32))
+        obs, rew, term, trunc, _ = venv.step(act.clamp(-1, 1).numpy())
+        rew_b[t] = torch.from_numpy(rew) * alive_b[t]
+        ended = term | trunc
+        done_b[t] = torch.from_numpy((ended & alive).astype(np.float32))
+        alive &= ~ended
+        if not alive.any():
+            T_used = t + 1
+            break
+    return tuple(b[:T_used] for b in (obs_b, st_b, act_b, logp_b, rew_b, val_b, alive_b, done_b))
+
+
+def make_parser():
+    """``cleanrl_ppo_aircraft.py``'s command line, this example's name."""
+    p = _ppo_parser()
+    p.set_defaults(exp_name="cleanrl_mappo_aircraft")
+    return p
+
+
+def train(a, on_update=None, log=None):
+    """MAPPO over ``a.updates`` updates (``a`` from :func:`make_parser`);
+    returns the agent.  ``on_update(row)`` gets after each update a dict:
+    ``update``, ``env_steps``, ``wall_s`` and the training
+    ``episode_return`` per UAV."""
+    if a.total_timesteps is not None:
+        a.updates = max(1, a.total_timesteps // (a.num_envs * a.episode))
+    torch.manual_seed(a.seed)
+    torch.set_num_threads(a.torch_threads)
+    env_kw = dict(num_uavs=a.num_uavs, max_cycles=a.episode, continuous_actions=True)
+    venv = seer_envs.vector_env("aircraft_v0", a.num_envs, num_threads=a.num_threads,
+                                autoreset_mode="same_step", **env_kw)
+    obs_dim = venv.single_observation_space.shape[0]
+    S = venv.single_state_space.shape[0]
+    n = venv.num_agents
+    agent = Agent(obs_dim, 2, S, n)
+    opt = torch.optim.Adam(agent.parameters(), lr=a.lr, eps=1e-5)
+    t0 = time.perf_counter()
+    env_steps = 0
+    for update in range(a.updates):
+        opt.param_groups[0]["lr"] = (1.0 - update / a.updates) * a.lr
+        obs_b, st_b, act_b, logp_b, rew_b, val_b, alive_b, done_b = rollout(
+            venv, agent, a.seed * 100_000 + update * a.num_envs, a.episode)
+        T_used = rew_b.shape[0]
+        adv = torch.zeros_like(rew_b)
+        last = torch.zeros_like(rew_b[0])
+        for t in reversed(range(T_used)):
+            nxt = val_b[t + 1] if t + 1 < T_used else torch.zeros_like(last)
+            nonterm = 1.0 - done_b[t]
+            delta = rew_b[t] + a.gamma * nxt * nonterm - val_b[t]
+            last = delta + a.gamma * a.gae_lambda * nonterm * last
+            adv[t] = last
+        ret = adv + val_b
+        # A sample is one (step, copy): its state and all its UAVs' rows; the
+        # loss takes the rows where the UAV was alive.
+        B = T_used * a.num_envs
+        b_obs, b_st, b_act = obs_b.reshape(B, n, obs_dim), st_b.reshape(B, S), act_b.reshape(B, n, 2)
+        b_logp, b_adv, b_ret = logp_b.reshape(B, n), adv.reshape(B, n), ret.reshape(B, n)
+        b_alive = alive_b.reshape(B, n) > 0
+        idx = np.arange(B)
+        mb = max(1, B // a.minibatches)
+        clipfracs = []
+        for _ in range(a.epochs):
+            np.random.default_rng(update).shuffle(idx)
+            for s in range(0, B, mb):
+                j = torch.from_numpy(idx[s:s + mb])
+                m = b_alive[j]
+                if not m.any():
+                    continue
+                _, logp, ent = agent.act(b_obs[j], b_act[j])
+                val = agent.value(b_st[j])
+                loss, stats = ppo_loss(logp[m], b_logp[j][m], b_adv[j][m], val[m], b_ret[j][m], ent[m],
+                                       a.clip, a.ent_coef)
+                clipfracs.append(stats["clipfrac"])
+                opt.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
+                opt.step()
+        ep_ret = rew_b.sum(0).mean().item()
+        env_steps += a.num_envs * T_used
+        if log is not None:
+            log.scalars({"charts/episodic_return": ep_ret, "charts/learning_rate": opt.param_groups[0]["lr"],
+                         "charts/SPS": env_steps / (time.perf_counter() - t0),
+                         **{f"losses/{k}": v for k, v in stats.items()},
+                         "losses/clipfrac": float(np.mean(clipfracs))}, env_steps)
+        if on_update is not None:
+            on_update({"update": update + 1, "env_steps": env_steps, "wall_s": time.perf_counter() - t0,
+                       "episode_return": ep_ret})
+        else:
+            print(f"update {update + 1:3d}/{a.updates}: episode return per UAV "
+                  f"{ep_ret:8.2f}  ({time.perf_counter() - t0:5.1f} s)")
+    return agent
+
+
+def main():
+    p = make_parser()
+    a = p.parse_args()
+    if a.overlap:
+        p.error("--async is not supported here: the critic needs every copy's state at each step")
+    out = run_dir("aircraft_v0", a)
+    log = Logger(out, a.track, a)
+    agent = train(a, log=log)
+    log.close()
+    if a.save_model:
+        path = os.path.join(out, f"{a.exp_name}.cleanrl_model")
+        torch.save(agent.state_dict(), path)
+        print(f"model saved to {path}")
+    env_kw = dict(num_uavs=a.num_uavs, max_cycles=a.episode, continuous_actions=True)
+    seeds = list(range(10_000, 10_000 + a.eval_seeds))
+
+    def learned(env, obs, rng):
+        with torch.no_grad():
+            return agent.mean(torch.from_numpy(obs)).numpy()
+    results = {
+        "learned (mean action)": evaluate(learned, env_kw, seeds, a.num_threads),
+        "random": evaluate(lambda e, o, rng: rng.uniform(-1, 1, (o.shape[0], 2)), env_kw, seeds, a.num_threads),
+        "steer + separate": evaluate(lambda e, o, rng: heuristic(e, o), env_kw, seeds, a.num_threads),
+    }
+    print(f"\nheld-out evaluation, {len(seeds)} seeds, episode return per UAV (higher is better):")
+    for name, (m, s) in results.items():
+        print(f"  {name:<22} {m:9.2f} +- {s:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
