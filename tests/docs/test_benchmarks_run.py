@@ -52,6 +52,7 @@ CASES = {
                            "cg over team"),
     "team_spread": (["--copies", "4", "--grid", "2", "--busy", "0", "--rounds", "1", "--steps", "2"],
                     "spreading on over off"),
+    "core_ab": ([ROOT, ROOT, "--quick"], "tree 1 us"),          # this tree against itself (A/A)
 }
 
 
@@ -132,7 +133,8 @@ def test_run_all_quick_writes_the_report(tmp_path):
 
 def test_every_script_has_a_smoke_run():
     """A script added to benchmarks/ or tools/perf/ gets a case here."""
-    covered = {k.split(":")[0] for k in CASES} | {"run_all", "vector_step_ab", "single_step_ab"}
+    # baselines: tests/docs/test_baselines.py runs its --quick
+    covered = {k.split(":")[0] for k in CASES} | {"run_all", "vector_step_ab", "single_step_ab", "baselines"}
     scripts = {os.path.basename(f)[:-3] for d in ("benchmarks", "tools/perf")
                for f in glob.glob(os.path.join(ROOT, d, "[!_]*.py"))}
     assert scripts - covered == set(), f"no smoke run: {sorted(scripts - covered)}"
