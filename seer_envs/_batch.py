@@ -271,10 +271,13 @@ class Batch:
         if active is None and waiting is None and not self._aligned:
             self._aligned = E == 1 or cycles.min() == cycles.max()
         if active is None and waiting is None and self._aligned:
-            # The common case: every copy at the same step, one run.
+            # The common case: every copy at the same step, one run.  (The
+            # times array is the batch's own: the next plan of this batch is
+            # made only after this one's finish.)
             k = int(cycles[0])
-            cycles += 1
-            return _Plan(k, None, None, waiting, active, cycles * dt, None)
+            cycles.fill(k + 1)
+            self._times.fill((k + 1) * dt)
+            return _Plan(k, None, None, waiting, active, self._times, None)
         stepping = np.ones(E, bool)
         if active is not None:
             stepping = np.zeros(E, bool)
