@@ -27,8 +27,10 @@ def check_actions(actions, spec, lead, label, rows=""):
             raise ValueError(f"actions must have shape {lead}{rows}, got {a.shape}")
         if a.dtype.kind not in "iu":
             raise ValueError(f"actions must be an integer array, got dtype {a.dtype}")
-        # Two reductions, no temporaries; the mask only to name the culprit.
-        if a.size and (a.min() < 0 or a.max() >= n):
+        # One comparison: viewed as unsigned, a negative action is >= n too;
+        # count_nonzero is several times cheaper than a ufunc reduction here.
+        # The mask is built again only to name the culprit.
+        if a.size and np.count_nonzero(a.view(f"u{a.itemsize}") >= n if a.dtype.kind == "i" else a >= n):
             at = tuple(int(v) for v in np.argwhere((a < 0) | (a >= n))[0])
             raise ValueError(f"action for {label(*at)} must be in [0, {n - 1}], got {a[at]}")
         return a
@@ -38,7 +40,7 @@ def check_actions(actions, spec, lead, label, rows=""):
     if a.dtype.kind not in "fiu":
         raise ValueError(f"actions must be a real-valued (float) array, got dtype {a.dtype}")
     # One pass in the common case: NaN fails both comparisons.
-    if ((a >= low) & (a <= high)).all():
+    if np.count_nonzero((a >= low) & (a <= high)) == a.size:
         return a
     flat = a.reshape(lead + (-1,)).astype(np.float64)
     bad, what = ~np.isfinite(flat).all(axis=-1), "is not finite (NaN or inf)"

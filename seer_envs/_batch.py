@@ -68,7 +68,8 @@ class Batch:
         self.done = np.zeros((E, A), bool)            # agents stopped in the running episode
         self.reported = False                         # an agent ended at the last step
         self.ep_return = np.zeros((E, A), np.float64)
-        self.ep_length = np.zeros((E, A), np.int64)
+        self._ep_length = np.zeros((E, A), np.int64)
+        self._lengths_due = 0                         # common steps not yet added to ep_length
         self.broken = None          # what was interrupted, or None
         self._lock = threading.Lock()
         self._guard = _Guard(self._lock)
@@ -80,6 +81,20 @@ class Batch:
         self._shapes = ((E, A) + tuple(cp.obs.shape[1:]), (E, A))
         self._flat = (E * A,)
         self._times = np.zeros(E)
+
+    @property
+    def ep_length(self):
+        """Each agent's episode length so far ``(copies, agents)`` (the
+        common steps' counts added on reading)."""
+        if self._lengths_due:
+            self._ep_length += self._lengths_due
+            self._lengths_due = 0
+        return self._ep_length
+
+    @ep_length.setter
+    def ep_length(self, value):
+        self._lengths_due = 0
+        self._ep_length = value
 
     def using(self):
         """One caller at a time (``with batch.using():``): a second Python
@@ -338,11 +353,12 @@ class Batch:
         obs, rew = cp.obs.reshape(obs_shape), cp.rew.reshape(agents_shape)
         term = cp._term.view(bool).reshape(agents_shape)
         if live_idx is None:
-            if plan.k + 1 < self._mc_min and not self._any_done and not term.any():
+            if plan.k + 1 < self._mc_min and not self._any_done and not np.count_nonzero(term):
                 # The common step: no agent stopped before or now, no copy
-                # truncated (the general path gives the same, in more passes).
+                # truncated (the general path gives the same, in more passes);
+                # every length grows by one, counted until it is read.
                 np.add(self.ep_return, rew, out=self.ep_return)
-                self.ep_length += 1
+                self._lengths_due += 1
                 self.reported = False
                 self.broken = None
                 return obs, rew, term, np.zeros(agents_shape, bool), None
