@@ -2,7 +2,7 @@
 """A/B (and A/A) of env steps between source trees, each step measured in
 its own worker process, the trees alternated round by round.
 
-    python tools/perf/core_ab.py TREE_A TREE_B [TREE_C ...] [--rounds 9] [--quick]
+    python tools/perf/core_ab.py TREE_A TREE_B [TREE_C ...] [--rounds 9] [--only single|vector] [--quick]
 
 Each tree is a built checkout (its ``.so`` files in place).  A round runs,
 for every case and every tree (in rotating order), one worker that times
@@ -65,7 +65,7 @@ PCS_BIG = dict(grid_width=16, grid_height=16, max_cycles=10**6)
 AIR = dict(num_uavs=64, max_cycles=10**6, battery_capacity=1e9)
 
 
-def cases(quick):
+def cases(quick, only="all"):
     out = []
     for kind in ("array", "dict"):
         out.append(dict(kind=kind, env="pcs_v0", n=1, threads=1, params=PCS_BIG))
@@ -77,8 +77,8 @@ def cases(quick):
                         params=dict(num_uavs=256, max_cycles=10**6, battery_capacity=1e9)))
     for c in out:
         c["blocks"], c["per"] = (2, 10) if quick else (5, 60 if c["kind"] != "vector" else 20)
-    if os.environ.get("CORE_AB_SINGLE"):
-        out = [c for c in out if c["kind"] != "vector"]
+    if only != "all":
+        out = [c for c in out if (c["kind"] == "vector") == (only == "vector")]
     return out[:2] if quick else out
 
 
@@ -101,27 +101,29 @@ def main():
     p.add_argument("trees", nargs="+")
     p.add_argument("--rounds", type=int, default=9)
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--only", choices=("all", "single", "vector"), default="all",
+                   help="the single-env cases, the vector-env cases, or both")
     a = p.parse_args()
     trees = [os.path.abspath(t) for t in a.trees]
     if len(trees) < 2:
         p.error("give at least two trees")
     rounds = 1 if a.quick else a.rounds
-    results = {i: {j: [] for j in range(len(trees))} for i in range(len(cases(a.quick)))}
+    results = {i: {j: [] for j in range(len(trees))} for i in range(len(cases(a.quick, a.only)))}
     try:
         from tqdm import tqdm
     except ImportError:                       # pragma: no cover
         tqdm = None
-    todo = [(r, i) for r in range(rounds) for i in range(len(cases(a.quick)))]
+    todo = [(r, i) for r in range(rounds) for i in range(len(cases(a.quick, a.only)))]
     bar = tqdm(todo, desc="rounds x cases", file=sys.stderr) if tqdm else todo
     for r, i in bar:
-        case = cases(a.quick)[i]
+        case = cases(a.quick, a.only)[i]
         order = list(range(len(trees)))
         order = order[r % len(order):] + order[:r % len(order)]
         for j in order:
             results[i][j].append(run(trees[j], case))
     print(f"{'case':<32}" + "".join(f"  tree {j} us" for j in range(len(trees)))
           + "".join(f"  {j}/0 med [range]" for j in range(1, len(trees))))
-    for i, case in enumerate(cases(a.quick)):
+    for i, case in enumerate(cases(a.quick, a.only)):
         med = [statistics.median(results[i][j]) * 1e6 for j in range(len(trees))]
         line = f"{label(case):<32}" + "".join(f"  {m:>9.1f}" for m in med)
         for j in range(1, len(trees)):
