@@ -6,7 +6,6 @@ interface."""
 
 import concurrent.futures
 import functools
-import threading
 
 import numpy as np
 
@@ -43,8 +42,7 @@ class Groups:
         self.thread_choice = None
         self.tuner = None
         self._pool = None
-        self._lock = threading.Lock()
-        self._guard = _Guard(self._lock)
+        self._guard = self._lock = _Guard()
         self._starts = np.array([lo for lo, _ in self.bounds])
         self.reported = False           # an agent ended at the last step
 
