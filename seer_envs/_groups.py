@@ -47,7 +47,12 @@ class Groups:
         self._starts = np.array([lo for lo, _ in self.bounds])
         self.reported = False           # an agent ended at the last step
 
-    using = Batch.using
+    def using(self):
+        """:meth:`Batch.using`, once the helpers of an interrupted run have
+        ended (:meth:`_join`): no helper changes a group under the call."""
+        self._join()
+        return self._guard
+
     check_free = Batch.check_free
     _busy = staticmethod(Batch._busy)
 
@@ -110,9 +115,7 @@ class Groups:
         they are joined: a Ctrl-C in the caller's part or its wait leaves
         them there, and the next run (or close) waits for them first, so no
         helper still runs a group when the next call changes it."""
-        if self._helpers:
-            concurrent.futures.wait(self._helpers)
-            self._helpers = ()
+        self._join()
         if self.workers == 1 or len(jobs) == 1:
             for job in jobs:
                 job()
@@ -137,6 +140,12 @@ class Groups:
         self._helpers = ()
         if errors:
             raise errors[0]
+
+    def _join(self):
+        """Wait for the helpers of a run a Ctrl-C cut short."""
+        if self._helpers:
+            concurrent.futures.wait(self._helpers)
+            self._helpers = ()
 
     def _outputs(self, members=None):
         """Fresh full-size output arrays; the groups ``members`` (default:

@@ -124,12 +124,12 @@ class AsyncSteps:
         its step raised, if it did."""
         core = self.core
         core.check_open()
-        if not self._jobs:
-            raise RuntimeError("recv() with nothing in flight: send() actions (or async_reset()) first")
         if core.broken is not None:
             what = core.interrupted
             self._drop_jobs()
             raise _interrupted(what)
+        if not self._jobs:
+            raise RuntimeError("recv() with nothing in flight: send() actions (or async_reset()) first")
         job = self._jobs[0]
         self._settle(job)           # a Ctrl-C while waiting leaves it in flight
         if job.pending is not None:         # a fork's child: the step ran in the parent
