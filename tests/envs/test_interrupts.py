@@ -25,14 +25,16 @@ P = dict(grid_width=4, grid_height=4)
 A = 16
 
 
-def _python(code, timeout=120, args=()):
-    """Run ``code`` in a fresh interpreter of this tree; a hang is a failure."""
+def _python(code, timeout=120, args=(), path=None):
+    """Run ``code`` (or the script ``path``) in a fresh interpreter of this
+    tree; a hang is a failure."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT] + sys.path))
+    cmd = [sys.executable] + ([path] if path else ["-c", textwrap.dedent(code)]) + list(args)
     try:
-        r = subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args], capture_output=True,
-                           text=True, timeout=timeout, env=env, cwd=HERE)
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=HERE)
     except subprocess.TimeoutExpired as e:
-        pytest.fail(f"hung for {timeout} s: {(e.stdout or b'')[-2000:]!r}")
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        pytest.fail(f"hung for {timeout} s; its output ended: {out[-2000:]}", pytrace=False)
     return r.returncode, r.stdout, r.stderr
 
 
@@ -405,8 +407,7 @@ def test_a_ctrl_c_at_every_line_of_the_env_calls_quick():
     """Single step/reset/restore, vector step (restarts, SAME_STEP),
     reset with a mask, send/recv (one engine and groups), restores, close:
     a KeyboardInterrupt at each line (tests/envs/_interrupt_harness.py)."""
-    rc, out, err = _python(open(os.path.join(HERE, "_interrupt_harness.py")).read(), timeout=240,
-                           args=("quick", "60"))
+    rc, out, err = _python(None, timeout=240, args=("quick", "60"), path=os.path.join(HERE, "_interrupt_harness.py"))
     assert rc == 0 and "OK" in out, out[-4000:] + err[-3000:]
 
 
@@ -414,6 +415,5 @@ def test_a_ctrl_c_at_every_line_of_the_env_calls_quick():
 def test_a_ctrl_c_at_every_line_of_the_env_calls_full():
     """Adds the first reset, async_reset, groups on two workers, a send with
     a group in flight and the single env's close; every line of each."""
-    rc, out, err = _python(open(os.path.join(HERE, "_interrupt_harness.py")).read(), timeout=1200,
-                           args=("full",))
+    rc, out, err = _python(None, timeout=1200, args=("full",), path=os.path.join(HERE, "_interrupt_harness.py"))
     assert rc == 0 and "OK" in out, out[-4000:] + err[-3000:]
