@@ -35,6 +35,13 @@ observation); ``SAME_STEP`` restarts it within the ending step (its row of
 the observation is the new episode's first, ``infos["final_obs"]`` with the
 mask ``"_final_obs"`` holds the step's observations); ``DISABLED`` leaves it
 ended until ``reset(options={"reset_mask": mask})``.
+
+**Interrupts** (docs/guide.md, "What a Ctrl-C leaves").  :attr:`broken`
+is set before a call changes anything and cleared after its last change
+(a view with bookkeeping of its own passes ``hold=True`` and calls
+:meth:`done`), so a KeyboardInterrupt at any line leaves the core as it
+was, as after the call, or marked: every step then raises "... was
+interrupted ...; call reset()", and ``reset()`` starts afresh.
 """
 
 import dataclasses

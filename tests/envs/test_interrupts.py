@@ -274,21 +274,22 @@ _RECV_WAIT = """
 import numpy as np, seer_envs, sys
 sys.path.insert(0, ".")
 from test_interrupts import _interrupted_call, _after
-v = seer_envs.vector_env("pcs_v0", 4, num_threads=1, grid_width=4, grid_height=4)
+P = dict(grid_width=16, grid_height=16, power_control_iters=3000)     # steps of ~0.1-0.5 s: recv waits
+v = seer_envs.vector_env("pcs_v0", 2, num_threads=1, **P)
 v.reset(seed=0)
-a = np.ones((4, 16), np.int64)
+a = np.ones((2, 256), np.int64)
 v.send(a)
 # a Ctrl-C right after the wait's acquire (the wait itself changes nothing)
 assert _interrupted_call(lambda: v.recv(), _after("self.done.acquire()", "wait"))
 obs = v.recv()[0]
-twin = seer_envs.vector_env("pcs_v0", 4, num_threads=1, grid_width=4, grid_height=4)
+twin = seer_envs.vector_env("pcs_v0", 2, num_threads=1, **P)
 twin.reset(seed=0)
 assert np.array_equal(obs, twin.step(a)[0])
 v.send(a)
 v.recv()
 v.send(a)
 v.close()
-v2 = seer_envs.vector_env("pcs_v0", 4, num_threads=1, grid_width=4, grid_height=4)
+v2 = seer_envs.vector_env("pcs_v0", 2, num_threads=1, **P)
 v2.reset(seed=0)
 v2.send(a)
 assert _interrupted_call(lambda: v2.recv(), _after("self.done.acquire()", "wait"))
