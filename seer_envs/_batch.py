@@ -21,6 +21,7 @@ so a copy restarted mid-run still starts at simulated time 0.
 
 import copy
 import threading
+import weakref
 
 import numpy as np
 
@@ -71,8 +72,7 @@ class Batch:
         self._ep_length = np.zeros((E, A), np.int64)
         self._lengths_due = 0                         # common steps not yet added to ep_length
         self.broken = None          # what was interrupted, or None
-        self._lock = threading.Lock()
-        self._guard = _Guard(self._lock)
+        self._guard = self._lock = _Guard()
         # Cheap facts for the common step: the smallest max_cycles, whether
         # an agent has stopped, whether every copy is at one step count.
         self._mc_min = int(self.max_cycles.min())
@@ -105,8 +105,7 @@ class Batch:
     def check_free(self):
         """Refuse now when another thread is inside a call (checked before
         the state checks, which that call's own progress would fail)."""
-        if self._lock.locked():
-            self._busy()
+        self._guard.check()
 
     @staticmethod
     def _busy():
@@ -448,19 +447,52 @@ class CopiesByReduce:
 
 
 class _Guard:
-    """``with``: take a lock without waiting, or refuse (EngineBusyError)."""
+    """``with``: take the env without waiting, or refuse (EngineBusyError).
 
-    __slots__ = ("_lock",)
+    Ctrl-C safe: the lock is a re-entrant lock, whose owner the C code
+    records in the same step as the acquire, and ``__exit__`` releases it
+    wholly in one C call (``_release_save``, what ``threading.Condition``
+    uses).  A KeyboardInterrupt landing in ``__exit__`` before that call
+    leaves the lock with the calling thread: its next call takes it again
+    (re-entrant) and releases it wholly, so the env never stays refused;
+    another thread is refused only until then.  After a fork the child's
+    guards are new (:func:`after_fork_in_child`)."""
 
-    def __init__(self, lock):
-        self._lock = lock
+    __slots__ = ("_lock", "__weakref__")
+
+    def __init__(self):
+        self._lock = threading.RLock()
+        _GUARDS.add(self)
 
     def __enter__(self):
         if not self._lock.acquire(blocking=False):
             Batch._busy()
 
     def __exit__(self, *exc):
+        self._lock._release_save()
+
+    def check(self):
+        """Refuse when another thread holds the env."""
+        if not self._lock.acquire(blocking=False):
+            Batch._busy()
         self._lock.release()
+
+    def locked(self):
+        """Whether another thread holds the env."""
+        if self._lock.acquire(blocking=False):
+            self._lock.release()
+            return False
+        return True
+
+
+_GUARDS = weakref.WeakSet()
+
+
+def after_fork_in_child():
+    """A forked child has only the forking thread: a guard held by another
+    thread of the parent would refuse forever, so every guard is new."""
+    for g in list(_GUARDS):
+        g._lock = threading.RLock()
 
 
 def runs(idx):

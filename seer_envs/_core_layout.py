@@ -52,6 +52,9 @@ class Layout:
         """With ``"auto"``: lay the copies out once STPA has chosen (at the first start)."""
         if not self._laid_out:
             team = self.batch
+            if isinstance(team, Groups):      # laid out already (a Ctrl-C landed before the flag)
+                self._laid_out = True
+                return
             choice = (team.choose_threads(), team.thread_choice)
             self.batch = self._lay_out(choice, team.max_cycles, team.rng_states(), team)
             if self.batch is not team:

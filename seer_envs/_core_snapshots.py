@@ -71,13 +71,14 @@ class Snapshots:
                 extras.append({"last_obs": self.last_obs[c]})
             return capture_copies(parts, self.env_id, self.snapshot_params(), ids, rngs, extras)
 
-    def restore(self, snapshot, copies=None):
+    def restore(self, snapshot, copies=None, hold=False):
         """Continue from ``snapshot`` (a :class:`~seer_envs.Snapshot` or its
         bytes): an engine-wide one restores every copy; one of single copies
         (or a single env's) restores into the slots ``copies`` (default
         ``0 ..``).  ValueError naming what differs; the core is then left as
         it was.  Copies that ended are set up for this core's autoreset mode,
-        whatever the source's was."""
+        whatever the source's was.  ``hold``: the interrupt mark stays until
+        the view's ``done()`` (as :meth:`~seer_envs.core.EpisodeCore.reset`)."""
         from seer_envs._snapshot import Snapshot
         self.check_open()
         if isinstance(snapshot, (bytes, bytearray, memoryview)):
@@ -89,7 +90,7 @@ class Snapshots:
             if copies is not None:
                 raise ValueError("an engine-wide snapshot restores every copy at once; take "
                                  "snapshot(copies=...) for single copies")
-            return self._restore_whole(snapshot)
+            return self._restore_whole(snapshot, hold)
         if snapshot.kind not in ("copies", "env"):
             raise ValueError(f"a snapshot of a {snapshot.kind!r} cannot be restored here")
         n = 1 if snapshot.kind == "env" else snapshot.num_copies
@@ -105,16 +106,16 @@ class Snapshots:
             slots = self.copy_ids(copies)
             if len(slots) != n:
                 raise ValueError(f"copies names {len(slots)} slots for a snapshot of {n} copies")
-        return self._restore_copies(snapshot, n, slots)
+        return self._restore_copies(snapshot, n, slots, hold)
 
-    def _restore_copies(self, snapshot, n, slots):
+    def _restore_copies(self, snapshot, n, slots, hold=False):
         from seer_envs._snapshot import check_params, copy_states, generators, prepare_copy, restore_copies
         self.ensure_layout()
         b = self.batch
         with b.using():
             check_params(snapshot, self.env_id, self.snapshot_params())
             gens = generators(snapshot, n)
-            running = self.started and b.broken is None and all(e is not None for e in self.engines)
+            running = self.started and self.broken is None and all(e is not None for e in self.engines)
             where = [self.locate(d) for d in slots]
             states = copy_states(snapshot, b.copies)
             prepared = [prepare_copy(st, gb, local, f"copy {i} (into slot {d})")
@@ -125,6 +126,7 @@ class Snapshots:
                 if lo.shape != self._obs_shape or lo.dtype != np.float32:
                     raise ValueError(f"snapshot array 'env/last_obs' of slot {d}: {lo.dtype} {lo.shape}")
                 last.append(lo)
+            self.broken = "a restore"       # checked: from here the mark stays until the last change
             if not running:       # never reset (or interrupted): the others start as reset() does
                 self.started = False
                 self.last_obs = b.start()
@@ -138,13 +140,22 @@ class Snapshots:
                 entry[1].append(p)
                 entry[2].append(local)
                 entry[3].append(g)
-            for gb, ps, locs, gs in by_batch.values():
-                restore_copies(gb, ps, locs, gs)
+            try:
+                for gb, ps, locs, gs in by_batch.values():
+                    restore_copies(gb, ps, locs, gs)
+            except ValueError:
+                # An engine refuses before changing anything: with one engine
+                # the core is as before (or freshly started, above).
+                if len(by_batch) == 1:
+                    self.broken = None
+                raise
             full = self.last_obs.copy()
             idx = np.asarray(slots)
             full[idx] = np.stack(last)
             self.last_obs = full
             self._settle_ended(idx)
+            if not hold:
+                self.broken = None
         return None
 
     def _settle_ended(self, idx):
@@ -166,7 +177,7 @@ class Snapshots:
             self.last_obs = full
         self._flags_changed()
 
-    def _restore_whole(self, snapshot):
+    def _restore_whole(self, snapshot, hold=False):
         """An engine-wide snapshot into a one-engine layout of the same copies."""
         from seer_envs._snapshot import check, check_array, restore
         self.ensure_layout()
@@ -184,12 +195,21 @@ class Snapshots:
                     check_array(snapshot.arrays, f"env/{k}", dtype, shape)
                 last = check_array(snapshot.arrays, "env/last_obs", np.float32,
                                    (E,) + self._obs_shape).copy()
-            if not self.started or b.engine is None:
+            intact = self.broken is None
+            self.broken = "a restore"       # checked: from here the mark stays until the last change
+            if not self.started or b.engine is None or not intact:
                 b.start()                       # (check() has checked every event)
-            restore(snapshot, b, gens)
+            try:
+                restore(snapshot, b, gens)
+            except ValueError:      # the engine refuses before changing anything
+                if intact:
+                    self.broken = None
+                raise
             self.started = True
             self.last_obs = last if last is not None else b.view(b.copies.obs).copy()
             self._settle_ended(np.arange(self.num_copies))
+            if not hold:
+                self.broken = None
         return None
 
     # --- pickling --------------------------------------------------------------------
@@ -200,7 +220,7 @@ class Snapshots:
         b = self.batch
         if self.closed:
             return ("closed",)
-        if b.broken is not None:
+        if self.broken is not None:
             raise TypeError(f"cannot copy or pickle {what}: {self.interrupted} was interrupted; "
                             "call reset() first")
         if not self.started:

@@ -6,7 +6,6 @@ interface."""
 
 import concurrent.futures
 import functools
-import threading
 
 import numpy as np
 
@@ -43,12 +42,17 @@ class Groups:
         self.thread_choice = None
         self.tuner = None
         self._pool = None
-        self._lock = threading.Lock()
-        self._guard = _Guard(self._lock)
+        self._helpers = ()              # helpers' futures of a run not joined yet
+        self._guard = self._lock = _Guard()
         self._starts = np.array([lo for lo, _ in self.bounds])
         self.reported = False           # an agent ended at the last step
 
-    using = Batch.using
+    def using(self):
+        """:meth:`Batch.using`, once the helpers of an interrupted run have
+        ended (:meth:`_join`): no helper changes a group under the call."""
+        self._join()
+        return self._guard
+
     check_free = Batch.check_free
     _busy = staticmethod(Batch._busy)
 
@@ -107,7 +111,11 @@ class Groups:
 
     def _run(self, jobs):
         """Run ``jobs`` (callables) on the workers; the first error is raised
-        after every job has finished."""
+        after every job has finished.  The helpers' futures are kept until
+        they are joined: a Ctrl-C in the caller's part or its wait leaves
+        them there, and the next run (or close) waits for them first, so no
+        helper still runs a group when the next call changes it."""
+        self._join()
         if self.workers == 1 or len(jobs) == 1:
             for job in jobs:
                 job()
@@ -124,11 +132,20 @@ class Groups:
                     job()
                 except BaseException as e:          # noqa: B036 - re-raised below
                     errors.append(e)
-        helpers = [self._pool.submit(work) for _ in range(min(self.workers, len(jobs)) - 1)]
+        helpers = self._helpers = []
+        for _ in range(min(self.workers, len(jobs)) - 1):
+            helpers.append(self._pool.submit(work))
         work()
         concurrent.futures.wait(helpers)
+        self._helpers = ()
         if errors:
             raise errors[0]
+
+    def _join(self):
+        """Wait for the helpers of a run a Ctrl-C cut short."""
+        if self._helpers:
+            concurrent.futures.wait(self._helpers)
+            self._helpers = ()
 
     def _outputs(self, members=None):
         """Fresh full-size output arrays; the groups ``members`` (default:
@@ -228,8 +245,9 @@ class Groups:
         for g in self.groups:
             g.close()
         if self._pool is not None:
-            self._pool.shutdown(wait=True)
+            self._pool.shutdown(wait=True)      # (every helper's job has ended)
             self._pool = None
+        self._helpers = ()
 
 
 def group_bounds(num_copies, batch_size, workers):

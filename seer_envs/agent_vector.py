@@ -120,7 +120,7 @@ class SeerAgentVectorEnv(CopiesByReduce, CopyAttributes, VectorEnv):
         a = core.check_actions(actions, lead=(N,), label=lambda j: f"copy {j // A}, agent {names[j % A]!r}",
                                rows=" (one row per copy and agent)")
         core.check_not_ended()
-        before = self._mask
+        before = core.mask              # in play at the last observations (from the core: Ctrl-C safe)
         s = core.step(a.reshape((C, A) + a.shape[1:]))
         self._mask = s.mask
         infos = {MASK_KEY: s.mask.reshape(N)}

@@ -40,12 +40,29 @@ def _interrupted(what="a step"):
 
 
 class AsyncSteps:
-    """``send`` / ``recv`` / ``async_reset`` over the env's ``core``."""
+    """``send`` / ``recv`` / ``async_reset`` over the env's ``core``.
+
+    Ctrl-C safe: the core's interrupt mark (``core.broken``) is set before
+    a call changes anything and cleared after its last change, and a group
+    in flight is one entry of ``_jobs`` (the copies in flight are derived
+    from it).  A call that finds the env marked drops its groups after
+    draining the engine's thread (:meth:`_drop_jobs`: every step submitted
+    has run, so none runs untracked), and refuses until ``reset()``.  Waits
+    change nothing: a Ctrl-C inside ``recv()``'s wait leaves the group in
+    flight, and a later ``recv()`` returns it."""
 
     def _init_async(self):
         self._jobs = collections.deque()             # _Sent steps, in send order
-        self._in_flight = np.zeros(self.core.num_copies, bool)
         self._thread = None                          # the engine's thread, made at the first send
+        _ASYNC_ENVS.add(self)
+
+    @property
+    def _in_flight(self):
+        """The copies sent (or queued) and not received, from ``_jobs``."""
+        out = np.zeros(self.core.num_copies, bool)
+        for job in self._jobs:
+            out[job.ids] = True
+        return out
 
     def async_reset(self, seed=None, options=None):
         """Reset every copy, then queue the copies for :meth:`recv` in
@@ -53,14 +70,16 @@ class AsyncSteps:
         ``async_reset``: each ``recv()`` returns one group's first
         observations (reward 0, no flags, ``infos["env_id"]``)."""
         obs, _ = self.reset(seed=seed, options=options)
-        E, A, B = self.core.num_copies, self.core.num_agents, self.core.batch_size
+        core = self.core
+        E, A, B = core.num_copies, core.num_agents, core.batch_size
+        core.broken = "an async reset"       # until every group is queued
         for lo in range(0, E, B):
             ids = np.arange(lo, min(lo + B, E))
             zeros = np.zeros((len(ids), A), bool)
             first = (obs[lo:lo + B], np.zeros(zeros.shape, np.float32), zeros, zeros.copy(),
                      {"mask": ~zeros})
             self._jobs.append(_Sent(ids, frozenset(), result=first))
-            self._in_flight[ids] = True
+        core.broken = None
 
     def send(self, actions, env_ids=None):
         """Start stepping copies ``env_ids`` (default: all) with ``actions``
@@ -71,45 +90,52 @@ class AsyncSteps:
         again; a send of copies that share an engine with copies in flight
         waits for those first."""
         core = self.core
-        if self._jobs:          # the engine's thread may be busy with them: its state is in motion
-            core.check_open()
-        else:
-            core.check_steppable()
+        self._check_nothing_in_flight(None)       # an interrupted env drops its groups, then refuses
+        core.check_steppable()
         ids = self._env_ids(env_ids)
-        if self._in_flight[ids].any():
-            c = int(ids[self._in_flight[ids]][0])
+        flying = self._in_flight[ids]
+        if flying.any():
+            c = int(ids[flying][0])
             raise RuntimeError(f"copy {c} is still in flight (sent and not received): recv() it first")
         a = core.check_actions(actions, ids)
         core.check_not_ended(ids)
         step_ids = None if len(ids) == core.num_copies else ids
         b = core.batch
         keys = frozenset(b.members(step_ids)) if isinstance(b, Groups) else frozenset((0,))
-        for job in self._jobs:          # steps in flight on the same batches: ended first
+        for job in list(self._jobs):    # steps in flight on the same batches: ended first
             if job.keys & keys:
                 self._settle(job)
-        if self._thread is not None and self._thread.failed:    # an earlier step sent failed
-            raise _interrupted()
-        with b.using():
-            pending = core.begin(a, step_ids)
+        if core.broken is not None or (self._thread is not None and self._thread.failed):
+            raise _interrupted()        # a step sent earlier failed
         if self._thread is None or self._thread.pid != os.getpid():    # none yet, or a fork's child
             self._thread = _EngineThread()
+        core.broken = "a send"          # from here until the step is tracked and submitted
+        with b.using():
+            pending = core.begin(a, step_ids)
         job = _Sent(ids, keys, pending=pending)
+        self._jobs.append(job)          # tracked before it is submitted: never run untracked
         self._thread.submit(job)
-        self._jobs.append(job)
-        self._in_flight[ids] = True
+        core.broken = None
 
     def recv(self):
         """The outputs of the earliest sent group still unreceived (waiting
         for it): ``(obs, rewards, terminations, truncations, infos)`` over
         its copies, in ``env_ids`` order, with ``infos["env_id"]``; the error
         its step raised, if it did."""
-        self.core.check_open()
+        core = self.core
+        core.check_open()
+        if core.broken is not None:
+            what = core.interrupted
+            self._drop_jobs()
+            raise _interrupted(what)
         if not self._jobs:
             raise RuntimeError("recv() with nothing in flight: send() actions (or async_reset()) first")
         job = self._jobs[0]
         self._settle(job)           # a Ctrl-C while waiting leaves it in flight
-        self._jobs.popleft()
-        self._in_flight[job.ids] = False
+        if job.pending is not None:         # a fork's child: the step ran in the parent
+            self._drop_jobs()
+            raise _interrupted(core.interrupted)
+        self._jobs.popleft()        # the one change that receives it
         if job.error is not None:
             raise job.error
         obs, rew, term, trunc, infos = job.result
@@ -118,18 +144,36 @@ class AsyncSteps:
 
     def _settle(self, job):
         """Wait for a sent step's engine part, then end it (once), keeping
-        its outputs or the error it raised for its :meth:`recv`."""
+        its outputs for its :meth:`recv`; a step whose engine part failed
+        leaves the env marked interrupted (its :meth:`recv` raises the error)."""
         if job.pending is None:
             return
-        job.wait()
-        pending, job.pending = job.pending, None
+        if self._thread is not None and self._thread.pid != os.getpid() and not job.finished:
+            self.core.broken = "a step in flight when the process forked"
+            return
+        job.wait()                  # changes nothing: a Ctrl-C here leaves the job in flight
+        core = self.core
+        core.broken = "a step"      # from here until the job holds its outputs
         if job.error is None:
             try:
-                with pending.batch.using():
-                    s = self.core.end(pending)
+                with job.pending.batch.using():
+                    s = core.end(job.pending)
                 job.result = (s.obs, s.rew, s.term, s.trunc, s.infos())
-            except BaseException as e:      # noqa: B036 - raised by its recv()
+            except Exception as e:          # noqa: BLE001 - raised by its recv(); the mark stays
                 job.error = e
+                job.pending = None
+                return
+            job.pending = None
+            core.broken = None
+        else:
+            job.pending = None      # the engine's part failed: the mark stays
+
+    def _drop_jobs(self):
+        """Forget the groups in flight of an interrupted env, once the
+        engine's thread has run every step submitted to it."""
+        if self._thread is not None:
+            self._thread.drain()
+        self._jobs.clear()
 
     @property
     def in_flight(self):
@@ -150,9 +194,14 @@ class AsyncSteps:
         return ids.astype(np.int64)
 
     def _check_nothing_in_flight(self, what):
+        """Refuse ``what`` while groups are in flight; an interrupted env's
+        groups are dropped instead (the call then refuses, or resets)."""
         if self._jobs:
-            raise RuntimeError(f"{what} while copies are in flight: recv() them first "
-                               f"({len(self._jobs)} group(s) sent and not received)")
+            if self.core.broken is not None:
+                self._drop_jobs()
+            elif what is not None:
+                raise RuntimeError(f"{what} while copies are in flight: recv() them first "
+                                   f"({len(self._jobs)} group(s) sent and not received)")
 
     def _check_nothing_in_flight_pickle(self):
         if self._jobs:
@@ -162,36 +211,44 @@ class AsyncSteps:
     def _async_reset_state(self):
         """A reset starts every copy afresh: an earlier failed send is forgotten."""
         if self._thread is not None:
+            self._thread.drain()
             self._thread.failed = False
 
     def _close_async(self):
-        for job in self._jobs:
-            job.wait()
+        """Never blocks for good: waits only for steps submitted to a live
+        engine thread of this process."""
+        t = self._thread
+        if t is not None:
+            t.drain()
         self._jobs.clear()
-        self._in_flight[:] = False
-        if self._thread is not None:
-            self._thread.stop()
+        if t is not None:
+            t.stop()
             self._thread = None
 
 
 class _Sent:
     """A group in flight: copies ``ids`` on the batches ``keys``; ``pending``
-    until it is ended, then ``result`` or ``error``.  ``done`` is held until
-    the engine's thread has run the step's engine part."""
+    until it is ended, then ``result`` or ``error``.  ``finished`` is set
+    (and ``done`` released) by the engine's thread once the step's engine
+    part has run."""
 
-    __slots__ = ("ids", "keys", "pending", "run", "result", "error", "done")
+    __slots__ = ("ids", "keys", "pending", "run", "result", "error", "done", "finished")
 
     def __init__(self, ids, keys, pending=None, result=None):
         self.ids, self.keys, self.pending, self.result, self.error = ids, keys, pending, result, None
         self.run = None if pending is None else pending.run
         self.done = threading.Lock()
+        self.finished = pending is None
         if pending is not None:
             self.done.acquire()
 
     def wait(self):
-        """Until the engine's part has run (the lock's wait releases the GIL)."""
-        self.done.acquire()
-        self.done.release()
+        """Until the engine's part has run (the lock's wait releases the GIL).
+        A Ctrl-C between the acquire and the release leaves ``done`` held,
+        but ``finished`` is already True then, so no later wait blocks."""
+        if not self.finished:
+            self.done.acquire()
+            self.done.release()
 
 
 def _stop_engine_threads():
@@ -217,6 +274,7 @@ class _EngineThread:
 
     def __init__(self):
         self.failed = False
+        self.stopped = False
         self.pid = os.getpid()          # a forked child has no such thread: it starts its own
         self._queue = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._serve, name="seer-vector", daemon=True)
@@ -231,17 +289,59 @@ class _EngineThread:
             job = self._queue.get()
             if job is None:
                 return
-            try:
-                if self.failed:
-                    raise _interrupted()
-                job.run()
-            except BaseException as e:      # noqa: B036 - raised by its recv()
-                job.error = e
-                self.failed = True
-            job.run = None
+            if job.run is not None:
+                try:
+                    if self.failed:
+                        raise _interrupted()
+                    job.run()
+                except BaseException as e:      # noqa: B036 - raised by its recv()
+                    job.error = e
+                    self.failed = True
+                job.run = None
+            job.finished = True         # before the release: see _Sent.wait
             job.done.release()
 
+    def drain(self):
+        """Wait until every step submitted so far has run (a marker through
+        the queue); at once when this thread cannot run (stopped, or in a
+        fork's parent)."""
+        if self.stopped or self.pid != os.getpid() or not self._thread.is_alive():
+            return
+        marker = _Sent(None, frozenset(), pending=_NOTHING)
+        self._queue.put(marker)
+        marker.wait()
+
     def stop(self):
+        if self.stopped:
+            return
+        self.stopped = True
         self._queue.put(None)
         if threading.current_thread() is not self._thread and self.pid == os.getpid():
             self._thread.join()
+
+
+class _Nothing:
+    """The step of a drain marker: nothing to run."""
+
+    @staticmethod
+    def run():
+        pass
+
+
+_NOTHING = _Nothing()
+_ASYNC_ENVS = weakref.WeakSet()
+
+
+def _after_fork_in_child():
+    """A child forked while steps were in flight: its engine's thread stayed
+    in the parent and the engine's memory was copied mid-run, so an env
+    with a step not finished is marked interrupted (its calls refuse until
+    ``reset()``, and nothing waits for the missing thread)."""
+    for env in list(_ASYNC_ENVS):
+        jobs = getattr(env, "_jobs", None)
+        if jobs and any(not job.finished for job in jobs):
+            env.core.broken = "a step in flight when the process forked"
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

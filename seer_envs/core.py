@@ -35,17 +35,26 @@ observation); ``SAME_STEP`` restarts it within the ending step (its row of
 the observation is the new episode's first, ``infos["final_obs"]`` with the
 mask ``"_final_obs"`` holds the step's observations); ``DISABLED`` leaves it
 ended until ``reset(options={"reset_mask": mask})``.
+
+**Interrupts** (docs/guide.md, "What a Ctrl-C leaves").  :attr:`broken`
+is set before a call changes anything and cleared after its last change
+(a view with bookkeeping of its own passes ``hold=True`` and calls
+:meth:`done`), so a KeyboardInterrupt at any line leaves the core as it
+was, as after the call, or marked: every step then raises "... was
+interrupted ...; call reset()", and ``reset()`` starts afresh.
 """
 
 import dataclasses
 import json
 import numbers
+import os
+import weakref
 
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from seer_envs._actions import check_actions
-from seer_envs._batch import Batch, CopiesByReduce
+from seer_envs._batch import Batch, CopiesByReduce, after_fork_in_child
 from seer_envs._groups import Groups
 from seer_envs._core_layout import Layout
 from seer_envs._core_snapshots import Snapshots
@@ -184,6 +193,8 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
         self._all_in_play.flags.writeable = False        # handed out as the mask: read-only
         self.last_obs = None                  # the observations last handed out
         self.started = False
+        self.broken = None                    # what was interrupted, or None (module docstring)
+        _CORES.add(self)
         self._obs_shape = (A,) + tuple(self.observation_space.shape)
         self.closed = False
 
@@ -288,7 +299,7 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
         """Open, not in use by another thread, not interrupted, reset."""
         self.check_open()
         self.batch.check_free()
-        if self.batch.broken is not None:
+        if self.broken is not None:
             raise RuntimeError(f"{self.interrupted} was interrupted (KeyboardInterrupt or an error "
                                "inside the engine), so the episode state is incomplete; call reset()")
         if not self.started:
@@ -297,7 +308,7 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
     @property
     def interrupted(self):
         """What was interrupted, or None."""
-        what = self.batch.broken
+        what = self.broken
         if what == "a step" and self.num_copies == 1:
             return f"step {int(self.batch.cycle[0]) + 1}"
         return what
@@ -319,15 +330,19 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
 
     # --- episodes ------------------------------------------------------------------
 
-    def reset(self, seed=None, options=None, seed_stride=1):
+    def reset(self, seed=None, options=None, seed_stride=1, hold=False):
         """Start fresh episodes (every copy, or those of ``options["reset_mask"]``);
-        returns the observations ``(copies, agents, ...)``, the caller's."""
+        returns the observations ``(copies, agents, ...)``, the caller's.
+        ``hold``: the interrupt mark stays until the view calls :meth:`done`
+        (a view with bookkeeping of its own after the call)."""
         self.check_open()
         mask = self.reset_mask(options)
         seeds = self.seeds(seed, seed_stride)
         b = self.batch
         with b.using():
-            if mask is not None and self.started and b.broken is None:
+            intact = self.broken is None
+            self.broken = "a reset"               # first change: cleared after the last
+            if mask is not None and self.started and intact:
                 idx = np.flatnonzero(mask)
                 if seeds is not None:
                     b.seed_copies([s if m else None for s, m in zip(seeds, mask)])
@@ -337,40 +352,54 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
                 self.waiting[idx] = False
                 self._flags_changed()
                 self.last_obs = obs
-                return obs
-            self.ensure_layout()
-            b = self.batch
-            if seeds is not None:
-                b.seed_copies(seeds)
-            self.started = False
-            obs = b.start()
-            self.started = True
-            self.waiting[:] = False
-            self.ended[:] = False
-            self._flags_changed()
-            self.last_obs = obs
+            else:
+                self.ensure_layout()
+                b = self.batch
+                if seeds is not None:
+                    b.seed_copies(seeds)
+                self.started = False
+                obs = b.start()
+                self.started = True
+                self.waiting[:] = False
+                self.ended[:] = False
+                self._flags_changed()
+                self.last_obs = obs
+            if not hold:
+                self.broken = None
         return obs
+
+    def done(self):
+        """The view's bookkeeping after a ``hold`` call is complete: clear the mark."""
+        self.broken = None
 
     def start(self, episode_seeds=None):
         """A fresh engine and episode with these episode seeds (pickling)."""
         self.ensure_layout()
         with self.batch.using():
+            self.broken = "the episode start"
             self.started = False
             self.last_obs = self.batch.start(episode_seeds)
             self.started = True
             self.waiting[:] = False
             self.ended[:] = False
             self._flags_changed()
+            self.broken = None
         return self.last_obs
 
-    def step(self, a, ids=None):
+    def step(self, a, ids=None, hold=False):
         """One step of every copy (``ids`` None) or of copies ``ids``
-        (sorted) with validated actions; returns a :class:`Step`."""
+        (sorted) with validated actions; returns a :class:`Step`.  The
+        interrupt mark is set before anything changes and cleared after the
+        last change (``hold``: by the view's :meth:`done`)."""
         b = self.batch
         with b.using():      # a second thread is refused before anything changes
+            self.broken = "a step"
             sel, plan = self._prepare(b, a, ids)
             b.run(plan)
-            return self._finish(b, sel, ids, plan)
+            out = self._finish(b, sel, ids, plan)
+            if not hold:
+                self.broken = None
+            return out
 
     def begin(self, a, ids=None):
         """The caller's part of a step before the engine runs (the copies
@@ -453,9 +482,12 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
         return tuple(self.batch.frame(c, int(cycle[c]), int(mc[c])) for c in range(self.num_copies))
 
     def close(self):
-        self.batch.close()
-        self.started = False
+        """Release the engines; every later call refuses.  Closed first, so a
+        Ctrl-C inside leaves a closed core (a second close releases the rest)."""
         self.closed = True
+        self.started = False
+        self.batch.close()
+
 
 class _Pending:
     """A step of copies ``ids`` (None: all; ``sel`` their rows) of
@@ -468,6 +500,23 @@ class _Pending:
 
     def run(self):
         self.batch.run(self.plan)
+
+
+_CORES = weakref.WeakSet()
+
+
+def _after_fork_in_child():
+    """A forked child has only the forking thread: new guards, and no pool
+    of group workers (its threads stayed in the parent)."""
+    after_fork_in_child()
+    for core in list(_CORES):
+        pool = getattr(core.batch, "_pool", None)
+        if pool is not None:
+            core.batch._pool = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _as_index(ids):

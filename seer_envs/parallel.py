@@ -219,8 +219,9 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
         """Like :meth:`reset` but returns the ``(agents, obs_size)`` float32
         observation array (a fresh array, the caller's)."""
         self._check_open()
-        obs = self.core.reset(seed, options)
+        obs = self.core.reset(seed, options, hold=True)     # marked until the agents are set
         self._set_agents(self.possible_agents[:])
+        self.core.done()
         if self.render_mode == "human":
             self.render()
         return obs[0]
@@ -240,11 +241,12 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
         """Run one step with a validated action array; returns ``(obs,
         rewards, terminations, truncations)``: the step's own arrays."""
         core = self.core
-        s = core.step(a.reshape(self._lead1 + a.shape[1:]))
+        s = core.step(a.reshape(self._lead1 + a.shape[1:]), hold=True)   # marked until the agents are set
         if s.ended is not None:
             self._set_agents([])
         elif s.stats is not None:
             self._set_agents([self.possible_agents[i] for i in np.flatnonzero(s.mask[0]).tolist()])
+        core.done()
         if self.render_mode == "human":      # PettingZoo's convention: human mode draws each step
             self.render()
         return s.obs[0], s.rew[0], s.term[0], s.trunc[0]
@@ -299,8 +301,9 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
         """Continue from ``snapshot`` (a :class:`~seer_envs.Snapshot`, or its
         bytes: this env's, or a vector env's snapshot of one copy).
         ``ValueError`` naming what differs; the env is then left as it was."""
-        self.core.restore(snapshot)
+        self.core.restore(snapshot, hold=True)      # marked until the agents are set
         self._agents_from_core()
+        self.core.done()
 
     def _agents_from_core(self):
         mask = self.core.mask[0]

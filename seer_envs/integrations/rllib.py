@@ -206,7 +206,7 @@ class SeerVectorMultiAgentEnv(VectorMultiAgentEnv):
             for aid, act in d.items():
                 buf[c, index[aid]] = act
         restart = core.waiting.copy()            # these copies restart at this step
-        before = self._mask
+        before = core.mask                       # in play at the last observations (from the core: Ctrl-C safe)
         core.check_steppable()
         s = core.step(core.check_actions(buf))
         self._mask = s.mask
