@@ -69,8 +69,7 @@ class Batch:
         self.done = np.zeros((E, A), bool)            # agents stopped in the running episode
         self.reported = False                         # an agent ended at the last step
         self.ep_return = np.zeros((E, A), np.float64)
-        self._ep_length = np.zeros((E, A), np.int64)
-        self._lengths_due = 0                         # common steps not yet added to ep_length
+        self.ep_length = np.zeros((E, A), np.int64)
         self.broken = None          # what was interrupted, or None
         self._guard = self._lock = _Guard()
         # Cheap facts for the common step: the smallest max_cycles, whether
@@ -81,20 +80,6 @@ class Batch:
         self._shapes = ((E, A) + tuple(cp.obs.shape[1:]), (E, A))
         self._flat = (E * A,)
         self._times = np.zeros(E)
-
-    @property
-    def ep_length(self):
-        """Each agent's episode length so far ``(copies, agents)`` (the
-        common steps' counts added on reading)."""
-        if self._lengths_due:
-            self._ep_length += self._lengths_due
-            self._lengths_due = 0
-        return self._ep_length
-
-    @ep_length.setter
-    def ep_length(self, value):
-        self._lengths_due = 0
-        self._ep_length = value
 
     def using(self):
         """One caller at a time (``with batch.using():``): a second Python
@@ -354,10 +339,9 @@ class Batch:
         if live_idx is None:
             if plan.k + 1 < self._mc_min and not self._any_done and not np.count_nonzero(term):
                 # The common step: no agent stopped before or now, no copy
-                # truncated (the general path gives the same, in more passes);
-                # every length grows by one, counted until it is read.
+                # truncated (the general path gives the same, in more passes).
                 np.add(self.ep_return, rew, out=self.ep_return)
-                self._lengths_due += 1
+                self.ep_length += 1
                 self.reported = False
                 self.broken = None
                 return obs, rew, term, np.zeros(agents_shape, bool), None

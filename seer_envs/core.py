@@ -189,8 +189,7 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
         self.ended = np.zeros(E, bool)        # DISABLED: ended, not reset yet
         self._any_waiting = self._any_ended = False       # (cheap facts for the common step)
         self._disabled = mode == AutoresetMode.DISABLED
-        self._all_in_play = np.ones((E, A), bool)
-        self._all_in_play.flags.writeable = False        # handed out as the mask: read-only
+        self._mask_shape = (E, A)
         self.last_obs = None                  # the observations last handed out
         self.started = False
         self.broken = None                    # what was interrupted, or None (module docstring)
@@ -450,7 +449,7 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
         if b.tuner is not None:
             b.after_step()
         if ids is None:               # every copy (the common step): no slicing
-            out = Step(obs, rew, term, trunc, ~b.done if b._any_done else self._all_in_play,
+            out = Step(obs, rew, term, trunc, ~b.done if b._any_done else np.ones(self._mask_shape, bool),
                        ended, final, stats)
         else:
             out = Step(obs[sel], rew[sel], term[sel], trunc[sel], ~b.done[sel],
