@@ -153,6 +153,21 @@ class Logger:
             self.writer.close()
 
 
+
+def report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret, **extra):
+    """One update's figures: to the logger (TensorBoard, W&B) and to
+    ``on_update`` (benchmarks/baselines.py) when given; returns whether the
+    caller prints its own progress line (no ``on_update``)."""
+    wall = time.perf_counter() - t0
+    if log is not None:
+        log.scalars({"charts/episodic_return": ep_ret, "charts/learning_rate": opt.param_groups[0]["lr"],
+                     "charts/SPS": env_steps / wall, **{f"losses/{k}": v for k, v in stats.items()},
+                     "losses/clipfrac": float(np.mean(clipfracs))}, env_steps)
+    if on_update is None:
+        return True
+    on_update({"update": update + 1, "env_steps": env_steps, "wall_s": wall, **extra, "episode_return": ep_ret})
+    return False
+
 def save_gif(frames, path):
     """``rgb_array`` frames as an animated GIF (4 frames a second)."""
     from PIL import Image

@@ -46,7 +46,8 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from _cleanrl import Logger, add_habits, layer, positive_float, positive_int, ppo_loss, run_dir, save_gif
+from _cleanrl import (Logger, add_habits, layer, positive_float, positive_int,
+                      ppo_loss, report_update, run_dir, save_gif)
 from torch.distributions import Categorical
 
 import seer_envs
@@ -278,15 +279,7 @@ def train(a, venv=None, on_update=None, log=None):
                 opt.step()
         ep_ret = rew_buf.sum(0).mean().item()
         env_steps = (update + 1) * a.num_envs * T
-        if log is not None:
-            log.scalars({"charts/episodic_return": ep_ret, "charts/learning_rate": opt.param_groups[0]["lr"],
-                         "charts/SPS": env_steps / (time.perf_counter() - t0),
-                         **{f"losses/{k}": v for k, v in stats.items()},
-                         "losses/clipfrac": float(np.mean(clipfracs))}, env_steps)
-        if on_update is not None:
-            on_update({"update": update + 1, "env_steps": env_steps, "wall_s": time.perf_counter() - t0,
-                       "env_s": env_time, "episode_return": ep_ret})
-        else:
+        if report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret, env_s=env_time):
             print(f"update {update + 1:3d}/{a.updates}: episode return per cell {ep_ret:8.2f}  "
                   f"mean guard {act_buf.float().mean().item():.2f}  "
                   f"({time.perf_counter() - t0:5.1f} s, env {env_time:5.1f} s)")

@@ -22,7 +22,7 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from _cleanrl import Logger, layer, ppo_loss, run_dir
+from _cleanrl import Logger, layer, ppo_loss, report_update, run_dir
 from cleanrl_ppo_aircraft import evaluate, heuristic
 from cleanrl_ppo_aircraft import make_parser as _ppo_parser
 from torch.distributions import Normal
@@ -152,15 +152,7 @@ def train(a, on_update=None, log=None):
                 opt.step()
         ep_ret = rew_b.sum(0).mean().item()
         env_steps += a.num_envs * T_used
-        if log is not None:
-            log.scalars({"charts/episodic_return": ep_ret, "charts/learning_rate": opt.param_groups[0]["lr"],
-                         "charts/SPS": env_steps / (time.perf_counter() - t0),
-                         **{f"losses/{k}": v for k, v in stats.items()},
-                         "losses/clipfrac": float(np.mean(clipfracs))}, env_steps)
-        if on_update is not None:
-            on_update({"update": update + 1, "env_steps": env_steps, "wall_s": time.perf_counter() - t0,
-                       "episode_return": ep_ret})
-        else:
+        if report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret):
             print(f"update {update + 1:3d}/{a.updates}: episode return per UAV "
                   f"{ep_ret:8.2f}  ({time.perf_counter() - t0:5.1f} s)")
     return agent
