@@ -38,6 +38,16 @@ class AircraftCopies(Copies):
 
     action_kind = ACTION_KIND
     model_cls = AircraftModel
+    #: Fields that may differ per copy (docs/aircraft.md, "Per-copy
+    #: parameters"): read by the handlers and the boundary from the model's
+    #: per-copy parameters, and here from ``_amax``.  Not per copy:
+    #: ``num_uavs``, ``num_targets`` (shapes), ``dt`` (the step),
+    #: ``comm_latency`` (the engine's lookahead), ``continuous_actions``
+    #: (the action space).
+    per_copy = ("arena_size", "control_period", "dynamics_substeps", "sense_period",
+                "sensor_range", "comm_range", "max_messages", "collision_radius", "max_speed",
+                "max_accel", "drag", "wind_sigma", "wind_tau", "battery_capacity", "idle_power",
+                "thrust_power", "target_speed")
 
     @classmethod
     def agent_names(cls, config):
@@ -86,15 +96,41 @@ class AircraftCopies(Copies):
 
     def __init__(self, config, num_copies=1):
         super().__init__(config, num_copies)
+        # Each copy's max_accel, and (Discrete) its action table at rows
+        # [k*9, (k+1)*9); ``uniform`` while every copy has the base config's.
+        # A namespace, not array attributes: snapshots carry the configs.
+        C = self.num_copies
+        self._pc = types.SimpleNamespace(amax=np.full((C, 1, 1), config.max_accel), uniform=True,
+                                         tables=None, offsets=None)
         if not config.continuous_actions:
             self._table = config.action_table
 
+    def configure(self, c, config):
+        """Copy ``c``'s parameters (the model's per-copy arrays) and its
+        max_accel, which scales its actions here."""
+        super().configure(c, config)
+        pc = self._pc
+        pc.amax[c] = config.max_accel
+        pc.uniform = bool(np.all(pc.amax == self.config.max_accel))
+        if not self.config.continuous_actions:
+            if pc.tables is None:
+                pc.tables = np.tile(self._table, (self.num_copies, 1))
+                pc.offsets = np.repeat(N_DISCRETE * np.arange(self.num_copies, dtype=np.int64),
+                                       self.num_agents)
+            pc.tables[c * N_DISCRETE:(c + 1) * N_DISCRETE] = config.action_table
+
     def write_actions(self, a, done):
-        m = self.model            # a stopped UAV's command is never read
+        m, pc = self.model, self._pc     # a stopped UAV's command is never read
         if self.config.continuous_actions:
-            np.multiply(a.reshape(-1, 2), self.config.max_accel, out=m.actions, dtype=np.float64)
-        else:
+            if pc.uniform:
+                np.multiply(a.reshape(-1, 2), self.config.max_accel, out=m.actions, dtype=np.float64)
+            else:
+                np.multiply(a.reshape(self.num_copies, -1, 2), pc.amax,
+                            out=m.actions.reshape(self.num_copies, -1, 2), dtype=np.float64)
+        elif pc.uniform:
             np.take(self._table, a.reshape(-1), axis=0, out=m.actions)
+        else:
+            np.take(pc.tables, a.reshape(-1) + pc.offsets, axis=0, out=m.actions)
 
     def restart(self, c0, c1):
         self.model.reset_copies(c0, c1)
@@ -136,7 +172,7 @@ class AircraftCopies(Copies):
         return out
 
     def state(self, c):
-        cfg, m = self.config, self.model
+        cfg, m = self.configs[c], self.model
         U, T = cfg.num_uavs, cfg.num_targets
         nu = U * self.num_copies
         u = slice(c * U, (c + 1) * U)

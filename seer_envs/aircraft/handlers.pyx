@@ -125,14 +125,10 @@ enum_names({"x": OBS_X, "y": OBS_Y, "vx": OBS_VX, "vy": OBS_VY, "energy": OBS_EN
         "tx": OBS_TARGET_X, "ty": OBS_TARGET_Y, "age": OBS_TARGET_AGE, "msgs": OBS_MESSAGES}
        | {f"n{k}": OBS_NEIGHBOURS + k for k in range(N_NEIGHBOURS * NEIGHBOUR_STRIDE)}, OBS_SIZE)
 
-ctypedef struct AircraftState:
-    # --- parameters (read-only) ---
-    int64_t n_uav               # UAVs (LPs 0 .. n_uav-1), all copies
-    int64_t n_tgt               # targets (LPs n_uav ..), all copies
-    int64_t U1                  # UAVs of one copy (vector env): copy k's UAVs are
-    int64_t T1                  #   [k*U1, (k+1)*U1), its targets [k*T1, (k+1)*T1); a single env is 1 copy
-    double arena               # arena side (m)
-    double dt                   # env step (s)
+ctypedef struct AircraftParams:
+    # One copy's parameters (AircraftCopies.per_copy and what follows from
+    # them), read-only during runs; AircraftModel.configure writes them.
+    double arena                # arena side (m)
     double control_period       # s
     int64_t n_ctrl              # DYNAMICS intervals per step
     int64_t substeps            # RK4 substeps per DYNAMICS
@@ -146,7 +142,6 @@ ctypedef struct AircraftState:
     double comm_range           # (m)
     double coll_r2              # collision_radius^2 (m^2)
     int64_t max_msgs            # MSGs per SENSE
-    double latency              # comm_latency = lookahead (s)
     double vmax                 # max_speed (m/s)
     double vmax2                # max_speed^2
     double amax                 # max_accel (m/s^2)
@@ -159,6 +154,22 @@ ctypedef struct AircraftState:
     int64_t launch_cols         # launch grid: columns
     double launch_w             # launch grid: cell width, height (m)
     double launch_h
+    int64_t grid                # snapshot grid: cells per side (<= the model's grid_cap)
+    double inv_cell             # grid / arena (1/m)
+
+
+ctypedef struct AircraftState:
+    # --- shape and shared parameters (read-only) ---
+    int64_t n_uav               # UAVs (LPs 0 .. n_uav-1), all copies
+    int64_t n_tgt               # targets (LPs n_uav ..), all copies
+    int64_t U1                  # UAVs of one copy (vector env): copy k's UAVs are
+    int64_t T1                  #   [k*U1, (k+1)*U1), its targets [k*T1, (k+1)*T1); a single env is 1 copy
+    double dt                   # env step (s)
+    double latency              # comm_latency = lookahead (s)
+    int64_t grid_cap            # cells per side the cell-list arrays hold per copy
+    # --- per-copy parameters ---
+    AircraftParams* params      # one per copy
+    const int32_t* copy_of      # per LP: its copy (handlers read params[copy_of[lp]])
     # --- UAV live state (per UAV; written only by that UAV's handlers) ---
     double* px                  # position (m)
     double* py
@@ -193,7 +204,7 @@ ctypedef struct AircraftState:
     int64_t grid                # cells per side
     double inv_cell             # grid / arena (1/m)
     int64_t* cell               # per entity: cell index, -1 for a stopped UAV
-    int64_t* ucell_start        # per copy k, grid^2 + 1 at k*(grid^2+1): UAV ids of cell c at
+    int64_t* ucell_start        # per copy k, grid^2 + 1 at k*(grid_cap^2+1): UAV ids of cell c at
     int64_t* ucell_ids          #   ucell_ids[k*U1 + start[c] : k*U1 + start[c+1]]
     int64_t* tcell_start        # the same for targets (target indices)
     int64_t* tcell_ids
@@ -201,12 +212,12 @@ ctypedef struct AircraftState:
 
 # --- helpers ---------------------------------------------------------------
 
-cdef inline int64_t _axis_cell(const AircraftState* s, double v) noexcept nogil:
-    cdef int64_t c = <int64_t>(v * s.inv_cell)
+cdef inline int64_t _axis_cell(const AircraftParams* p, double v) noexcept nogil:
+    cdef int64_t c = <int64_t>(v * p.inv_cell)
     if c < 0:
         return 0
-    if c >= s.grid:
-        return s.grid - 1
+    if c >= p.grid:
+        return p.grid - 1
     return c
 
 
@@ -231,17 +242,17 @@ cdef inline int64_t _topk_insert(double* kd, int64_t* kid, int64_t size, int64_t
 # UAVs (alive in the snapshot, other than `me`) around (x, y): the k nearest
 # within comm_range into (kd, kid), and the count closer than
 # collision_radius.  Returns the number of nearest found.
-cdef int64_t _near_uavs(const AircraftState* s, int64_t me, double x, double y, int64_t k,
+cdef int64_t _near_uavs(const AircraftState* s, const AircraftParams* p, int64_t copy_ix,
+                        int64_t me, double x, double y, int64_t k,
                         double* kd, int64_t* kid, int64_t* ncoll) noexcept nogil:
-    cdef int64_t cx = _axis_cell(s, x), cy = _axis_cell(s, y)
+    cdef int64_t cx = _axis_cell(p, x), cy = _axis_cell(p, y)
     cdef int64_t gx, gy, c, j, o, size = 0, coll = 0
-    cdef int64_t copy_ix = me // s.U1
-    cdef const int64_t* start = s.ucell_start + copy_ix * (s.grid * s.grid + 1)
+    cdef const int64_t* start = s.ucell_start + copy_ix * (s.grid_cap * s.grid_cap + 1)
     cdef const int64_t* ids = s.ucell_ids + copy_ix * s.U1
     cdef double dx, dy, d2
-    for gy in range(cy - 1 if cy > 0 else 0, (cy + 2) if cy + 2 <= s.grid else s.grid):
-        for gx in range(cx - 1 if cx > 0 else 0, (cx + 2) if cx + 2 <= s.grid else s.grid):
-            c = gy * s.grid + gx
+    for gy in range(cy - 1 if cy > 0 else 0, (cy + 2) if cy + 2 <= p.grid else p.grid):
+        for gx in range(cx - 1 if cx > 0 else 0, (cx + 2) if cx + 2 <= p.grid else p.grid):
+            c = gy * p.grid + gx
             for j in range(start[c], start[c + 1]):
                 o = ids[j]
                 if o == me:
@@ -249,9 +260,9 @@ cdef int64_t _near_uavs(const AircraftState* s, int64_t me, double x, double y, 
                 dx = s.sx[o] - x
                 dy = s.sy[o] - y
                 d2 = dx * dx + dy * dy
-                if d2 < s.coll_r2:
+                if d2 < p.coll_r2:
                     coll += 1
-                if d2 <= s.comm_r2:
+                if d2 <= p.comm_r2:
                     size = _topk_insert(kd, kid, size, k, d2, o)
     ncoll[0] = coll
     return size
@@ -259,23 +270,23 @@ cdef int64_t _near_uavs(const AircraftState* s, int64_t me, double x, double y, 
 
 # Targets within sensor_range of (x, y) in the snapshot: their count, and
 # the nearest (by (d2, index)) in best[0] (-1 when none).
-cdef int64_t _near_targets(const AircraftState* s, int64_t copy_ix, double x, double y,
-                           int64_t* best) noexcept nogil:
-    cdef int64_t cx = _axis_cell(s, x), cy = _axis_cell(s, y)
+cdef int64_t _near_targets(const AircraftState* s, const AircraftParams* p, int64_t copy_ix,
+                           double x, double y, int64_t* best) noexcept nogil:
+    cdef int64_t cx = _axis_cell(p, x), cy = _axis_cell(p, y)
     cdef int64_t gx, gy, c, j, t, e, count = 0, b = -1
-    cdef const int64_t* start = s.tcell_start + copy_ix * (s.grid * s.grid + 1)
+    cdef const int64_t* start = s.tcell_start + copy_ix * (s.grid_cap * s.grid_cap + 1)
     cdef const int64_t* ids = s.tcell_ids + copy_ix * s.T1
     cdef double dx, dy, d2, bd = 0.0
-    for gy in range(cy - 1 if cy > 0 else 0, (cy + 2) if cy + 2 <= s.grid else s.grid):
-        for gx in range(cx - 1 if cx > 0 else 0, (cx + 2) if cx + 2 <= s.grid else s.grid):
-            c = gy * s.grid + gx
+    for gy in range(cy - 1 if cy > 0 else 0, (cy + 2) if cy + 2 <= p.grid else p.grid):
+        for gx in range(cx - 1 if cx > 0 else 0, (cx + 2) if cx + 2 <= p.grid else p.grid):
+            c = gy * p.grid + gx
             for j in range(start[c], start[c + 1]):
                 t = ids[j]
                 e = s.n_uav + t
                 dx = s.sx[e] - x
                 dy = s.sy[e] - y
                 d2 = dx * dx + dy * dy
-                if d2 <= s.sensor_r2:
+                if d2 <= p.sensor_r2:
                     count += 1
                     if b < 0 or d2 < bd or (d2 == bd and t < b):
                         b = t
@@ -287,18 +298,18 @@ cdef int64_t _near_targets(const AircraftState* s, int64_t copy_ix, double x, do
 # --- DYNAMICS --------------------------------------------------------------
 
 # Time derivative of (x, y, vx, vy, wx, wy, E) into d[0..6].
-cdef inline void _deriv(const AircraftState* s, double vx, double vy, double wx, double wy,
+cdef inline void _deriv(const AircraftParams* p, double vx, double vy, double wx, double wy,
                         double ux, double uy, double umag, double fx, double fy,
                         double* d) noexcept nogil:
     cdef double sp2 = vx * vx + vy * vy
     cdef double sp = sqrt(sp2)
     d[0] = vx
     d[1] = vy
-    d[2] = ux + wx - s.drag * sp * vx
-    d[3] = uy + wy - s.drag * sp * vy
-    d[4] = fx - wx * s.inv_tau
-    d[5] = fy - wy * s.inv_tau
-    d[6] = -(s.idle_power + s.thrust_power * (umag + s.drag * sp2))
+    d[2] = ux + wx - p.drag * sp * vx
+    d[3] = uy + wy - p.drag * sp * vy
+    d[4] = fx - wx * p.inv_tau
+    d[5] = fy - wy * p.inv_tau
+    d[6] = -(p.idle_power + p.thrust_power * (umag + p.drag * sp2))
 
 
 cdef inline void _reflect(double* p, double* v, double L) noexcept nogil:
@@ -314,9 +325,10 @@ cdef inline void _reflect(double* p, double* v, double L) noexcept nogil:
         p[0] = L
 
 
-cdef int _on_dynamics(AircraftState* s, Ctx* ctx, int64_t i, int64_t j) noexcept nogil:
-    cdef int last = 1 if j == s.n_ctrl - 1 else 0
-    cdef double h = s.h[last], hh = s.hh[last], h6 = s.h6[last], gust = s.gust[last]
+cdef int _on_dynamics(AircraftState* s, const AircraftParams* p, Ctx* ctx, int64_t i,
+                      int64_t j) noexcept nogil:
+    cdef int last = 1 if j == p.n_ctrl - 1 else 0
+    cdef double h = p.h[last], hh = p.hh[last], h6 = p.h6[last], gust = p.gust[last]
     cdef double x = s.px[i], y = s.py[i], vx = s.vx[i], vy = s.vy[i]
     cdef double wx = s.wx[i], wy = s.wy[i], en = s.energy[i]
     cdef double ux = s.cmd[2 * i], uy = s.cmd[2 * i + 1]
@@ -328,25 +340,25 @@ cdef int _on_dynamics(AircraftState* s, Ctx* ctx, int64_t i, int64_t j) noexcept
     cdef double e, r, th, fx, fy, sp2, f
     cdef int64_t n
     cdef Event* ev
-    if umag > s.amax:
-        f = s.amax / umag
+    if umag > p.amax:
+        f = p.amax / umag
         ux = ux * f
         uy = uy * f
-        umag = s.amax
+        umag = p.amax
     s.counters[i * N_COUNTERS + C_DYNAMICS_EVENTS] += 1
-    for n in range(s.substeps):
+    for n in range(p.substeps):
         # Gust noise for this substep (Box-Muller), held constant over it.
         e = seer_exponential(ctx, 1.0)
         r = sqrt(2.0 * e)
         th = 6.283185307179586 * seer_uniform(ctx)     # 2 pi (math.tau)
         fx = gust * (r * cos(th))
         fy = gust * (r * sin(th))
-        _deriv(s, vx, vy, wx, wy, ux, uy, umag, fx, fy, k1)
-        _deriv(s, vx + hh * k1[2], vy + hh * k1[3], wx + hh * k1[4], wy + hh * k1[5],
+        _deriv(p, vx, vy, wx, wy, ux, uy, umag, fx, fy, k1)
+        _deriv(p, vx + hh * k1[2], vy + hh * k1[3], wx + hh * k1[4], wy + hh * k1[5],
                ux, uy, umag, fx, fy, k2)
-        _deriv(s, vx + hh * k2[2], vy + hh * k2[3], wx + hh * k2[4], wy + hh * k2[5],
+        _deriv(p, vx + hh * k2[2], vy + hh * k2[3], wx + hh * k2[4], wy + hh * k2[5],
                ux, uy, umag, fx, fy, k3)
-        _deriv(s, vx + h * k3[2], vy + h * k3[3], wx + h * k3[4], wy + h * k3[5],
+        _deriv(p, vx + h * k3[2], vy + h * k3[3], wx + h * k3[4], wy + h * k3[5],
                ux, uy, umag, fx, fy, k4)
         x = x + h6 * (k1[0] + 2.0 * k2[0] + 2.0 * k3[0] + k4[0])
         y = y + h6 * (k1[1] + 2.0 * k2[1] + 2.0 * k3[1] + k4[1])
@@ -356,12 +368,12 @@ cdef int _on_dynamics(AircraftState* s, Ctx* ctx, int64_t i, int64_t j) noexcept
         wy = wy + h6 * (k1[5] + 2.0 * k2[5] + 2.0 * k3[5] + k4[5])
         en = en + h6 * (k1[6] + 2.0 * k2[6] + 2.0 * k3[6] + k4[6])
         sp2 = vx * vx + vy * vy
-        if sp2 > s.vmax2:
-            f = s.vmax / sqrt(sp2)
+        if sp2 > p.vmax2:
+            f = p.vmax / sqrt(sp2)
             vx = vx * f
             vy = vy * f
-        _reflect(&x, &vx, s.arena)
-        _reflect(&y, &vy, s.arena)
+        _reflect(&x, &vx, p.arena)
+        _reflect(&y, &vy, p.arena)
         if en <= 0.0:
             en = 0.0
             vx = 0.0
@@ -375,8 +387,8 @@ cdef int _on_dynamics(AircraftState* s, Ctx* ctx, int64_t i, int64_t j) noexcept
     s.wx[i] = wx
     s.wy[i] = wy
     s.energy[i] = en
-    if s.alive[i] and j + 1 < s.n_ctrl:
-        ev = seer_emit(ctx, s.step_start[i] + <double>(j + 1) * s.control_period, ctx.lp, DYNAMICS)
+    if s.alive[i] and j + 1 < p.n_ctrl:
+        ev = seer_emit(ctx, s.step_start[i] + <double>(j + 1) * p.control_period, ctx.lp, DYNAMICS)
         if ev == NULL:
             return SEER_E_OUTBOX_FULL
         ev.data.i[0] = j + 1
@@ -385,15 +397,15 @@ cdef int _on_dynamics(AircraftState* s, Ctx* ctx, int64_t i, int64_t j) noexcept
 
 # --- SENSE and MSG ---------------------------------------------------------
 
-cdef int _on_sense(AircraftState* s, Ctx* ctx, int64_t i, int64_t j) noexcept nogil:
+cdef int _on_sense(AircraftState* s, const AircraftParams* p, int64_t copy_ix, Ctx* ctx,
+                   int64_t i, int64_t j) noexcept nogil:
     cdef double x = s.px[i], y = s.py[i]
     cdef double kd[TOPK_CAP]
     cdef int64_t kid[TOPK_CAP]
     cdef int64_t* cnt = &s.counters[i * N_COUNTERS]
     cdef int64_t best, ncoll, nn, m
-    cdef int64_t copy_ix = i // s.U1
     cdef Event* ev
-    _near_targets(s, copy_ix, x, y, &best)
+    _near_targets(s, p, copy_ix, x, y, &best)
     if best >= 0:
         cnt[C_DETECTIONS] += 1
         if s.snap_times[copy_ix] >= s.bel_t[i]:
@@ -401,7 +413,7 @@ cdef int _on_sense(AircraftState* s, Ctx* ctx, int64_t i, int64_t j) noexcept no
             s.bel_y[i] = s.sy[s.n_uav + best]
             s.bel_t[i] = s.snap_times[copy_ix]
             s.bel_id[i] = best - copy_ix * s.T1
-    nn = _near_uavs(s, i, x, y, s.max_msgs if s.bel_id[i] >= 0 else 0, kd, kid, &ncoll)
+    nn = _near_uavs(s, p, copy_ix, i, x, y, p.max_msgs if s.bel_id[i] >= 0 else 0, kd, kid, &ncoll)
     cnt[C_COLLISIONS] += ncoll
     for m in range(nn):
         ev = seer_emit(ctx, ctx.now + s.latency, <lp_id_t>kid[m], MSG)
@@ -412,7 +424,7 @@ cdef int _on_sense(AircraftState* s, Ctx* ctx, int64_t i, int64_t j) noexcept no
         ev.data.f[2] = s.bel_t[i]
         ev.data.i[3] = s.bel_id[i]
     cnt[C_MESSAGES_SENT] += nn
-    ev = seer_emit(ctx, <double>(j + 1) * s.sense_period, ctx.lp, SENSE)
+    ev = seer_emit(ctx, <double>(j + 1) * p.sense_period, ctx.lp, SENSE)
     if ev == NULL:
         return SEER_E_OUTBOX_FULL
     ev.data.i[0] = j + 1
@@ -432,26 +444,27 @@ cdef inline void _on_msg(AircraftState* s, int64_t i, const Event* ev) noexcept 
 
 # --- targets ---------------------------------------------------------------
 
-cdef int _on_target_move(AircraftState* s, Ctx* ctx, int64_t t, int64_t j) noexcept nogil:
+cdef int _on_target_move(AircraftState* s, const AircraftParams* p, Ctx* ctx, int64_t t,
+                         int64_t j) noexcept nogil:
     cdef double x = s.tx[t], y = s.ty[t]
     cdef double dx = s.twx[t] - x, dy = s.twy[t] - y
     cdef double dist = sqrt(dx * dx + dy * dy)
     cdef double nx, ny, f
     cdef Event* ev
-    if dist <= s.tgt_step:
+    if dist <= p.tgt_step:
         nx = s.twx[t]
         ny = s.twy[t]
-        s.twx[t] = s.arena * seer_uniform(ctx)
-        s.twy[t] = s.arena * seer_uniform(ctx)
+        s.twx[t] = p.arena * seer_uniform(ctx)
+        s.twy[t] = p.arena * seer_uniform(ctx)
     else:
-        f = s.tgt_step / dist
+        f = p.tgt_step / dist
         nx = x + dx * f
         ny = y + dy * f
-    s.tvx[t] = (nx - x) / s.control_period
-    s.tvy[t] = (ny - y) / s.control_period
+    s.tvx[t] = (nx - x) / p.control_period
+    s.tvy[t] = (ny - y) / p.control_period
     s.tx[t] = nx
     s.ty[t] = ny
-    ev = seer_emit(ctx, <double>(j + 1) * s.control_period, ctx.lp, TARGET_MOVE)
+    ev = seer_emit(ctx, <double>(j + 1) * p.control_period, ctx.lp, TARGET_MOVE)
     if ev == NULL:
         return SEER_E_OUTBOX_FULL
     ev.data.i[0] = j + 1
@@ -463,18 +476,19 @@ cdef int _on_target_move(AircraftState* s, Ctx* ctx, int64_t t, int64_t j) noexc
 cdef int on_init(void* model, Ctx* ctx) noexcept nogil:
     cdef AircraftState* s = <AircraftState*>model
     cdef int64_t lp = ctx.lp, t
+    cdef const AircraftParams* p = &s.params[s.copy_of[lp]]
     cdef Event* ev
     if lp < s.n_uav:
         t = lp % s.U1         # the UAV's index in its copy
-        s.px[lp] = (<double>(t % s.launch_cols) + seer_uniform(ctx)) * s.launch_w
-        s.py[lp] = (<double>(t // s.launch_cols) + seer_uniform(ctx)) * s.launch_h
+        s.px[lp] = (<double>(t % p.launch_cols) + seer_uniform(ctx)) * p.launch_w
+        s.py[lp] = (<double>(t // p.launch_cols) + seer_uniform(ctx)) * p.launch_h
         ev = seer_emit(ctx, ctx.now, ctx.lp, SENSE)
     else:
         t = lp - s.n_uav
-        s.tx[t] = s.arena * seer_uniform(ctx)
-        s.ty[t] = s.arena * seer_uniform(ctx)
-        s.twx[t] = s.arena * seer_uniform(ctx)
-        s.twy[t] = s.arena * seer_uniform(ctx)
+        s.tx[t] = p.arena * seer_uniform(ctx)
+        s.ty[t] = p.arena * seer_uniform(ctx)
+        s.twx[t] = p.arena * seer_uniform(ctx)
+        s.twy[t] = p.arena * seer_uniform(ctx)
         ev = seer_emit(ctx, ctx.now, ctx.lp, TARGET_MOVE)
     if ev == NULL:
         return SEER_E_OUTBOX_FULL
@@ -485,18 +499,20 @@ cdef int on_init(void* model, Ctx* ctx) noexcept nogil:
 cdef int on_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
     cdef AircraftState* s = <AircraftState*>model
     cdef int64_t i = ctx.lp
+    cdef int64_t c
     cdef Event* out
     if i >= s.n_uav:
         if ev.kind == TARGET_MOVE:
-            return _on_target_move(s, ctx, i - s.n_uav, ev.data.i[0])
+            return _on_target_move(s, &s.params[s.copy_of[i]], ctx, i - s.n_uav, ev.data.i[0])
         return SEER_E_MODEL
     if not s.alive[i]:
         # A stopped UAV: its remaining events do nothing and schedule nothing.
         return SEER_OK
     if ev.kind == DYNAMICS:
-        return _on_dynamics(s, ctx, i, ev.data.i[0])
+        return _on_dynamics(s, &s.params[s.copy_of[i]], ctx, i, ev.data.i[0])
     elif ev.kind == SENSE:
-        return _on_sense(s, ctx, i, ev.data.i[0])
+        c = s.copy_of[i]
+        return _on_sense(s, &s.params[c], c, ctx, i, ev.data.i[0])
     elif ev.kind == MSG:
         _on_msg(s, i, ev)
         return SEER_OK
@@ -510,6 +526,16 @@ cdef int on_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
         out.data.i[0] = 0
         return SEER_OK
     return SEER_E_MODEL
+
+
+def _check_messages(cfg):
+    if not 0 <= cfg.max_messages <= TOPK_CAP:
+        # _on_sense keeps the max_messages nearest in a TOPK_CAP stack buffer
+        raise ValueError(f"max_messages must be in [0, {TOPK_CAP}] (the SENSE top-k buffer), "
+                         f"got {cfg.max_messages}")
+    if cfg.max_messages + 1 > SEER_OUTBOX_CAPACITY:
+        raise ValueError(f"max_messages must be < {SEER_OUTBOX_CAPACITY} (the runtime's events "
+                         f"per hook call), got {cfg.max_messages}")
 
 
 cdef class AircraftModel(Scenario):
@@ -533,6 +559,10 @@ cdef class AircraftModel(Scenario):
     cdef readonly object sx, sy, svx, svy, salive, cell, ucell_start, ucell_ids
     cdef readonly object tcell_start, tcell_ids
     cdef readonly object prev_energy, prev_counters, in_range, snap_times
+    # per-copy parameters (AircraftParams bytes), each LP's copy, each copy's
+    # battery_capacity (restarts): not state arrays of the snapshots, which
+    # carry the copies' configs instead
+    cdef object _params, _copy_of, _battery
 
     def __cinit__(self, *args, **kwargs):
         self.set_hooks(on_init, on_event, &self.s)
@@ -543,14 +573,7 @@ cdef class AircraftModel(Scenario):
         nu, nt = cfg.num_uavs * num_copies, cfg.num_targets * num_copies
         ne = nu + nt
         cdef AircraftState* s = &self.s
-        cdef int last
-        if not 0 <= cfg.max_messages <= TOPK_CAP:
-            # _on_sense keeps the max_messages nearest in a TOPK_CAP stack buffer
-            raise ValueError(f"max_messages must be in [0, {TOPK_CAP}] (the SENSE top-k buffer), "
-                             f"got {cfg.max_messages}")
-        if cfg.max_messages + 1 > SEER_OUTBOX_CAPACITY:
-            raise ValueError(f"max_messages must be < {SEER_OUTBOX_CAPACITY} (the runtime's events "
-                             f"per hook call), got {cfg.max_messages}")
+        _check_messages(cfg)
         # Before anything is allocated: a swarm larger than the machine's free
         # memory is a clear MemoryError now, not one deep inside a run.
         cfg.check_memory(num_copies)
@@ -559,32 +582,19 @@ cdef class AircraftModel(Scenario):
         s.n_tgt = nt
         s.U1 = cfg.num_uavs
         s.T1 = cfg.num_targets
-        s.arena = cfg.arena_size
         s.dt = cfg.dt
-        s.control_period = cfg.control_period
-        s.n_ctrl = cfg.control_intervals
-        s.substeps = cfg.dynamics_substeps
-        for last in range(2):
-            s.h[last], s.hh[last], s.h6[last], s.gust[last] = cfg.integration(bool(last))
-        s.sense_period = cfg.sense_period
-        s.sensor_r2 = cfg.sensor_range * cfg.sensor_range
-        s.comm_r2 = cfg.comm_range * cfg.comm_range
-        s.comm_range = cfg.comm_range
-        s.coll_r2 = cfg.collision_radius * cfg.collision_radius
-        s.max_msgs = cfg.max_messages
         s.latency = cfg.comm_latency
-        s.vmax = cfg.max_speed
-        s.vmax2 = cfg.max_speed * cfg.max_speed
-        s.amax = cfg.max_accel
-        s.drag = cfg.drag
-        s.inv_tau = 1.0 / cfg.wind_tau
-        s.idle_power = cfg.idle_power
-        s.thrust_power = cfg.thrust_power
-        s.battery = cfg.battery_capacity
-        s.tgt_step = cfg.target_speed * cfg.control_period
-        s.grid = cfg.grid_side
-        s.launch_cols, s.launch_w, s.launch_h = cfg.launch_grid
-        s.inv_cell = s.grid / cfg.arena_size
+        s.grid_cap = cfg.grid_side
+        self._params = np.zeros(num_copies * sizeof(AircraftParams), np.uint8)
+        cdef uint8_t[::1] pbuf = self._params
+        s.params = <AircraftParams*>&pbuf[0]
+        self._copy_of = np.concatenate([np.repeat(np.arange(num_copies, dtype=np.int32), cfg.num_uavs),
+                                        np.repeat(np.arange(num_copies, dtype=np.int32), cfg.num_targets)])
+        cdef int32_t[::1] cof = self._copy_of
+        s.copy_of = &cof[0]
+        self._battery = np.full(num_copies, cfg.battery_capacity, np.float64)
+        for c in range(num_copies):
+            self.configure(c, cfg)
 
         def f64(n, fill=0.0):
             return np.full(n, fill, np.float64)
@@ -603,7 +613,7 @@ cdef class AircraftModel(Scenario):
         self.tx, self.ty, self.tvx, self.tvy, self.twx, self.twy = (f64(tn) for _ in range(6))
         self.sx, self.sy, self.svx, self.svy = (f64(ne) for _ in range(4))
         self.salive = np.ones(nu, np.uint8)
-        g2 = s.grid * s.grid
+        g2 = s.grid_cap * s.grid_cap
         self.cell = np.zeros(ne, np.int64)
         self.ucell_start = np.zeros(num_copies * (g2 + 1), np.int64)
         self.ucell_ids = np.zeros(nu, np.int64)
@@ -641,9 +651,47 @@ cdef class AircraftModel(Scenario):
         s.tcell_start, s.tcell_ids = &ts[0], &ti[0]
         s.snap_times = &snt[0]
 
+    def configure(self, c, cfg):
+        """Copy ``c``'s parameters from ``cfg`` (its ``AircraftCopies.per_copy``
+        fields; the others must equal the model's config): the copy's
+        handlers and boundary read them from its next restart on.  Its
+        snapshot grid keeps at most the model's cells per side (coarser
+        cells find the same neighbours)."""
+        if not 0 <= c < self.num_copies:
+            raise ValueError(f"configure: copy {c!r} out of range [0, {self.num_copies})")
+        _check_messages(cfg)
+        cdef AircraftParams* p = &self.s.params[<int64_t>c]
+        cdef int last
+        p.arena = cfg.arena_size
+        p.control_period = cfg.control_period
+        p.n_ctrl = cfg.control_intervals
+        p.substeps = cfg.dynamics_substeps
+        for last in range(2):
+            p.h[last], p.hh[last], p.h6[last], p.gust[last] = cfg.integration(bool(last))
+        p.sense_period = cfg.sense_period
+        p.sensor_r2 = cfg.sensor_range * cfg.sensor_range
+        p.comm_r2 = cfg.comm_range * cfg.comm_range
+        p.comm_range = cfg.comm_range
+        p.coll_r2 = cfg.collision_radius * cfg.collision_radius
+        p.max_msgs = cfg.max_messages
+        p.vmax = cfg.max_speed
+        p.vmax2 = cfg.max_speed * cfg.max_speed
+        p.amax = cfg.max_accel
+        p.drag = cfg.drag
+        p.inv_tau = 1.0 / cfg.wind_tau
+        p.idle_power = cfg.idle_power
+        p.thrust_power = cfg.thrust_power
+        p.battery = cfg.battery_capacity
+        p.tgt_step = cfg.target_speed * cfg.control_period
+        p.grid = min(cfg.grid_side, self.s.grid_cap)
+        p.launch_cols, p.launch_w, p.launch_h = cfg.launch_grid
+        p.inv_cell = p.grid / cfg.arena_size
+        self._battery[c] = cfg.battery_capacity
+
     @property
     def grid(self):
-        return self.s.grid
+        """Cells per side of copy 0's snapshot grid."""
+        return self.s.params[0].grid
 
     @property
     def snap_time(self):
@@ -652,14 +700,16 @@ cdef class AircraftModel(Scenario):
     def reset_copies(self, c0, c1):
         """Restore copies ``[c0, c1)`` to their state at construction (a
         vector env restarting them; the engine restarts their LPs)."""
-        cfg, U, T = self.cfg, self.s.U1, self.s.T1
+        import numpy as np
+        U, T = self.s.U1, self.s.T1
         u, t = slice(c0 * U, c1 * U), slice(c0 * T, c1 * T)
         for a in (self.px, self.py, self.vx, self.vy, self.wx, self.wy, self.step_start,
                   self.bel_x, self.bel_y, self.in_range):
             a[u] = 0
         self.cmd[2 * c0 * U:2 * c1 * U] = 0.0
-        self.energy[u] = cfg.battery_capacity
-        self.prev_energy[u] = cfg.battery_capacity
+        full = np.repeat(self._battery[c0:c1], U)       # each copy's battery_capacity
+        self.energy[u] = full
+        self.prev_energy[u] = full
         self.alive[u] = 1
         self.salive[u] = 1
         self.bel_t[u] = -1.0
@@ -678,6 +728,7 @@ cdef class AircraftModel(Scenario):
 # Copy entity e's public state into the snapshot and compute its grid cell.
 cdef inline void _snap_entity(AircraftState* s, int64_t e) noexcept nogil:
     cdef int64_t t
+    cdef const AircraftParams* p = &s.params[s.copy_of[e]]
     if e < s.n_uav:
         s.sx[e] = s.px[e]
         s.sy[e] = s.py[e]
@@ -693,15 +744,15 @@ cdef inline void _snap_entity(AircraftState* s, int64_t e) noexcept nogil:
     if e < s.n_uav and not s.alive[e]:
         s.cell[e] = -1
     else:
-        s.cell[e] = _axis_cell(s, s.sy[e]) * s.grid + _axis_cell(s, s.sx[e])
+        s.cell[e] = _axis_cell(p, s.sy[e]) * p.grid + _axis_cell(p, s.sx[e])
 
 
 # Counting sort of entities [lo, hi) into cells, in id order: deterministic.
 # No scratch: placing advances start[c] to cell c's end (the next cell's
 # start), and a shift puts the starts back.  So copies sort in parallel.
-cdef void _bucket(AircraftState* s, int64_t lo, int64_t hi, int64_t* start,
+cdef void _bucket(AircraftState* s, int64_t grid, int64_t lo, int64_t hi, int64_t* start,
                   int64_t* ids, int64_t id_base) noexcept nogil:
-    cdef int64_t g2 = s.grid * s.grid, c, e
+    cdef int64_t g2 = grid * grid, c, e
     for c in range(g2 + 1):
         start[c] = 0
     for e in range(lo, hi):
@@ -723,10 +774,11 @@ cdef void _bucket(AircraftState* s, int64_t lo, int64_t hi, int64_t* start,
 cdef void _bucket_range(void* arg, int64_t lo, int64_t hi) noexcept nogil:
     cdef _SnapArgs* a = <_SnapArgs*>arg
     cdef AircraftState* s = a.s
-    cdef int64_t copy_ix, U = s.U1, T = s.T1, nu = s.n_uav, g1 = s.grid * s.grid + 1
+    cdef int64_t copy_ix, g, U = s.U1, T = s.T1, nu = s.n_uav, g1 = s.grid_cap * s.grid_cap + 1
     for copy_ix in range(a.base + lo, a.base + hi):
-        _bucket(s, copy_ix * U, (copy_ix + 1) * U, s.ucell_start + copy_ix * g1, s.ucell_ids + copy_ix * U, 0)
-        _bucket(s, nu + copy_ix * T, nu + (copy_ix + 1) * T, s.tcell_start + copy_ix * g1, s.tcell_ids + copy_ix * T, nu)
+        g = s.params[copy_ix].grid
+        _bucket(s, g, copy_ix * U, (copy_ix + 1) * U, s.ucell_start + copy_ix * g1, s.ucell_ids + copy_ix * U, 0)
+        _bucket(s, g, nu + copy_ix * T, nu + (copy_ix + 1) * T, s.tcell_start + copy_ix * g1, s.tcell_ids + copy_ix * T, nu)
 
 
 # Observation row, reward and bookkeeping of UAV i at the boundary.  Writes
@@ -737,29 +789,31 @@ cdef inline void _boundary_uav(AircraftState* s, int64_t i, double now, float* r
     cdef double kd[N_NEIGHBOURS]
     cdef int64_t kid[N_NEIGHBOURS]
     cdef const int64_t* cnt = &s.counters[i * N_COUNTERS]
+    cdef int64_t copy_ix = s.copy_of[i]
+    cdef const AircraftParams* p = &s.params[copy_ix]
     cdef double x = s.sx[i], y = s.sy[i], vx = s.svx[i], vy = s.svy[i]
     cdef double r = 0.0, used
     cdef int64_t nn, m, o, best, ncoll, ntg = 0, dcoll, dmsg
     cdef int k
-    row[OBS_X] = <float>(x / s.arena)
-    row[OBS_Y] = <float>(y / s.arena)
-    row[OBS_VX] = <float>(vx / s.vmax)
-    row[OBS_VY] = <float>(vy / s.vmax)
-    row[OBS_ENERGY] = <float>(s.energy[i] / s.battery)
+    row[OBS_X] = <float>(x / p.arena)
+    row[OBS_Y] = <float>(y / p.arena)
+    row[OBS_VX] = <float>(vx / p.vmax)
+    row[OBS_VY] = <float>(vy / p.vmax)
+    row[OBS_ENERGY] = <float>(s.energy[i] / p.battery)
     for k in range(OBS_ENERGY + 1, OBS_SIZE):
         row[k] = 0.0
     if s.salive[i]:
-        nn = _near_uavs(s, i, x, y, N_NEIGHBOURS, kd, kid, &ncoll)
+        nn = _near_uavs(s, p, copy_ix, i, x, y, N_NEIGHBOURS, kd, kid, &ncoll)
         for m in range(nn):
             o = kid[m]
-            row[OBS_NEIGHBOURS + NEIGHBOUR_STRIDE * m] = <float>((s.sx[o] - x) / s.comm_range)
-            row[OBS_NEIGHBOURS + NEIGHBOUR_STRIDE * m + 1] = <float>((s.sy[o] - y) / s.comm_range)
-            row[OBS_NEIGHBOURS + NEIGHBOUR_STRIDE * m + 2] = <float>((s.svx[o] - vx) / s.vmax)
-            row[OBS_NEIGHBOURS + NEIGHBOUR_STRIDE * m + 3] = <float>((s.svy[o] - vy) / s.vmax)
-        ntg = _near_targets(s, i // s.U1, x, y, &best)
+            row[OBS_NEIGHBOURS + NEIGHBOUR_STRIDE * m] = <float>((s.sx[o] - x) / p.comm_range)
+            row[OBS_NEIGHBOURS + NEIGHBOUR_STRIDE * m + 1] = <float>((s.sy[o] - y) / p.comm_range)
+            row[OBS_NEIGHBOURS + NEIGHBOUR_STRIDE * m + 2] = <float>((s.svx[o] - vx) / p.vmax)
+            row[OBS_NEIGHBOURS + NEIGHBOUR_STRIDE * m + 3] = <float>((s.svy[o] - vy) / p.vmax)
+        ntg = _near_targets(s, p, copy_ix, x, y, &best)
     if s.bel_id[i] >= 0:
-        row[OBS_TARGET_X] = <float>((s.bel_x[i] - x) / s.arena)
-        row[OBS_TARGET_Y] = <float>((s.bel_y[i] - y) / s.arena)
+        row[OBS_TARGET_X] = <float>((s.bel_x[i] - x) / p.arena)
+        row[OBS_TARGET_Y] = <float>((s.bel_y[i] - y) / p.arena)
         row[OBS_TARGET_AGE] = <float>((now - s.bel_t[i]) / s.dt)
     else:
         row[OBS_TARGET_AGE] = -1.0
