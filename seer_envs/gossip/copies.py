@@ -16,21 +16,24 @@ OBS_SIZE = len(OBS_LAYOUT)
 C_LEARNED, C_RECEIVED, C_SENT = (COUNTERS.index(k) for k in ("learned", "received", "sent"))
 
 
-def observe(cfg, n_known, delta):
+def observe(cfg, n_known, delta, num_rumours=None, message_cost=None):
     """Observations, rewards and terminations from the rumour counts
     ``(..., agents)`` of one ring (or of several, stacked) and this step's
     counter deltas ``(..., agents, 4)`` (float64 arithmetic, one cast to
-    float32: the reference calls this too, so both round the same way)."""
-    k = float(cfg.num_rumours)
-    share = n_known / k
+    float32: the reference calls this too, so both round the same way).
+    ``num_rumours`` and ``message_cost``, when given, replace ``cfg``'s
+    with one value per ring (arrays ``(rings, 1)``)."""
+    if num_rumours is None:
+        num_rumours, message_cost = cfg.num_rumours, cfg.message_cost
+    share = n_known / np.asarray(num_rumours, np.float64)
     obs = np.empty(share.shape + (OBS_SIZE,), np.float64)
     obs[..., OBS_LAYOUT["known"]] = share
-    obs[..., OBS_LAYOUT["learned"]] = delta[..., C_LEARNED] / k
+    obs[..., OBS_LAYOUT["learned"]] = delta[..., C_LEARNED] / np.asarray(num_rumours, np.float64)
     obs[..., OBS_LAYOUT["received"]] = delta[..., C_RECEIVED] / (2.0 * cfg.reach)
     obs[..., OBS_LAYOUT["left"]] = np.roll(share, 1, axis=-1)       # agent i-1 on its ring
     obs[..., OBS_LAYOUT["right"]] = np.roll(share, -1, axis=-1)     # agent i+1
-    rew = delta[..., C_LEARNED] - cfg.message_cost * delta[..., C_SENT]
-    return obs.astype(np.float32), rew.astype(np.float32), n_known == cfg.num_rumours
+    rew = delta[..., C_LEARNED] - message_cost * delta[..., C_SENT]
+    return obs.astype(np.float32), rew.astype(np.float32), n_known == num_rumours
 
 
 class GossipCopies(Copies):
@@ -39,6 +42,12 @@ class GossipCopies(Copies):
     action_kind = ACTION_KIND
     agent_arrays = ("_prev",)          # the counters at the last boundary
     model_cls = GossipModel
+    #: Fields that may differ per copy: read per copy by the handlers
+    #: (``num_rumours``, ``news_interval``, ``jitter``) and by the boundary
+    #: (``num_rumours``, ``message_cost``).  Not per copy: ``num_agents``
+    #: (shapes), ``reach`` (the action space), ``latency`` (the lookahead),
+    #: ``dt`` (the step).
+    per_copy = ("num_rumours", "news_interval", "jitter", "message_cost")
 
     @classmethod
     def agent_names(cls, config):
@@ -56,6 +65,18 @@ class GossipCopies(Copies):
     def __init__(self, config, num_copies=1):
         super().__init__(config, num_copies)
         self._prev = np.zeros((len(self.rew), len(COUNTERS)), np.int64)
+        # each copy's num_rumours and message_cost, (copies, 1); a namespace,
+        # not array attributes: snapshots carry the configs
+        C = self.num_copies
+        self._pc = types.SimpleNamespace(rumours=np.full((C, 1), config.num_rumours, np.int64),
+                                         cost=np.full((C, 1), config.message_cost, np.float64))
+
+    def configure(self, c, config):
+        """Copy ``c``'s parameters: the model's, and the boundary's
+        ``num_rumours`` and ``message_cost``."""
+        super().configure(c, config)
+        self._pc.rumours[c] = config.num_rumours
+        self._pc.cost[c] = config.message_cost
 
     def write_actions(self, a, done):
         # a finished agent's row is ignored: it stays quiet
@@ -73,7 +94,8 @@ class GossipCopies(Copies):
         delta = counters - self._prev[lo:hi]
         self._prev[lo:hi] = counters
         obs, rew, term = observe(self.config, m.n_known[lo:hi].reshape(c1 - c0, n),
-                                 delta.reshape(c1 - c0, n, -1))
+                                 delta.reshape(c1 - c0, n, -1), self._pc.rumours[c0:c1],
+                                 self._pc.cost[c0:c1])
         self.obs[lo:hi] = obs.reshape(hi - lo, OBS_SIZE)
         self.rew[lo:hi] = rew.reshape(-1)
         self.term[lo:hi] = term.reshape(-1)
@@ -88,17 +110,17 @@ class GossipCopies(Copies):
         m, u = self.model, self.agent_rows(c)
         out = dict(zip(COUNTERS, (int(v) for v in m.counters[u].sum(axis=0))))
         out.update(steps=steps, events=engine.stats()["events"],
-                   mean_known=float(m.n_known[u].mean()) / self.config.num_rumours)
+                   mean_known=float(m.n_known[u].mean()) / self.configs[c].num_rumours)
         return out
 
     def state(self, c):
         """Every agent's share of the rumours, around the ring."""
-        return (self.model.n_known[self.agent_rows(c)] / self.config.num_rumours).astype(np.float32)
+        return (self.model.n_known[self.agent_rows(c)] / self.configs[c].num_rumours).astype(np.float32)
 
     def states(self, c0, c1):
         A = self.num_agents
         known = self.model.n_known[c0 * A:c1 * A].reshape(c1 - c0, A)
-        return (known / self.config.num_rumours).astype(np.float32)
+        return (known / self._pc.rumours[c0:c1]).astype(np.float32)
 
     @staticmethod
     def image(view):

@@ -15,7 +15,7 @@ Random draws come from the handling agent's stream, in the order written
 here; ``seer_envs.gossip.reference`` makes the same draws in the same order.
 """
 
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
 from seer_runtime.contract cimport *
 from seer_runtime.scenario cimport Scenario
@@ -38,13 +38,19 @@ ACTION_KIND = ACTION
 COUNTERS = enum_names({"learned": C_LEARNED, "received": C_RECEIVED, "sent": C_SENT, "news": C_NEWS},
                       N_COUNTERS)
 
+ctypedef struct GossipParams:
+    # One copy's parameters (GossipCopies.per_copy); GossipModel.configure writes them.
+    uint64_t rumours            # number of rumours (bits in use)
+    double news_mean            # mean time between news (s)
+    double jitter               # extra uniform delay (s)
+
+
 ctypedef struct GossipState:
     int64_t n                   # agents of one copy (one ring)
     int64_t reach
-    uint64_t rumours            # number of rumours (bits in use)
-    double news_mean            # mean time between news (s)
     double latency              # minimum message delay = lookahead (s)
-    double jitter               # extra uniform delay (s)
+    GossipParams* params        # one per copy
+    const int32_t* copy_of      # per agent: its copy (ring)
     uint64_t* known             # per agent: rumour bit mask
     int32_t* n_known            # per agent: rumours known
     const int32_t* actions      # per agent: this step's action (read-only during a run)
@@ -69,26 +75,28 @@ cdef inline lp_id_t _target(const GossipState* s, lp_id_t a, int32_t act) noexce
     return <lp_id_t>(base + (<int64_t>a - base + off + s.n) % s.n)
 
 
-cdef inline int _next_news(GossipState* s, Ctx* ctx) noexcept nogil:
-    if seer_emit(ctx, ctx.now + seer_exponential(ctx, s.news_mean), ctx.lp, NEWS) == NULL:
+cdef inline int _next_news(const GossipParams* p, Ctx* ctx) noexcept nogil:
+    if seer_emit(ctx, ctx.now + seer_exponential(ctx, p.news_mean), ctx.lp, NEWS) == NULL:
         return SEER_E_OUTBOX_FULL
     return SEER_OK
 
 
 cdef int on_init(void* model, Ctx* ctx) noexcept nogil:
-    return _next_news(<GossipState*>model, ctx)
+    cdef GossipState* s = <GossipState*>model
+    return _next_news(&s.params[s.copy_of[ctx.lp]], ctx)
 
 
 cdef int on_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
     cdef GossipState* s = <GossipState*>model
     cdef lp_id_t a = ctx.lp
     cdef int64_t* cnt = &s.counters[<int64_t>a * N_COUNTERS]
+    cdef const GossipParams* p = &s.params[s.copy_of[a]]
     cdef int32_t act
     cdef Event* e
     if ev.kind == NEWS:
         cnt[C_NEWS] += 1
-        _learn(s, a, (<uint64_t>1) << seer_integer(ctx, s.rumours))
-        return _next_news(s, ctx)
+        _learn(s, a, (<uint64_t>1) << seer_integer(ctx, p.rumours))
+        return _next_news(p, ctx)
     elif ev.kind == GOSSIP:
         cnt[C_RECEIVED] += 1
         _learn(s, a, ev.data.u[0])
@@ -98,7 +106,7 @@ cdef int on_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
         if act == 0:
             return SEER_OK
         # a cross-agent event: at least now + latency (the lookahead)
-        e = seer_emit(ctx, ctx.now + (s.latency + s.jitter * seer_uniform(ctx)),
+        e = seer_emit(ctx, ctx.now + (s.latency + p.jitter * seer_uniform(ctx)),
                       _target(s, a, act), GOSSIP)
         if e == NULL:
             return SEER_E_OUTBOX_FULL
@@ -118,6 +126,9 @@ cdef class GossipModel(Scenario):
 
     cdef GossipState s
     cdef readonly object actions, known, n_known, counters
+    # per-copy parameters (GossipParams bytes) and each agent's copy: not
+    # state arrays of the snapshots, which carry the copies' configs
+    cdef object _params, _copy_of
 
     def __cinit__(self, *args, **kwargs):
         self.set_hooks(on_init, on_event, &self.s)
@@ -129,10 +140,15 @@ cdef class GossipModel(Scenario):
         n = self.num_lps
         self.s.n = cfg.num_agents
         self.s.reach = cfg.reach
-        self.s.rumours = cfg.num_rumours
-        self.s.news_mean = cfg.news_interval
         self.s.latency = cfg.latency
-        self.s.jitter = cfg.jitter
+        self._params = np.zeros(num_copies * sizeof(GossipParams), np.uint8)
+        cdef uint8_t[::1] pbuf = self._params
+        self.s.params = <GossipParams*>&pbuf[0]
+        self._copy_of = np.repeat(np.arange(num_copies, dtype=np.int32), cfg.num_agents)
+        cdef int32_t[::1] cof = self._copy_of
+        self.s.copy_of = &cof[0]
+        for c in range(num_copies):
+            self.configure(c, cfg)
         self.actions = np.zeros(n, np.int32)
         self.known = np.zeros(n, np.uint64)
         self.n_known = np.zeros(n, np.int32)
@@ -145,6 +161,17 @@ cdef class GossipModel(Scenario):
         self.s.known = &kn[0]
         self.s.n_known = &nk[0]
         self.s.counters = &cn[0, 0]
+
+    def configure(self, c, cfg):
+        """Copy ``c``'s ``num_rumours``, ``news_interval`` and ``jitter``
+        from ``cfg`` (its other fields must equal the model's config), read
+        by its handlers from its next restart on."""
+        if not 0 <= c < self.num_copies:
+            raise ValueError(f"configure: copy {c!r} out of range [0, {self.num_copies})")
+        cdef GossipParams* p = &self.s.params[<int64_t>c]
+        p.rumours = cfg.num_rumours
+        p.news_mean = cfg.news_interval
+        p.jitter = cfg.jitter
 
     def reset_copies(self, c0, c1):
         """Restore copies ``[c0, c1)`` to their state at construction (the

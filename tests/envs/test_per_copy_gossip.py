@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Gossip's per-copy parameters: copy ``c`` of a vector env whose copies
+have different values of a ``per_copy`` field gives, bit for bit, what the
+single env built with copy ``c``'s values and seed gives, at 1, 2 and 4
+threads, in every layout, across auto-resets (agents stop when they know
+every rumour) and ``set_params``."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import seer_envs
+from seer_envs.gossip.config import GossipConfig
+from seer_envs.gossip.copies import GossipCopies
+
+pytestmark = pytest.mark.filterwarnings("ignore:num_threads=.*exceeds:RuntimeWarning")
+
+BASE = dict(num_agents=7, reach=2, num_rumours=6, news_interval=8.0, max_cycles=10)
+
+#: field -> (copy 0's, copy 2's) values; copy 1 keeps the base config's.
+VALUES = {
+    "num_rumours": (3, 20),
+    "news_interval": (2.0, 30.0),
+    "jitter": (0.0, 9.0),
+    "message_cost": (0.0, 1.5),
+}
+SEED = 3
+
+
+def test_every_per_copy_field_is_tried():
+    assert set(VALUES) == set(GossipCopies.per_copy)
+    assert set(GossipCopies.per_copy) <= {f.name for f in dataclasses.fields(GossipConfig)}
+    assert not {"num_agents", "reach", "latency", "dt", "max_cycles"} & set(GossipCopies.per_copy)
+
+
+def _compare(field_values, threads, steps=25, **vkw):
+    base = GossipConfig(**BASE)
+    per = {f: [v0, getattr(base, f), v2] for f, (v0, v2) in field_values.items()}
+    E = 3
+    v = seer_envs.vector_env("gossip_v0", E, num_threads=threads, autoreset_mode="same_step",
+                             **dict(BASE, **per), **vkw)
+    singles = [seer_envs.make("gossip_v0", num_threads=1, **dict(BASE, **{f: vs[c] for f, vs in per.items()}))
+               for c in range(E)]
+    obs, _ = v.reset(seed=SEED)
+    for c, s in enumerate(singles):
+        np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=SEED + c))
+    rng = np.random.default_rng(threads)
+    stopped = 0
+    for k in range(steps):
+        a = rng.integers(0, base.num_actions, (E, base.num_agents))
+        obs, rew, term, trunc, infos = v.step(a)
+        for c, s in enumerate(singles):
+            o, r, t, tr = s.step_arrays(a[c])
+            msg = f"{field_values} step {k} copy {c}"
+            np.testing.assert_array_equal(rew[c].view(np.uint32), r.view(np.uint32), err_msg=msg)
+            np.testing.assert_array_equal(term[c], t, err_msg=msg)
+            np.testing.assert_array_equal(trunc[c], tr, err_msg=msg)
+            stopped += int(t.sum())
+            if not s.agents:
+                np.testing.assert_array_equal(infos["final_obs"][c], o, err_msg=msg)
+                o = s.reset_arrays()
+            np.testing.assert_array_equal(obs[c], o, err_msg=msg)
+        states = v.state()
+        for c, s in enumerate(singles):
+            np.testing.assert_array_equal(states[c], s.state())
+    return stopped
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+@pytest.mark.parametrize("field", sorted(VALUES))
+def test_per_copy_field_equals_single_envs(field, threads):
+    assert _compare({field: VALUES[field]}, threads) > 0      # agents stopped (knew every rumour)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+@pytest.mark.parametrize("layout", [{}, {"copy_parallel": True}, {"batch_size": 2}])
+def test_all_fields_at_once(threads, layout):
+    assert _compare(VALUES, threads, **layout) > 0
+
+
+def test_configure_checks_its_copy():
+    cp = GossipCopies(GossipConfig(**BASE), 2)
+    with pytest.raises(ValueError, match="copy 2 out of range"):
+        cp.model.configure(2, cp.config)
+
+
+def test_single_env_reset_params_equal_a_single_env_built_with_them():
+    new = dict(num_rumours=12, news_interval=3.0, jitter=4.0, message_cost=0.7)
+    s = seer_envs.make("gossip_v0", num_threads=1, **BASE)
+    built = seer_envs.make("gossip_v0", num_threads=1, **dict(BASE, **new))
+    np.testing.assert_array_equal(s.reset_arrays(seed=4, options={"params": new}),
+                                  built.reset_arrays(seed=4))
+    rng = np.random.default_rng(1)
+    for k in range(8):
+        a = rng.integers(0, 5, BASE["num_agents"])
+        for x, y in zip(s.step_arrays(a), built.step_arrays(a)):
+            np.testing.assert_array_equal(x, y, err_msg=f"step {k}")
+        if not s.agents:
+            break
