@@ -39,15 +39,27 @@ class AircraftCopies(Copies):
     action_kind = ACTION_KIND
     model_cls = AircraftModel
     #: Fields that may differ per copy (docs/aircraft.md, "Per-copy
-    #: parameters"): read by the handlers and the boundary from the model's
-    #: per-copy parameters, and here from ``_amax``.  Not per copy:
-    #: ``num_uavs``, ``num_targets`` (shapes), ``dt`` (the step),
-    #: ``comm_latency`` (the engine's lookahead), ``continuous_actions``
-    #: (the action space).
-    per_copy = ("arena_size", "control_period", "dynamics_substeps", "sense_period",
+    #: fields"): read by the handlers and the boundary from the model's
+    #: per-copy parameters, and here from ``_pc``.  Not per copy: ``dt``
+    #: (the step), ``comm_latency`` (the engine's lookahead),
+    #: ``continuous_actions`` (the action space).
+    per_copy = ("num_uavs", "num_targets", "arena_size", "control_period", "dynamics_substeps", "sense_period",
                 "sensor_range", "comm_range", "max_messages", "collision_radius", "max_speed",
                 "max_accel", "drag", "wind_sigma", "wind_tau", "battery_capacity", "idle_power",
                 "thrust_power", "target_speed")
+    #: The batch is built for the largest of each; a copy with fewer UAVs or
+    #: targets has inactive ones (its rows beyond its count are never in play).
+    per_copy_counts = ("num_uavs", "num_targets")
+
+    def agent_count(self, config):
+        return config.num_uavs
+
+    def copy_blocks(self, c):
+        """As the base's, but the target block's first entity is the copy's
+        own ``num_uavs`` (a single env's target ``j`` draws from entity
+        ``num_uavs + j``)."""
+        (ulo, uhi, _), (tlo, thi, _) = super().copy_blocks(c)
+        return [(ulo, uhi, 0), (tlo, thi, self.configs[c].num_uavs)]
 
     @classmethod
     def agent_names(cls, config):
@@ -164,7 +176,8 @@ class AircraftCopies(Copies):
         return out
 
     def summary(self, c, engine, steps):
-        m, u = self.model, self.agent_rows(c)
+        m = self.model
+        u = slice(c * self.num_agents, c * self.num_agents + self.configs[c].num_uavs)
         out = dict(zip(COUNTERS, (int(v) for v in m.counters[u].sum(axis=0))))
         out.update({"alive": int(m.alive[u].sum()), "mean_energy": float(m.energy[u].mean()),
                     "targets_in_range": int(m.in_range[u].sum()), "steps": steps,
@@ -172,8 +185,11 @@ class AircraftCopies(Copies):
         return out
 
     def state(self, c):
+        """Copy ``c``'s UAVs (6 values each), then its targets (4 each), in
+        the batch's width: a copy with fewer UAVs or targets has zeros in
+        the slots beyond its counts."""
         cfg, m = self.configs[c], self.model
-        U, T = cfg.num_uavs, cfg.num_targets
+        U, T = self.config.num_uavs, self.config.num_targets         # the width
         nu = U * self.num_copies
         u = slice(c * U, (c + 1) * U)
         t = slice(nu + c * T, nu + (c + 1) * T)
@@ -193,7 +209,7 @@ class AircraftCopies(Copies):
         env's entity order)."""
         m, U, T = self.model, self.config.num_uavs, self.config.num_targets
         nu = U * self.num_copies
-        u = slice(c * U, (c + 1) * U)
-        t = slice(nu + c * T, nu + (c + 1) * T)
+        u = slice(c * U, c * U + self.configs[c].num_uavs)
+        t = slice(nu + c * T, nu + c * T + self.configs[c].num_targets)
         ent = {k: np.concatenate([getattr(m, k)[u], getattr(m, k)[t]]) for k in ("sx", "sy", "svx", "svy")}
         return types.SimpleNamespace(salive=m.salive[u], **ent)

@@ -128,6 +128,8 @@ enum_names({"x": OBS_X, "y": OBS_Y, "vx": OBS_VX, "vy": OBS_VY, "energy": OBS_EN
 ctypedef struct AircraftParams:
     # One copy's parameters (AircraftCopies.per_copy and what follows from
     # them), read-only during runs; AircraftModel.configure writes them.
+    int64_t n_uav               # the copy's UAVs (<= U1): its first n_uav UAV LPs; the others
+    int64_t n_tgt               #   inactive, likewise its targets (<= T1)
     double arena                # arena side (m)
     double control_period       # s
     int64_t n_ctrl              # DYNAMICS intervals per step
@@ -480,11 +482,15 @@ cdef int on_init(void* model, Ctx* ctx) noexcept nogil:
     cdef Event* ev
     if lp < s.n_uav:
         t = lp % s.U1         # the UAV's index in its copy
+        if t >= p.n_uav:
+            return SEER_OK    # inactive (beyond the copy's count): no draws, no events
         s.px[lp] = (<double>(t % p.launch_cols) + seer_uniform(ctx)) * p.launch_w
         s.py[lp] = (<double>(t // p.launch_cols) + seer_uniform(ctx)) * p.launch_h
         ev = seer_emit(ctx, ctx.now, ctx.lp, SENSE)
     else:
         t = lp - s.n_uav
+        if t % s.T1 >= p.n_tgt:
+            return SEER_OK    # inactive
         s.tx[t] = p.arena * seer_uniform(ctx)
         s.ty[t] = p.arena * seer_uniform(ctx)
         s.twx[t] = p.arena * seer_uniform(ctx)
@@ -562,7 +568,7 @@ cdef class AircraftModel(Scenario):
     # per-copy parameters (AircraftParams bytes), each LP's copy, each copy's
     # battery_capacity (restarts): not state arrays of the snapshots, which
     # carry the copies' configs instead
-    cdef object _params, _copy_of, _battery
+    cdef object _params, _copy_of, _battery, _active
 
     def __cinit__(self, *args, **kwargs):
         self.set_hooks(on_init, on_event, &self.s)
@@ -593,6 +599,7 @@ cdef class AircraftModel(Scenario):
         cdef int32_t[::1] cof = self._copy_of
         s.copy_of = &cof[0]
         self._battery = np.full(num_copies, cfg.battery_capacity, np.float64)
+        self._active = np.ones(nu, np.uint8)        # per UAV: within its copy's count
         for c in range(num_copies):
             self.configure(c, cfg)
 
@@ -655,13 +662,21 @@ cdef class AircraftModel(Scenario):
         """Copy ``c``'s parameters from ``cfg`` (its ``AircraftCopies.per_copy``
         fields; the others must equal the model's config): the copy's
         handlers and boundary read them from its next restart on.  Its
-        snapshot grid keeps at most the model's cells per side (coarser
-        cells find the same neighbours)."""
+        ``num_uavs`` and ``num_targets`` may be below the model's: the
+        copy's first ones are active, the others draw nothing, schedule
+        nothing and are never seen.  Its snapshot grid keeps at most the
+        model's cells per side (coarser cells find the same neighbours)."""
+        import numpy as np
         if not 0 <= c < self.num_copies:
             raise ValueError(f"configure: copy {c!r} out of range [0, {self.num_copies})")
         _check_messages(cfg)
         cdef AircraftParams* p = &self.s.params[<int64_t>c]
         cdef int last
+        if not (cfg.num_uavs <= self.s.U1 and cfg.num_targets <= self.s.T1):
+            raise ValueError(f"configure: num_uavs={cfg.num_uavs}, num_targets={cfg.num_targets} "
+                             f"exceed the model's {self.s.U1}, {self.s.T1}")
+        p.n_uav = cfg.num_uavs
+        p.n_tgt = cfg.num_targets
         p.arena = cfg.arena_size
         p.control_period = cfg.control_period
         p.n_ctrl = cfg.control_intervals
@@ -687,6 +702,7 @@ cdef class AircraftModel(Scenario):
         p.launch_cols, p.launch_w, p.launch_h = cfg.launch_grid
         p.inv_cell = p.grid / cfg.arena_size
         self._battery[c] = cfg.battery_capacity
+        self._active[c * self.s.U1:(c + 1) * self.s.U1] = np.arange(self.s.U1) < cfg.num_uavs
 
     @property
     def grid(self):
@@ -707,11 +723,12 @@ cdef class AircraftModel(Scenario):
                   self.bel_x, self.bel_y, self.in_range):
             a[u] = 0
         self.cmd[2 * c0 * U:2 * c1 * U] = 0.0
-        full = np.repeat(self._battery[c0:c1], U)       # each copy's battery_capacity
+        # each copy's battery_capacity; 0 (and never alive) beyond its count
+        full = np.repeat(self._battery[c0:c1], U) * self._active[u]
         self.energy[u] = full
         self.prev_energy[u] = full
-        self.alive[u] = 1
-        self.salive[u] = 1
+        self.alive[u] = self._active[u]
+        self.salive[u] = self._active[u]
         self.bel_t[u] = -1.0
         self.bel_id[u] = -1
         self.counters[u] = 0
@@ -742,7 +759,9 @@ cdef inline void _snap_entity(AircraftState* s, int64_t e) noexcept nogil:
         s.svx[e] = s.tvx[t]
         s.svy[e] = s.tvy[t]
     if e < s.n_uav and not s.alive[e]:
-        s.cell[e] = -1
+        s.cell[e] = -1          # stopped, or inactive (never alive)
+    elif e >= s.n_uav and p.n_tgt < s.T1 and t % s.T1 >= p.n_tgt:
+        s.cell[e] = -1          # an inactive target
     else:
         s.cell[e] = _axis_cell(p, s.sy[e]) * p.grid + _axis_cell(p, s.sx[e])
 

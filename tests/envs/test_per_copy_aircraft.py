@@ -51,12 +51,15 @@ STEPS = 12
 SEED = 5
 
 
+COUNTS = ("num_uavs", "num_targets")
+
+
 def test_every_per_copy_field_is_tried():
-    assert set(VALUES) == set(AircraftCopies.per_copy)
+    assert set(VALUES) | set(COUNTS) == set(AircraftCopies.per_copy)
+    assert AircraftCopies.per_copy_counts == COUNTS
     fields = {f.name for f in dataclasses.fields(AircraftConfig)}
     assert set(AircraftCopies.per_copy) <= fields
-    assert not {"num_uavs", "num_targets", "dt", "comm_latency", "continuous_actions",
-                "max_cycles"} & set(AircraftCopies.per_copy)
+    assert not {"dt", "comm_latency", "continuous_actions", "max_cycles"} & set(AircraftCopies.per_copy)
 
 
 def _actions(rng, continuous, E, U):
@@ -177,3 +180,72 @@ def test_single_env_reset_params_equal_a_single_env_built_with_them():
         a = _actions(rng, True, 1, BASE["num_uavs"])[0]
         for x, y in zip(s.step_arrays(a), built.step_arrays(a)):
             np.testing.assert_array_equal(x, y, err_msg=f"step {k}")
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+@pytest.mark.parametrize("layout", [{}, {"copy_parallel": True}, {"batch_size": 2}])
+@pytest.mark.parametrize("mode", ["same_step", "next_step"])
+def test_agent_counts_per_copy_equal_single_envs(threads, layout, mode):
+    """Copies with 6, 4 and 5 UAVs (3, 0 and 2 targets) in a batch 6 wide:
+    each copy's UAVs equal a single env built with its counts, across
+    episodes; the rows beyond a copy's count are never in play (reward 0,
+    no flags) and its state has zeros there."""
+    E = 3
+    nu, nt = [6, 4, 5], [3, 0, 2]
+    kw = dict(BASE, arena_size=600.0, battery_capacity=8.0)
+    v = seer_envs.vector_env("aircraft_v0", E, num_threads=threads, autoreset_mode=mode,
+                             **dict(kw, num_uavs=nu, num_targets=nt), **layout)
+    assert v.num_agents == 6
+    singles = [aircraft_v0.parallel_env(num_threads=1, **dict(kw, num_uavs=nu[c], num_targets=nt[c]))
+               for c in range(E)]
+    obs, infos = v.reset(seed=SEED)
+    for c, s in enumerate(singles):
+        np.testing.assert_array_equal(obs[c, :nu[c]], s.reset_arrays(seed=SEED + c))
+        assert infos["mask"][c].tolist() == [j < nu[c] for j in range(6)]
+    rng = np.random.default_rng(threads)
+    ends, returns = 0, np.zeros((E, 6))
+    for k in range(25):
+        a = _actions(rng, True, E, 6)
+        obs, rew, term, trunc, infos = v.step(a)
+        returns += rew
+        for c, s in enumerate(singles):
+            n, msg = nu[c], f"step {k} copy {c}"
+            assert not rew[c, n:].any() and not term[c, n:].any() and not trunc[c, n:].any(), msg
+            assert not infos["mask"][c, n:].any(), msg
+            if mode == "next_step" and not s.agents:        # this step is the copy's reset
+                o = s.reset_arrays()
+                ends += 1
+            else:
+                o, r, t, tr = s.step_arrays(a[c, :n])
+                np.testing.assert_array_equal(rew[c, :n].view(np.uint32), r.view(np.uint32), err_msg=msg)
+                np.testing.assert_array_equal(term[c, :n], t, err_msg=msg)
+                np.testing.assert_array_equal(trunc[c, :n], tr, err_msg=msg)
+                if mode == "same_step" and not s.agents:
+                    np.testing.assert_array_equal(infos["final_obs"][c][:n], o, err_msg=msg)
+                    o = s.reset_arrays()
+                    ends += 1
+            np.testing.assert_array_equal(obs[c, :n], o, err_msg=msg)
+        states = v.state()
+        for c, s in enumerate(singles):
+            st, ref = states[c], s.state()
+            np.testing.assert_array_equal(st[:6 * nu[c]], ref[:6 * nu[c]])
+            np.testing.assert_array_equal(st[36:36 + 4 * nt[c]], ref[6 * nu[c]:])
+            assert not st[6 * nu[c]:36].any() and not st[36 + 4 * nt[c]:].any()
+    assert ends >= E
+    assert not returns[1, 4:].any() and not returns[2, 5:].any()
+
+
+def test_agent_counts_change_at_the_next_reset():
+    kw = dict(BASE, arena_size=600.0)
+    v = seer_envs.vector_env("aircraft_v0", 2, num_threads=2, **dict(kw, num_uavs=[6, 3], num_targets=[3, 1]))
+    obs, infos = v.reset(seed=1)
+    v.set_params(copies=[0], num_uavs=2, num_targets=0)
+    obs, infos = v.reset(seed=1)
+    assert infos["mask"].tolist() == [[True] * 2 + [False] * 4, [True] * 3 + [False] * 3]
+    s = aircraft_v0.parallel_env(num_threads=1, **dict(kw, num_uavs=2, num_targets=0))
+    np.testing.assert_array_equal(obs[0, :2], s.reset_arrays(seed=1))
+    a = _actions(np.random.default_rng(0), True, 2, 6)
+    obs, rew, *_ = v.step(a)
+    np.testing.assert_array_equal(obs[0, :2], s.step_arrays(a[0, :2])[0])
+    with pytest.raises(ValueError, match="num_uavs"):
+        v.set_params(copies=[1], num_uavs=7)            # above the batch's width
