@@ -194,9 +194,15 @@ class SeerVectorMultiAgentEnv(VectorMultiAgentEnv):
             seed = self._first_seed
         self._first_seed = None
         obs, info = self.vec.reset(seed=seed, options=options)
-        self._mask = info["mask"]
-        agents = self.possible_agents
-        return [dict(zip(agents, o)) for o in obs], [{} for _ in range(self.num_envs)]
+        self._mask = m = info["mask"]
+        return [self._in_play(obs[c], m[c]) for c in range(self.num_envs)], [{} for _ in range(self.num_envs)]
+
+    def _in_play(self, values, mask):
+        """``{agent: value}`` of the agents in play (all of a copy's agents
+        at its start, fewer where its agent count is below the width)."""
+        if mask.all():
+            return dict(zip(self.possible_agents, values))
+        return {self.possible_agents[j]: values[j] for j in np.flatnonzero(mask)}
 
     def step(self, actions):
         if len(actions) != self.num_envs:
@@ -215,10 +221,11 @@ class SeerVectorMultiAgentEnv(VectorMultiAgentEnv):
         out_obs, out_rew, out_term, out_trunc = [], [], [], []
         for c in range(self.num_envs):
             if restart[c]:                       # its first observation, as next_step gives
-                out_obs.append(dict(zip(agents, s.obs[c])))
-                out_rew.append(dict.fromkeys(agents, 0.0))
-                out_term.append(dict.fromkeys(agents, False) | {"__all__": False})
-                out_trunc.append(dict.fromkeys(agents, False) | {"__all__": False})
+                first = self._in_play(s.obs[c], s.mask[c])
+                out_obs.append(first)
+                out_rew.append(dict.fromkeys(first, 0.0))
+                out_term.append(dict.fromkeys(first, False) | {"__all__": False})
+                out_trunc.append(dict.fromkeys(first, False) | {"__all__": False})
                 continue
             live = np.flatnonzero(before[c])     # in the dicts: the agents that acted
             names = [agents[j] for j in live]
