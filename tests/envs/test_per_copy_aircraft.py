@@ -249,3 +249,41 @@ def test_agent_counts_change_at_the_next_reset():
     np.testing.assert_array_equal(obs[0, :2], s.step_arrays(a[0, :2])[0])
     with pytest.raises(ValueError, match="num_uavs"):
         v.set_params(copies=[1], num_uavs=7)            # above the batch's width
+
+
+def test_snapshots_and_pickles_carry_each_copys_world_and_counts():
+    import pickle
+    kw = dict(BASE, arena_size=600.0, max_cycles=8, battery_capacity=10.0)
+    src = seer_envs.vector_env("aircraft_v0", 3, num_threads=1,
+                               **dict(kw, num_uavs=[6, 4, 5], num_targets=[3, 1, 2],
+                                      wind_sigma=[0.5, 2.0, 4.0], max_speed=[20.0, 30.0, 45.0]))
+    src.reset(seed=5)
+    src.set_params(copies=[2], num_uavs=3, comm_range=200.0)     # pending: travels too
+    rng = np.random.default_rng(0)
+    acts = [_actions(rng, True, 3, 6) for _ in range(14)]
+    for a in acts[:3]:
+        src.step(a)
+    dst = seer_envs.vector_env("aircraft_v0", 4, num_threads=2, **dict(kw, num_uavs=6, num_targets=3))
+    dst.reset(seed=0)
+    dst.restore(src.snapshot(copies=[2, 0]), copies=[1, 3])
+    assert dst.params["num_uavs"].tolist() == [6, 5, 6, 6]
+    assert dst.params["wind_sigma"].tolist() == [1.0, 4.0, 1.0, 0.5]
+    twin = pickle.loads(pickle.dumps(src))
+    whole = seer_envs.vector_env("aircraft_v0", 3, num_threads=2, **dict(kw, num_uavs=6, num_targets=3))
+    whole.reset(seed=1)
+    whole.restore(src.snapshot())
+    for e in (twin, whole):
+        assert {k: x.tolist() for k, x in e.params.items()} == {k: x.tolist() for k, x in src.params.items()}
+    for k, a in enumerate(acts[3:]):
+        o, r, t, *_ , infos = src.step(a)
+        for e in (twin, whole):
+            o2, r2, *_ = e.step(a)
+            np.testing.assert_array_equal(o, o2, err_msg=f"step {k}")
+            np.testing.assert_array_equal(r, r2)
+        o3, r3, *_, infos3 = dst.step(np.stack([a[0], a[2], a[0], a[0]]))
+        np.testing.assert_array_equal(o3[1], o[2], err_msg=f"step {k}")
+        np.testing.assert_array_equal(o3[3], o[0])
+        np.testing.assert_array_equal(r3[1], r[2])
+        np.testing.assert_array_equal(infos3["mask"][[1, 3]], infos["mask"][[2, 0]])
+    assert src.params["num_uavs"][2] == 3 and dst.params["num_uavs"][1] == 3    # came with the restart
+    assert src.params["comm_range"][2] == 200.0 == dst.params["comm_range"][1]
