@@ -33,15 +33,15 @@ class WorldsAPI:
         # copy 0's values, but the largest of each count: the batch's width
         counts = spec.copies.per_copy_counts
         top = {k: (max(v) if k in counts else v[0]) for k, v in seqs.items()}
-        first = spec.build_config({**params, **top})
-        rows = np.array([[getattr(first, f) for f in fields]] * E, np.float64)
+        spec.build_config({**params, **top})
         for k, vs in seqs.items():
             for c, v in enumerate(vs):
                 if isinstance(v, bool) or not isinstance(v, numbers.Real):
                     raise ValueError(f"{k}[{c}] must be a number, got {v!r}")
-                rows[c, fields.index(k)] = v
-        for c in range(1, E):         # each copy's own config: the config's own errors
-            spec.build_config({**params, **{k: v[c] for k, v in seqs.items()}})
+        # each copy's own config (the config's own errors), whose defaults
+        # derive from the copy's own values (Aircraft's arena_size, num_targets)
+        cfgs = [spec.build_config({**params, **{k: v[c] for k, v in seqs.items()}}) for c in range(E)]
+        rows = np.array([[getattr(cfg, f) for f in fields] for cfg in cfgs], np.float64)
         return {**params, **top}, rows
 
     @property

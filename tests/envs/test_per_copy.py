@@ -43,24 +43,27 @@ def _run_against_singles(sid, params, per_copy, threads, seeds, steps, rng_seed=
     for k, vs in per_copy.items():
         np.testing.assert_array_equal(infos["seer_params"][k], vs)
     trace = [[o] for o in obs]
+    n = [len(s.possible_agents) for s in singles]       # a copy's agent count may be below the width
     for c, s in enumerate(singles):
-        np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=seeds[c]))
+        np.testing.assert_array_equal(obs[c, :n[c]], s.reset_arrays(seed=seeds[c]))
     rng = np.random.default_rng(rng_seed)
     restarts = 0
     for k in range(steps):
         a = _actions(v.single_action_space, (E, v.num_agents), rng)
         obs, rew, term, trunc, infos = v.step(a)
         for c, s in enumerate(singles):
+            m = n[c]
             if not s.agents:                    # this step is the copy's reset (NEXT_STEP)
-                o, r = s.reset_arrays(), np.zeros_like(rew[c])
+                o, r = s.reset_arrays(), np.zeros_like(rew[c, :m])
                 assert infos["_seer_params"][c]
                 restarts += 1
             else:
-                o, r, t, tr = s.step_arrays(a[c])
-                np.testing.assert_array_equal(term[c], t)
-                np.testing.assert_array_equal(trunc[c], tr)
-            np.testing.assert_array_equal(obs[c], o, err_msg=f"{sid} step {k} copy {c}")
-            np.testing.assert_array_equal(rew[c].view(np.uint32), r.view(np.uint32), err_msg=f"step {k} copy {c}")
+                o, r, t, tr = s.step_arrays(a[c, :m])
+                np.testing.assert_array_equal(term[c, :m], t)
+                np.testing.assert_array_equal(trunc[c, :m], tr)
+            np.testing.assert_array_equal(obs[c, :m], o, err_msg=f"{sid} step {k} copy {c}")
+            np.testing.assert_array_equal(rew[c, :m].view(np.uint32), r.view(np.uint32), err_msg=f"step {k} copy {c}")
+            assert not rew[c, m:].any() and not term[c, m:].any() and not trunc[c, m:].any()
             trace[c] += [o, rew[c]]
     assert restarts >= 1
     return trace
