@@ -7,6 +7,12 @@ cross-entity event is MSG, sent ``comm_latency`` ahead: that is the
 lookahead.  Handlers read other entities only through the boundary snapshot
 (``snap_*`` arrays and the grid), which is written between runs only.
 
+Parameters per copy: copy ``k``'s values of ``AircraftCopies.per_copy`` are
+``params[k]`` (an ``AircraftParams``, written by ``AircraftModel.configure``);
+a handler reads ``params[copy_of[lp]]``.  A copy may have fewer UAVs or
+targets than the model's width: the ones beyond its counts are inactive
+(no draws, no events, never in the snapshot's cell lists).
+
 Event kinds (all write only the state of the LP handling them):
 
 ACTION       (UAV, injected at k*dt) copy the commanded acceleration from
@@ -203,9 +209,8 @@ ctypedef struct AircraftState:
     double* svx
     double* svy
     uint8_t* salive             # per UAV
-    int64_t grid                # cells per side
-    double inv_cell             # grid / arena (1/m)
-    int64_t* cell               # per entity: cell index, -1 for a stopped UAV
+    int64_t* cell               # per entity: cell index in its copy's grid, -1 for a stopped
+                                #   UAV and an inactive UAV or target
     int64_t* ucell_start        # per copy k, grid^2 + 1 at k*(grid_cap^2+1): UAV ids of cell c at
     int64_t* ucell_ids          #   ucell_ids[k*U1 + start[c] : k*U1 + start[c+1]]
     int64_t* tcell_start        # the same for targets (target indices)
