@@ -11,6 +11,10 @@ ACTION  injected at each step start: if ``actions[agent]`` != 0, send one
         GOSSIP carrying everything the agent knows to the chosen neighbour,
         ``latency + jitter * U`` later (latency is the lookahead).
 
+Each copy (ring) has its own ``num_rumours``, ``news_interval`` and ``jitter``
+(``GossipCopies.per_copy``): ``params[k]``, written by ``GossipModel.configure``
+and read by a handler as ``params[copy_of[agent]]``.
+
 Random draws come from the handling agent's stream, in the order written
 here; ``seer_envs.gossip.reference`` makes the same draws in the same order.
 """
