@@ -43,10 +43,10 @@ class AircraftCopies(Copies):
     #: per-copy parameters, and here from ``_pc``.  Not per copy: ``dt``
     #: (the step), ``comm_latency`` (the engine's lookahead),
     #: ``continuous_actions`` (the action space).
-    per_copy = ("num_uavs", "num_targets", "arena_size", "control_period", "dynamics_substeps", "sense_period",
-                "sensor_range", "comm_range", "max_messages", "collision_radius", "max_speed",
-                "max_accel", "drag", "wind_sigma", "wind_tau", "battery_capacity", "idle_power",
-                "thrust_power", "target_speed")
+    per_copy = ("num_uavs", "num_targets", "arena_size", "control_period", "dynamics_substeps",
+                "sense_period", "sensor_range", "comm_range", "max_messages", "collision_radius",
+                "max_speed", "max_accel", "drag", "wind_sigma", "wind_tau", "battery_capacity",
+                "idle_power", "thrust_power", "target_speed")
     #: The batch is built for the largest of each; a copy with fewer UAVs or
     #: targets has inactive ones (its rows beyond its count are never in play).
     per_copy_counts = ("num_uavs", "num_targets")

@@ -25,10 +25,11 @@ def observe(cfg, n_known, delta, num_rumours=None, message_cost=None):
     with one value per ring (arrays ``(rings, 1)``)."""
     if num_rumours is None:
         num_rumours, message_cost = cfg.num_rumours, cfg.message_cost
-    share = n_known / np.asarray(num_rumours, np.float64)
+    k = np.asarray(num_rumours, np.float64)
+    share = n_known / k
     obs = np.empty(share.shape + (OBS_SIZE,), np.float64)
     obs[..., OBS_LAYOUT["known"]] = share
-    obs[..., OBS_LAYOUT["learned"]] = delta[..., C_LEARNED] / np.asarray(num_rumours, np.float64)
+    obs[..., OBS_LAYOUT["learned"]] = delta[..., C_LEARNED] / k
     obs[..., OBS_LAYOUT["received"]] = delta[..., C_RECEIVED] / (2.0 * cfg.reach)
     obs[..., OBS_LAYOUT["left"]] = np.roll(share, 1, axis=-1)       # agent i-1 on its ring
     obs[..., OBS_LAYOUT["right"]] = np.roll(share, -1, axis=-1)     # agent i+1

@@ -195,7 +195,8 @@ class SeerVectorMultiAgentEnv(VectorMultiAgentEnv):
         self._first_seed = None
         obs, info = self.vec.reset(seed=seed, options=options)
         self._mask = m = info["mask"]
-        return [self._in_play(obs[c], m[c]) for c in range(self.num_envs)], [{} for _ in range(self.num_envs)]
+        E = self.num_envs
+        return [self._in_play(obs[c], m[c]) for c in range(E)], [{} for _ in range(E)]
 
     def _in_play(self, values, mask):
         """``{agent: value}`` of the agents in play (all of a copy's agents
