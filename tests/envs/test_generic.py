@@ -535,11 +535,12 @@ def test_vector_copies_equal_single_envs(sid, mode, threads, seed, layout):
     E, mcs = 3, [2, 4, 3]
     p = {k: v for k, v in small(sid).items() if k != "max_cycles"}
     cfg = SPECS[sid].build_config(p)
-    worlds = {f: three_values(cfg, f) for f in SPECS[sid].copies.per_copy}
+    cls = SPECS[sid].copies       # agent counts per copy: tests/envs/test_per_copy.py
+    worlds = {f: three_values(cfg, f) for f in cls.per_copy if f not in cls.per_copy_counts}
     v = seer_envs.vector_env(sid, E, num_threads=threads, autoreset_mode=mode, max_cycles=mcs,
-                             copy_parallel=layout, **p, **worlds)
-    singles = [seer_envs.make(sid, num_threads=1, max_cycles=mcs[c], **p,
-                              **{f: vs[c] for f, vs in worlds.items()}) for c in range(E)]
+                             copy_parallel=layout, **dict(p, **worlds))
+    singles = [seer_envs.make(sid, num_threads=1, max_cycles=mcs[c],
+                              **dict(p, **{f: vs[c] for f, vs in worlds.items()})) for c in range(E)]
     obs, infos = v.reset(seed=seed)
     want = {"engines": "groups", True: "copy_groups", False: "team",
             None: "team"}[layout]           # None: 3 copies are too few to share out
