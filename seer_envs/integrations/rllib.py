@@ -39,7 +39,22 @@ runner class is a config option (``.env_runners(env_runner_cls=...)``):
 :class:`SeerMultiAgentEnvRunner` overrides ``make_env`` with
 :class:`SeerVectorMultiAgentEnv`, every sub-env a copy in one SEER vector
 env, with RLlib's per-copy dict interface.
+
+**Per-copy worlds.**  ``env_config`` takes ``param_sampler`` (a dict of
+ranges ``{field: {"uniform": [lo, hi]}}`` / choices ``{field: {"choice":
+[...]}}``, or a callable ``f(rng) -> dict``), drawn at every reset of every
+copy from that copy's episode seed: copies and runners get distinct seeds
+(above), so they draw distinct worlds, and the same seeds give the same
+worlds.  With :class:`SeerMultiAgentEnvRunner` a per-copy field may also be
+a list of ``num_envs_per_env_runner`` values (copy ``c`` of every runner
+takes value ``c``).  :func:`set_params` sets values on every runner of an
+algorithm for each copy's next reset, autoresets included (RLlib's
+curriculum hook: ``foreach_env_runner`` from a callback's
+``on_train_result``), without rebuilding the envs (docs/training.md,
+"Per-copy worlds").
 """
+
+import numbers
 
 import collections
 
@@ -96,6 +111,11 @@ class SeerRLlibEnv(ParallelPettingZooEnv):
         threads = cfg.get("num_threads", "auto")
         if threads != "auto":
             cfg["num_threads"] = resolve_threads(threads, cap=_runner_cpus())[0]
+        lists = [k for k, v in cfg.items() if isinstance(v, (list, tuple))]
+        if lists:
+            raise ValueError(f"env_config[{lists[0]!r}] is a list (one value per copy), but {name!r} under RLlib's "
+                             "default runner builds single envs: use SeerMultiAgentEnvRunner (copies of one vector "
+                             "env), or a param_sampler")
         par_env = seer_envs.make(name, **cfg)
         self._offset = idx
         self._seed = None if seed is None else seed + idx
@@ -110,6 +130,17 @@ class SeerRLlibEnv(ParallelPettingZooEnv):
             seed = seed + self._offset
         obs, info = self.par_env.reset(seed=seed, options=options)
         return obs, info or {}
+
+    @property
+    def params(self):
+        """The per-copy fields' values in force: field -> value."""
+        return {k: v[0].item() for k, v in self.par_env.core.param_values.items()}
+
+    def set_params(self, copies=None, **values):
+        """Values of per-copy fields for this env's next reset (RLlib's
+        autoreset included); ``copies`` is ignored (a single env is one
+        copy; :func:`set_params` passes each sub-env its place)."""
+        self.par_env.core.set_params(None, **values)
 
     def step(self, action_dict):
         obs, rew, term, trunc, infos = self.par_env.step(action_dict)
@@ -188,6 +219,17 @@ class SeerVectorMultiAgentEnv(VectorMultiAgentEnv):
         self._first_seed = first_seed
         sp = self.vec.single_action_space
         self._actions = np.zeros((E, len(self.possible_agents)) + tuple(sp.shape), sp.dtype)
+
+    @property
+    def params(self):
+        """Each copy's values of the per-copy fields in force: field -> array ``(num_envs,)``."""
+        return self.vec.params
+
+    def set_params(self, copies=None, **values):
+        """Values of per-copy fields for the next reset of each copy in
+        ``copies`` (None: every copy), its ``next_step`` autoreset included
+        (:meth:`seer_envs.vector.SeerVectorEnv.set_params`)."""
+        self.vec.set_params(copies, **values)
 
     def reset(self, *, seed=None, options=None):
         if seed is None and self._first_seed is not None:
@@ -278,6 +320,62 @@ class SeerMultiAgentEnvRunner(MultiAgentEnvRunner):
                                   env_context=ctx))
 
 
+    def set_params(self, copies=None, **values):
+        """Per-copy values for the next reset of each copy in ``copies`` of
+        this runner (:meth:`SeerVectorMultiAgentEnv.set_params`); also by
+        name: ``algo.env_runner_group.foreach_env_runner("set_params",
+        kwargs={...})``."""
+        self.env.set_params(copies, **values)
+
+
+def _runner_set_params(runner, copies, values):
+    """:func:`set_params` on one env runner: its SEER vector env, or each of
+    its sub-envs (``copies``: their places in the runner)."""
+    env = getattr(runner, "env", None)
+    if env is None:
+        return 0
+    target = getattr(env, "unwrapped", env)
+    if isinstance(target, SeerVectorMultiAgentEnv):
+        target.set_params(copies, **values)
+        return target.num_envs
+    vec = getattr(target, "vec", None)               # the agent-level vector env (rllib_env_creator)
+    if vec is not None and hasattr(vec, "set_params"):
+        vec.set_params(copies, **values)
+        return vec.num_envs
+    subs = [getattr(e, "unwrapped", e) for e in getattr(env, "envs", [])]
+    subs = [e for e in subs if isinstance(e, SeerRLlibEnv)]
+    if not subs:
+        raise TypeError(f"set_params: env runner {type(runner).__name__} holds no SEER env ({type(env).__name__})")
+    ids = range(len(subs)) if copies is None else _copy_ids(copies, len(subs))
+    for i in ids:
+        subs[i].set_params(**values)
+    return len(subs)
+
+
+def _copy_ids(copies, n):
+    ids = [copies] if isinstance(copies, numbers.Integral) else list(copies)
+    for c in ids:
+        if isinstance(c, bool) or not isinstance(c, numbers.Integral) or not 0 <= c < n:
+            raise ValueError(f"copies must name sub-envs in [0, {n - 1}], got {c!r}")
+    return ids
+
+
+def set_params(algo, copies=None, **values):
+    """Per-copy values for the next reset of copies ``copies`` (None: all)
+    of every env runner of ``algo`` (an RLlib ``Algorithm``, or its
+    ``env_runner_group``): a copy of a :class:`SeerMultiAgentEnvRunner`'s
+    vector env, a sub-env of RLlib's default runner, or a copy of the
+    agent-level vector env (:func:`rllib_env_creator`); autoresets apply
+    them too.  Values are checked on each runner with the config's own
+    errors; returns the number of copies per runner.  Call it from a
+    callback's ``on_train_result(algorithm=...)`` for a curriculum::
+
+        set_params(algorithm, wind_sigma=0.5)
+    """
+    group = getattr(algo, "env_runner_group", algo)
+    return group.foreach_env_runner(lambda r: _runner_set_params(r, copies, values), local_env_runner=True)
+
+
 def rllib_env_creator(env_id, autoreset_mode="next_step"):
     """An RLlib env creator for one policy shared by every agent of
     ``env_id``: register it (``ray.tune.registry.register_env(name,
@@ -285,8 +383,9 @@ def rllib_env_creator(env_id, autoreset_mode="next_step"):
     runner in ``gym_env_vectorize_mode="vector_entry_point"``; RLlib then
     asks for ``num_envs_per_env_runner`` sub-envs, which must be a multiple
     of the agents per copy (copies = sub-envs / agents).  ``env_config`` holds
-    the env's parameters and optionally ``num_threads`` and ``seed`` (read by
-    nothing here: RLlib seeds through ``reset(seed=...)``).
+    the env's parameters (a per-copy field may be a list of one value per
+    copy), ``param_sampler``, and optionally ``num_threads`` and ``seed``
+    (read by nothing here: RLlib seeds through ``reset(seed=...)``).
 
     Seeds: RLlib resets runner ``w`` with ``seed + w``; copy ``c`` of a runner
     reset with ``s`` takes ``s * copies + c`` (``seed_stride``), so no two
@@ -307,7 +406,9 @@ def rllib_env_creator(env_id, autoreset_mode="next_step"):
         cfg.pop("seed", None)
         threads = cfg.pop("num_threads", "auto")
         spec = get(env_id)
-        agents = len(spec.copies.agent_names(spec.build_config(cfg)))
+        one = {k: v[0] if isinstance(v, (list, tuple)) and v else v       # copy 0's values: the agent count
+               for k, v in cfg.items() if k != "param_sampler"}
+        agents = len(spec.copies.agent_names(spec.build_config(one)))
         if num % agents:
             raise ValueError(f"num_envs_per_env_runner must be a multiple of the {agents} agents "
                              f"per copy of {env_id}, got {num}")
