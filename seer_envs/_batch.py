@@ -25,6 +25,7 @@ import weakref
 
 import numpy as np
 
+from seer_envs._worlds import Worlds, per_copy_fields
 from seer_runtime import tuner as _tuner
 from seer_runtime._threads import resolve_threads
 
@@ -33,7 +34,8 @@ class Batch:
     """``num_copies`` copies (``copies_cls``, the scenario's
     :class:`~seer_envs.copies.Copies`) under ``config``.
 
-    ``max_cycles``: one int per copy (or one for all).  ``num_threads``: the user's setting
+    ``rows``: each copy's values of the per-copy fields (``(copies, fields)``,
+    :mod:`seer_envs._worlds`), or None: the config's.  ``num_threads``: the user's setting
     (validated by the caller); ``chooser()`` returns STPA's ``choose`` for
     "auto" (called once, at the first start).  ``copy_groups``: the engine
     runs each step in copy groups (``Engine.set_copy_groups``: each thread
@@ -46,14 +48,20 @@ class Batch:
     #: (``Engine.inject(..., execute=True)``); the same results either way.
     execute_actions = True
 
-    def __init__(self, copies_cls, config, num_copies, max_cycles, num_threads, chooser,
+    def __init__(self, copies_cls, config, num_copies, rows, num_threads, chooser,
                  copy_groups=False):
         self.config = config
         self.copy_groups = bool(copy_groups)
         self.copies = cp = copies_cls(config, num_copies)
         self.num_copies = E = int(num_copies)
         self.num_agents = A = cp.num_agents
-        self.max_cycles = np.broadcast_to(np.asarray(max_cycles, np.int64), (E,)).copy()
+        self.worlds = Worlds(config, per_copy_fields(copies_cls), E, cp.configs)
+        self.max_cycles = np.full(E, config.max_cycles, np.int64)
+        self._any_pending = False
+        if rows is not None:
+            n = len(self.worlds.fields)
+            self._set_worlds(*(np.array(rows, np.float64).reshape(E, n) for _ in range(2)),
+                             np.full((E, n), np.nan))
         self.num_threads_setting = num_threads
         self._chooser = chooser
         self.num_threads = None
@@ -153,9 +161,55 @@ class Batch:
         for g, st in zip(self.seed_rngs, states):
             g.bit_generator.state = st
 
+    # --- worlds (seer_envs._worlds) ---------------------------------------------
+
+    param_base = property(lambda self: self.worlds.base)
+    param_values = property(lambda self: self.worlds.values)
+    param_pending = property(lambda self: self.worlds.pending)
+
     def set_max_cycles(self, values):
-        self.max_cycles[:] = values
+        """Each copy's ``max_cycles``, now (validated by each copy's config)."""
+        w = self.worlds
+        base, vals = w.base.copy(), w.values.copy()
+        base[:, 0] = vals[:, 0] = np.broadcast_to(np.asarray(values, np.int64), (self.num_copies,))
+        self._set_worlds(base, vals, w.pending)
+
+    def _set_worlds(self, base, values, pending):
+        """Whole world arrays (checked before anything changes)."""
+        for c, cfg in self.worlds.set_arrays(base, values, pending):
+            self.copies.configure(c, cfg)
+        self._worlds_changed()
+
+    def set_world(self, c, base, values, pending):
+        """Copy ``c``'s world rows (a per-copy restore; checked first)."""
+        w = self.worlds
+        B, V, P = w.base.copy(), w.values.copy(), w.pending.copy()
+        B[c], V[c], P[c] = base, values, pending
+        self._set_worlds(B, V, P)
+
+    def set_pending(self, idx, rows):
+        """Values for copies ``idx``'s next reset (rows validated by the caller)."""
+        self.worlds.pending[idx] = rows
+        self._any_pending = True
+
+    def set_sampler(self, sampler):
+        self.worlds.sampler = sampler
+
+    def _worlds_changed(self):
+        self.max_cycles[:] = self.worlds.values[:, 0]
         self._mc_min = int(self.max_cycles.min())
+        self._any_pending = not np.isnan(self.worlds.pending).all()
+
+    def _new_worlds(self, idx, seeds):
+        """Copies ``idx`` start episodes of ``seeds``: their worlds
+        (pending values, the sampler's draws), each checked before any
+        changes, then configured."""
+        w = self.worlds
+        if w.sampler is None and not self._any_pending:
+            return
+        for c, cfg in w.commit(idx, *w.next_worlds(idx, seeds)):
+            self.copies.configure(c, cfg)
+        self._worlds_changed()
 
     def start(self, episode_seeds=None, fresh=True):
         """A fresh engine and a first episode in every copy (``episode_seeds``:
@@ -166,6 +220,7 @@ class Batch:
         if episode_seeds is None:
             episode_seeds = self._next_seeds(range(E))
         self.broken = "the episode start"
+        self._new_worlds(range(E), episode_seeds)
         threads = self.choose_threads()
         cp = self.copies
         cp.restart(0, E)
@@ -197,9 +252,12 @@ class Batch:
         """Start a new episode in copies ``idx`` (sorted; the next seed of
         each copy's generator) on the running engine."""
         cp, eng = self.copies, self.engine
+        seeds = dict(zip(np.asarray(idx).tolist(), self._next_seeds(idx)))
+        self._new_worlds(list(seeds), list(seeds.values()))
         for lo, hi in runs(idx):
             cp.restart(lo, hi)
-            for c, s in zip(range(lo, hi), self._next_seeds(range(lo, hi))):
+            for c in range(lo, hi):
+                s = seeds[c]
                 self.seeds_used[c] = s
                 for blo, bhi, first in cp.copy_blocks(c):
                     eng.set_stream_keys(blo, bhi, s, first)

@@ -14,7 +14,7 @@ class Layout:
     ``copy_parallel``, ``spec``, ``config``, ``params``, ``env_id`` and
     ``batch``."""
 
-    def _lay_out(self, choice, max_cycles, rng_states=None, team=None):
+    def _lay_out(self, choice, rows, rng_states=None, team=None):
         """One engine for every copy (its threads run each step in copy
         groups, or round by round: :meth:`_copy_groups`), or groups of
         copies with an engine each: one group per batch of ``batch_size``, or
@@ -24,16 +24,16 @@ class Layout:
         E, copies_cls = self.num_copies, self.spec.copies
         if self.copy_parallel == "engines":
             bounds = group_bounds(E, self.batch_size, threads)
-            b = Groups(copies_cls, self.config, bounds, max_cycles, threads, 1)
+            b = Groups(copies_cls, self.config, bounds, rows, threads, 1)
         elif self.batch_size < E:
             bounds = group_bounds(E, self.batch_size, 1)
-            b = Groups(copies_cls, self.config, bounds, max_cycles, 1, threads,
+            b = Groups(copies_cls, self.config, bounds, rows, 1, threads,
                        self._copy_groups(self.batch_size, threads))
         elif team is not None:                # "auto": the batch it has, with its tuner
             team.copy_groups = self._copy_groups(E, threads)
             return team
         else:
-            return Batch(copies_cls, self.config, E, max_cycles, threads, lambda: None,
+            return Batch(copies_cls, self.config, E, rows, threads, lambda: None,
                          self._copy_groups(E, threads))
         b.thread_choice = info.replace(groups=len(bounds), workers=b.workers)
         if rng_states is not None:
@@ -56,8 +56,10 @@ class Layout:
                 self._laid_out = True
                 return
             choice = (team.choose_threads(), team.thread_choice)
-            self.batch = self._lay_out(choice, team.max_cycles, team.rng_states(), team)
-            if self.batch is not team:
+            self.batch = self._lay_out(choice, team.param_base, team.rng_states(), team)
+            if self.batch is not team:         # the team's worlds go with it
+                self.batch.set_pending(range(self.num_copies), team.param_pending)
+                self.batch.set_sampler(team.worlds.sampler)
                 team.close()
             self._laid_out = True
 
@@ -70,8 +72,9 @@ class Layout:
         def choose():
             import stpa      # ImportError -> the hard caps
             from seer_envs.vector import vector_run
-            kw = dict(self.params, max_cycles=self.max_cycles.tolist())
-            key = [env_id, "vector", E, self.params, self.max_cycles.tolist()]
+            per_copy = {f: v.tolist() for f, v in self.param_values.items()}
+            kw = dict(self.params, **per_copy)
+            key = [env_id, "vector", E, self.params, per_copy]
             return stpa.choose(key, lambda t, s: vector_run(env_id, E, t, s, kw))
         return choose
 

@@ -113,7 +113,7 @@ class Snapshots:
         self.ensure_layout()
         b = self.batch
         with b.using():
-            check_params(snapshot, self.env_id, self.snapshot_params())
+            check_params(snapshot, self.env_id, self.snapshot_params(), self.per_copy_fields)
             gens = generators(snapshot, n)
             running = self.started and self.broken is None and all(e is not None for e in self.engines)
             where = [self.locate(d) for d in slots]
@@ -223,10 +223,12 @@ class Snapshots:
         if self.broken is not None:
             raise TypeError(f"cannot copy or pickle {what}: {self.interrupted} was interrupted; "
                             "call reset() first")
+        worlds = (b.param_base.copy(), b.param_values.copy(), b.param_pending.copy())
         if not self.started:
-            return ("new", b.rng_states())
-        if not b.cycle.any() and not self.waiting.any() and not self.ended.any():
-            return ("reset", b.rng_states(), b.seeds_used.copy())
+            return ("new", b.rng_states(), worlds)
+        if (not b.cycle.any() and not self.waiting.any() and not self.ended.any()
+                and np.isnan(worlds[2]).all()):
+            return ("reset", b.rng_states(), b.seeds_used.copy(), worlds)
         return ("snapshot", self.snapshot().to_bytes())
 
     def apply_state(self, state):
@@ -239,6 +241,7 @@ class Snapshots:
             if state[0] == "reset":
                 self.ensure_layout()
             self.batch.set_rng_states(state[1])
+            self.batch._set_worlds(*state[-1])
             if state[0] == "reset":
                 self.start([int(s) for s in state[2]])
 

@@ -26,13 +26,12 @@ class Groups:
     :class:`Batch`'s.
     """
 
-    def __init__(self, copies_cls, config, bounds, max_cycles, workers, threads=1,
+    def __init__(self, copies_cls, config, bounds, rows, workers, threads=1,
                  copy_groups=False):
         self.bounds = list(bounds)
-        self.num_copies = E = self.bounds[-1][1]
-        max_cycles = np.broadcast_to(np.asarray(max_cycles, np.int64), (E,))
-        self.groups = [Batch(copies_cls, config, hi - lo, max_cycles[lo:hi], threads, None,
-                             copy_groups)
+        self.num_copies = self.bounds[-1][1]
+        self.groups = [Batch(copies_cls, config, hi - lo, None if rows is None else rows[lo:hi], threads,
+                             None, copy_groups)
                        for lo, hi in self.bounds]
         self.copies = self.groups[0].copies
         self.num_agents = self.groups[0].num_agents
@@ -85,6 +84,30 @@ class Groups:
     max_cycles = property(lambda self: self._cat("max_cycles"))
     done = property(lambda self: self._cat("done"))
     _any_done = property(lambda self: any(g._any_done for g in self.groups))
+
+    param_base = property(lambda self: self._cat("param_base"))
+    param_values = property(lambda self: self._cat("param_values"))
+    param_pending = property(lambda self: self._cat("param_pending"))
+
+    @property
+    def worlds(self):
+        """The first group's (fields, base config, sampler: the same in every group)."""
+        return self.groups[0].worlds
+
+    def set_pending(self, idx, rows):
+        idx = np.asarray(idx)
+        for g, (lo, hi) in zip(self.groups, self.bounds):
+            sel = (idx >= lo) & (idx < hi)
+            if sel.any():
+                g.set_pending(idx[sel] - lo, np.asarray(rows)[sel])
+
+    def _set_worlds(self, base, values, pending):
+        for g, (lo, hi) in zip(self.groups, self.bounds):
+            g._set_worlds(base[lo:hi], values[lo:hi], pending[lo:hi])
+
+    def set_sampler(self, sampler):
+        for g in self.groups:
+            g.set_sampler(sampler)
 
     def set_max_cycles(self, values):
         values = np.broadcast_to(np.asarray(values, np.int64), (self.num_copies,))

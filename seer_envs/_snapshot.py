@@ -46,7 +46,8 @@ MAGIC = b"SEERSNAP"
 #: 3: the pending events summed apart (checked as a restore copies them).
 #: 4: one XXH3-64 digest of every byte (the position-weighted sums missed
 #: some pairs of flipped bits).
-FORMAT_VERSION = 4
+#: 5: each copy's world (its per-copy parameters) in ``batch/param_*``.
+FORMAT_VERSION = 5
 _HEAD = struct.Struct("<8sIIQ")         # magic, version, 0, header length (padded to 8)
 _SUM = struct.Struct("<Q")              # XXH3-64 of every byte before it
 _CORRUPT = "snapshot checksum mismatch: the bytes are corrupted or truncated"
@@ -206,7 +207,9 @@ def _copies_arrays(copies):
     return {k: v for k, v in vars(copies).items() if isinstance(v, np.ndarray)}
 
 
-_BATCH = ("cycle", "done", "ep_return", "ep_length", "seeds_used", "max_cycles")
+_BATCH = ("cycle", "done", "ep_return", "ep_length", "seeds_used")
+#: Each copy's world (seer_envs._worlds): ``(copies, fields)`` float64, ``max_cycles`` first.
+_WORLDS = ("param_base", "param_values", "param_pending")
 
 
 def _texts(params, meta):
@@ -259,7 +262,7 @@ def capture(batch, scenario, params, kind, extra=None):
                         ("event_size", np.int64, 1)):
         src[f"engine/{k}"] = (np.dtype(dt), (size,), None)
     parts = [("model", _model_arrays(batch.copies)), ("copies", _copies_arrays(batch.copies)),
-             ("batch", {k: np.asarray(getattr(batch, k)) for k in _BATCH}),
+             ("batch", {k: np.asarray(getattr(batch, k)) for k in _BATCH + _WORLDS}),
              ("env", {k: np.asarray(v) for k, v in (extra or {}).items()})]
     for group, arrays in parts:
         for k, v in arrays.items():
@@ -329,20 +332,16 @@ def check(snap, batch, scenario, params, kind):
     if snap.num_copies != batch.num_copies:
         raise ValueError(f"a snapshot of {snap.num_copies} copies cannot be restored into "
                          f"{batch.num_copies} copies")
-    if snap.params != params:
-        sp = snap.params if isinstance(snap.params, dict) else {}
-        diff = sorted(k for k in set(sp) | set(params) if sp.get(k) != params.get(k))
-        shown = ", ".join(f"{k}: snapshot {sp.get(k)!r}, env {params.get(k)!r}" for k in diff[:4])
-        raise ValueError(f"the snapshot's parameters differ from this env's ({shown or snap.params!r})")
+    _same_params(snap, params, batch.worlds.fields)
     arrays = snap.arrays
     if not isinstance(arrays, dict):
         raise ValueError(f"the snapshot's arrays are a {type(arrays).__name__}, not a dict")
     want = {f"model/{k}": v for k, v in _model_arrays(batch.copies).items()}
     want.update({f"copies/{k}": v for k, v in _copies_arrays(batch.copies).items()})
-    want.update({f"batch/{k}": np.asarray(getattr(batch, k)) for k in _BATCH})
+    want.update({f"batch/{k}": np.asarray(getattr(batch, k)) for k in _BATCH + _WORLDS})
     for name, ref in want.items():
         check_array(arrays, name, ref.dtype, ref.shape)
-    check_steps(arrays["batch/cycle"], arrays["batch/max_cycles"], "")
+    check_steps(arrays["batch/cycle"], check_worlds(batch, arrays, ""), "")
     n = batch.copies.model.num_lps
     counts = check_array(arrays, "engine/counts", np.int64, (n,))
     if (counts < 0).any():
@@ -367,7 +366,7 @@ def check_steps(cycle, max_cycles, label):
     (``0 <= cycle <= max_cycles``, ``max_cycles >= 1``): a copy's clock,
     ``cycle * dt``, bounds its events' times from below."""
     if (max_cycles < 1).any():
-        raise ValueError(f"{label}snapshot array 'batch/max_cycles': values < 1 ({int(max_cycles.min())})")
+        raise ValueError(f"{label}snapshot array 'batch/param_values': max_cycles < 1 ({int(max_cycles.min())})")
     if (cycle < 0).any() or (cycle > max_cycles).any():
         raise ValueError(f"{label}snapshot array 'batch/cycle': step counts outside [0, max_cycles] "
                          f"({cycle.tolist()[:8]}, max_cycles {max_cycles.tolist()[:8]})")
@@ -432,10 +431,8 @@ def restore(snap, batch, gens):
         else:
             v[...] = arrays[f"copies/{k}"]
     for k in _BATCH:
-        if k == "max_cycles":
-            batch.set_max_cycles(arrays["batch/max_cycles"])
-        else:
-            getattr(batch, k)[...] = arrays[f"batch/{k}"]
+        getattr(batch, k)[...] = arrays[f"batch/{k}"]
+    batch._set_worlds(*(arrays[f"batch/{k}"] for k in _WORLDS))      # checked: cannot fail
     batch.seed_rngs = gens
     batch._any_done = bool(batch.done.any())
     batch._aligned = False
@@ -552,7 +549,7 @@ def capture_copy(batch, c):
     a = cp.agent_rows(c)
     for k in _COPY_ARRAYS + tuple(cp.agent_arrays):
         out[f"copies/{k}"] = getattr(cp, k)[a].copy()
-    for k in _BATCH:
+    for k in _BATCH + _WORLDS:
         out[f"batch/{k}"] = np.array(getattr(batch, k)[c:c + 1], copy=True)
     return out
 
@@ -614,19 +611,41 @@ def capture_copies(parts, scenario, params, source_ids, rngs, extras):
     return Snapshot(scenario, params, "copies", len(parts), arrays, meta)
 
 
-def check_params(snap, scenario, params):
-    """Scenario and parameters (``max_cycles`` aside: a copy keeps its own)."""
+def check_params(snap, scenario, params, fields):
+    """Scenario and parameters (the per-copy ``fields`` aside: a copy keeps its own world)."""
     if not isinstance(snap, Snapshot):
         raise TypeError(f"restore() takes a Snapshot (Snapshot.from_bytes(b) for bytes), "
                         f"got {type(snap).__name__}")
     if snap.scenario != scenario:
         raise ValueError(f"a snapshot of {snap.scenario!r} cannot be restored into {scenario!r}")
-    sp = {k: v for k, v in snap.params.items() if k != "max_cycles"} if isinstance(snap.params, dict) else {}
-    ep = {k: v for k, v in params.items() if k != "max_cycles"}
+    _same_params(snap, params, fields)
+
+
+def _same_params(snap, params, fields):
+    """The snapshot's parameters are the env's, the per-copy ``fields`` aside
+    (each copy's values are in the snapshot's world arrays)."""
+    sp = {k: v for k, v in snap.params.items() if k not in fields} if isinstance(snap.params, dict) else {}
+    ep = {k: v for k, v in params.items() if k not in fields}
     if sp != ep:
         diff = sorted(k for k in set(sp) | set(ep) if sp.get(k) != ep.get(k))
         shown = ", ".join(f"{k}: snapshot {sp.get(k)!r}, env {ep.get(k)!r}" for k in diff[:4])
-        raise ValueError(f"the snapshot's parameters differ from this env's ({shown})")
+        raise ValueError(f"the snapshot's parameters differ from this env's ({shown or snap.params!r})")
+
+
+def check_worlds(batch, arrays, label):
+    """Each copy's world in the snapshot ``arrays`` is a valid config of
+    this env (the config's own error, named); returns each copy's
+    ``max_cycles``."""
+    base, values, pending = (arrays[f"batch/{k}"] for k in _WORLDS)
+    w = batch.worlds
+    try:
+        for b, v, p in zip(base, values, pending):
+            w.config_for(v)
+            w.config_for(b)
+            w.config_for(np.where(np.isnan(p), b, p))
+    except ValueError as e:
+        raise ValueError(f"{label}snapshot arrays 'batch/param_*' (each copy's parameters): {e}") from None
+    return values[:, 0].astype(np.int64)
 
 
 def prepare_copy(state, batch, slot, label):
@@ -658,7 +677,9 @@ def prepare_copy(state, batch, slot, label):
     if not math.isfinite(now):
         raise ValueError(f"{label}: snapshot array 'engine/now': {now!r} is not a finite time")
     cycle = array("batch/cycle", np.int64, (1,))
-    check_steps(cycle, array("batch/max_cycles", np.int64, (1,)), f"{label}: ")
+    F = len(batch.worlds.fields)
+    world = {f"batch/{k}": array(f"batch/{k}", np.float64, (1, F)) for k in _WORLDS}
+    check_steps(cycle, check_worlds(batch, world, f"{label}: "), f"{label}: ")
     clock = int(cycle[0]) * batch.config.dt         # as the steps compute k * dt
     try:
         eng["events"] = move_events(eng["events"].copy(), _single_moves(cp, slot, True), cp.payload_lps)
@@ -685,6 +706,7 @@ def prepare_copy(state, batch, slot, label):
     for k in _BATCH:
         ref = np.asarray(getattr(batch, k))
         rows[f"batch/{k}"] = array(f"batch/{k}", ref.dtype, (1,) + ref.shape[1:])
+    rows.update(world)
     # the events against the copy's clock, as the engine's import checks them (before anything changes)
     try:
         check_queues(eng["events"], counts, lps, np.full(n, clock), batch.copies.num_lps)
@@ -709,7 +731,8 @@ def restore_copies(batch, prepared, slots, gens):
     # Arrays a step handed out stay the caller's: rows go into copies of them.
     for k in _COPY_ARRAYS:
         setattr(cp, k, getattr(cp, k).copy())
-    mc = batch.max_cycles.copy()
+    w = batch.worlds
+    worlds = [a.copy() for a in (w.base, w.values, w.pending)]
     rng_list = batch.rngs()
     for (_, _, _, _, model, rows), d, g in zip(prepared, slots, gens):
         for arr, idx, got in model:
@@ -718,11 +741,10 @@ def restore_copies(batch, prepared, slots, gens):
         for k in _COPY_ARRAYS + tuple(cp.agent_arrays):
             getattr(cp, k)[a] = rows[f"copies/{k}"]
         for k in _BATCH:
-            if k == "max_cycles":
-                mc[d] = rows["batch/max_cycles"][0]
-            else:
-                getattr(batch, k)[d] = rows[f"batch/{k}"][0]
+            getattr(batch, k)[d] = rows[f"batch/{k}"][0]
+        for arr, k in zip(worlds, _WORLDS):
+            arr[d] = rows[f"batch/{k}"][0]
         rng_list[d] = g
-    batch.set_max_cycles(mc)
+    batch._set_worlds(*worlds)             # checked (prepare_copy): cannot fail
     batch._any_done = bool(batch.done.any())
     batch._aligned = False

@@ -78,6 +78,11 @@ class Copies:
 
     action_kind = None
     model_cls = None
+    #: Config fields that may take one value per copy (docs/training.md,
+    #: "Per-copy worlds"): those that change neither array shapes, spaces,
+    #: the LP blocks, ``dt`` nor the engine's lookahead.  ``max_cycles``
+    #: always may.  The model reads them per copy (:meth:`configure`).
+    per_copy = ()
     #: This object's own per-agent arrays (rows ``c * agents ..``) that are
     #: state, besides ``obs``, ``rew`` and ``_term``.
     agent_arrays = ()
@@ -109,6 +114,9 @@ class Copies:
         self.obs = np.zeros((C * A,) + tuple(obs_shape), np.float32)
         self.rew = np.zeros(C * A, np.float32)
         self._term = np.zeros(C * A, np.uint8)
+        #: Each copy's config (:meth:`configure`): ``config`` with the copy's
+        #: values of the ``per_copy`` fields.
+        self.configs = [config] * C
 
     # --- declarations (scenario) ----------------------------------------------
 
@@ -153,6 +161,17 @@ class Copies:
                 f"{type(self).__name__} must declare the per-copy rows of its model array "
                 f"{name!r} (shape {shape}) in array_layout() for snapshots of single copies")
         return [(0, shape[0] // num_copies)]
+
+    def configure(self, c, config):
+        """Copy ``c``'s world from its next restart on: ``config`` is a
+        validated config whose fields outside ``per_copy`` (and
+        ``max_cycles``) equal :attr:`config`'s.  The batch calls it before
+        it restarts a copy whose config changed.  The default keeps it in
+        :attr:`configs` and hands it to ``model.configure(c, config)`` when
+        the scenario has per-copy fields."""
+        self.configs[c] = config
+        if self.per_copy:
+            self.model.configure(c, config)
 
     # --- outputs -------------------------------------------------------------
 
@@ -277,5 +296,5 @@ class Copies:
     def frame(self, c, step, max_cycles):
         """Copy ``c``'s ``rgb_array`` frame at its step ``step``."""
         model = self.model if self.num_copies == 1 else self.copy_model(c)
-        view = types.SimpleNamespace(config=self.config, model=model, _cycle=step, max_cycles=max_cycles)
+        view = types.SimpleNamespace(config=self.configs[c], model=model, _cycle=step, max_cycles=max_cycles)
         return self.image(view)

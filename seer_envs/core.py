@@ -58,17 +58,22 @@ from seer_envs._batch import Batch, CopiesByReduce, after_fork_in_child
 from seer_envs._groups import Groups
 from seer_envs._core_layout import Layout
 from seer_envs._core_snapshots import Snapshots
+from seer_envs._worlds import Sampler, per_copy_fields, refuse_field
 from seer_runtime._threads import check_num_threads, resolve_threads
 
-__all__ = ["EpisodeCore", "Step", "EPISODE_KEY", "MASK_KEY", "RESET_OPTIONS", "check_seed",
+__all__ = ["EpisodeCore", "Step", "EPISODE_KEY", "MASK_KEY", "PARAMS_KEY", "RESET_OPTIONS", "check_seed",
            "autoreset_mode"]
 
 #: The key of the episode statistics in every view's infos.
 EPISODE_KEY = "seer_episode"
 #: The key of the in-play mask in every view (True: the agent acts on the observation).
 MASK_KEY = "mask"
+#: The key of each copy's per-copy parameter values in reset infos, and in
+#: the infos of a step where copies restarted (with ``"_seer_params"``:
+#: those copies).
+PARAMS_KEY = "seer_params"
 #: The reset options the core accepts; any other key is a ValueError.
-RESET_OPTIONS = ("reset_mask",)
+RESET_OPTIONS = ("reset_mask", "params")
 #: Keys accepted and ignored: PettingZoo's conformance test
 #: (``pettingzoo.test.parallel_api_test``) resets with ``{"options": 1}``.
 _IGNORED_OPTIONS = ("options",)
@@ -107,13 +112,16 @@ class Step:
     ``obs``), ``ended`` (copies whose episode ended at this step, or None),
     ``final_obs`` (``SAME_STEP``: the ending copies' last observations, or
     None) and ``stats`` (``(returns, lengths)`` when an agent ended, else
-    None): the rows of the copies stepped, arrays the view owns."""
+    None) and ``restarted`` (copies that started an episode within this
+    step, or None) with ``params`` (then each copy's per-copy values): the
+    rows of the copies stepped, arrays the view owns."""
 
-    __slots__ = ("obs", "rew", "term", "trunc", "mask", "ended", "final_obs", "stats")
+    __slots__ = ("obs", "rew", "term", "trunc", "mask", "ended", "final_obs", "stats", "restarted", "params")
 
-    def __init__(self, obs, rew, term, trunc, mask, ended, final_obs, stats):
+    def __init__(self, obs, rew, term, trunc, mask, ended, final_obs, stats, restarted=None, params=None):
         self.obs, self.rew, self.term, self.trunc, self.mask = obs, rew, term, trunc, mask
         self.ended, self.final_obs, self.stats = ended, final_obs, stats
+        self.restarted, self.params = restarted, params
 
     def infos(self):
         """Gymnasium-style infos of the multi-agent arrays: the mask always;
@@ -128,6 +136,8 @@ class Step:
             infos["_" + EPISODE_KEY] = (self.term | self.trunc).any(axis=1)
         if self.final_obs is not None:
             infos["final_obs"], infos["_final_obs"] = self.final_obs, self.ended.copy()
+        if self.restarted is not None:
+            infos[PARAMS_KEY], infos["_" + PARAMS_KEY] = self.params, self.restarted
         return infos
 
 
@@ -141,7 +151,7 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
     :mod:`seer_envs._core_snapshots`."""
 
     def __init__(self, env_id, num_copies, num_threads="auto", autoreset_mode="next_step",
-                 batch_size=None, copy_parallel=None, **params):
+                 batch_size=None, copy_parallel=None, param_sampler=None, **params):
         from seer_envs import get
         self.closed = True                    # until built
         mode = globals()["autoreset_mode"](autoreset_mode)
@@ -156,29 +166,23 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
         if not any(copy_parallel is v for v in (None, True, False)) and copy_parallel != "engines":
             raise ValueError(f'copy_parallel must be None (automatic), True, False or "engines", '
                              f'got {copy_parallel!r}')
-        mc = params.get("max_cycles")
-        per_copy = mc is not None and not isinstance(mc, numbers.Integral) and np.ndim(mc) == 1
-        if per_copy:
-            mcs = list(mc)
-            if len(mcs) != E:
-                raise ValueError(f"max_cycles must be an int or {E} ints (one per copy), got {len(mcs)} values")
-            for v in mcs:                     # each checked by the config's own bounds
-                spec.build_config(dict(params, max_cycles=v))
-            params = dict(params, max_cycles=max(mcs))
+        self.per_copy_fields = fields = per_copy_fields(spec.copies)
+        params, rows = self._per_copy_values(spec, params, fields, E)
         self.config = cfg = spec.build_config(params)
         if hasattr(cfg, "check_memory"):      # before any per-copy array
             cfg.check_memory(E)
+        sampler = None if param_sampler is None else Sampler(param_sampler, cfg, fields)
         self.env_id, self.spec = env_id, spec
         self.num_copies, self.batch_size, self.autoreset_mode = E, B, mode
         self.num_threads_setting, self.copy_parallel = num_threads, copy_parallel
         self.params = dataclasses.asdict(cfg)
         self._params_json = json.dumps(self.params)
-        mcs = mcs if per_copy else cfg.max_cycles
         self._laid_out = num_threads != "auto"
         if self._laid_out:
-            self.batch = self._lay_out(resolve_threads(num_threads), mcs)
+            self.batch = self._lay_out(resolve_threads(num_threads), rows)
         else:                  # laid out at the first reset, once STPA has chosen
-            self.batch = Batch(spec.copies, cfg, E, mcs, num_threads, self._stpa_chooser)
+            self.batch = Batch(spec.copies, cfg, E, rows, num_threads, self._stpa_chooser)
+        self.batch.set_sampler(sampler)
         cp = self.batch.copies
         self.possible_agents = list(cp.possible_agents)
         self.num_agents = A = cp.num_agents
@@ -190,6 +194,7 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
         self._any_waiting = self._any_ended = False       # (cheap facts for the common step)
         self._disabled = mode == AutoresetMode.DISABLED
         self._mask_shape = (E, A)
+        self._restarting = None               # NEXT_STEP: the copies restarting in this step
         self.last_obs = None                  # the observations last handed out
         self.started = False
         self.broken = None                    # what was interrupted, or None (module docstring)
@@ -227,6 +232,82 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
 
     def set_max_cycles(self, values):
         self.batch.set_max_cycles(values)
+
+    # --- worlds (seer_envs._worlds) ----------------------------------------------------
+
+    @staticmethod
+    def _per_copy_values(spec, params, fields, E):
+        """``(params with copy 0's values, (copies, fields) rows or None)``:
+        a per-copy field may be a sequence of one value per copy; each
+        copy's config is validated by the config's own checks."""
+        seqs = {k: v for k, v in params.items()
+                if not isinstance(v, (str, bytes, dict)) and np.ndim(v) == 1}
+        if not seqs:
+            return params, None
+        for k in seqs:
+            if k not in fields:
+                raise refuse_field(spec.build_config({}), k, fields, f"{k}=[...]")
+            if len(seqs[k]) != E:
+                raise ValueError(f"{k} must be one value or {E} values (one per copy), got {len(seqs[k])}")
+        first = spec.build_config({**params, **{k: v[0] for k, v in seqs.items()}})
+        rows = np.array([[getattr(first, f) for f in fields]] * E, np.float64)
+        for k, vs in seqs.items():
+            for c, v in enumerate(vs):
+                if isinstance(v, bool) or not isinstance(v, numbers.Real):
+                    raise ValueError(f"{k}[{c}] must be a number, got {v!r}")
+                rows[c, fields.index(k)] = v
+        for c in range(1, E):         # each copy's own config: the config's own errors
+            spec.build_config({**params, **{k: v[c] for k, v in seqs.items()}})
+        return {**params, **{k: v[0] for k, v in seqs.items()}}, rows
+
+    @property
+    def param_values(self):
+        """Each copy's values of the per-copy fields in force: field ->
+        array ``(copies,)`` (int64 for integer fields), a fresh dict."""
+        vals = self.batch.param_values
+        out = {}
+        for i, f in enumerate(self.per_copy_fields):
+            integer = self.config.__dataclass_fields__[f].metadata.get("integer")
+            out[f] = vals[:, i].astype(np.int64) if integer else vals[:, i].copy()
+        return out
+
+    def set_params(self, copies=None, **values):
+        """Values of per-copy fields for the next reset of each copy in
+        ``copies`` (None: every copy), whether a ``reset`` or an autoreset
+        starts it; a value is one number or one per named copy.  Checked now
+        by each copy's config (its own errors); nothing changes on a refusal."""
+        self.check_open()
+        ids = list(range(self.num_copies)) if copies is None else self.copy_ids(copies)
+        rows = self._pending_rows(ids, values, "set_params")
+        with self.batch.using():
+            self.batch.set_pending(ids, rows)
+
+    def _pending_rows(self, ids, values, what):
+        """Pending rows of copies ``ids`` with ``values`` over what is
+        pending, each checked by the copy's config."""
+        fields, b = self.per_copy_fields, self.batch
+        pending, base = b.param_pending[ids], b.param_base[ids]
+        for name, v in values.items():
+            if name not in fields:
+                raise refuse_field(self.config, name, fields, what)
+            vs = v if not isinstance(v, (str, bytes)) and np.ndim(v) == 1 else [v] * len(ids)
+            if len(vs) != len(ids):
+                raise ValueError(f"{what}: {name} must be one value or {len(ids)} values (one per "
+                                 f"copy named), got {len(vs)}")
+            for j, x in enumerate(vs):
+                if isinstance(x, bool) or not isinstance(x, numbers.Real):
+                    raise ValueError(f"{what}: {name} must be a number, got {x!r}")
+                pending[j, fields.index(name)] = x
+        w = b.worlds
+        for j in range(len(ids)):
+            w.config_for(np.where(np.isnan(pending[j]), base[j], pending[j]))
+        return pending
+
+    def set_param_sampler(self, sampler):
+        """The sampler drawn at every later reset of every copy (None: none)."""
+        self.check_open()
+        s = None if sampler is None else Sampler(sampler, self.config, self.per_copy_fields)
+        self.batch.set_sampler(s)
 
     @property
     def mask(self):
@@ -337,10 +418,18 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
         self.check_open()
         mask = self.reset_mask(options)
         seeds = self.seeds(seed, seed_stride)
+        values = (options or {}).get("params")
+        if values is not None:
+            if not isinstance(values, dict):
+                raise TypeError(f"options['params'] must be a dict of field values, got {type(values).__name__}")
+            ids = list(range(self.num_copies)) if mask is None else np.flatnonzero(mask).tolist()
+            rows = self._pending_rows(ids, values, "options['params']")
         b = self.batch
         with b.using():
             intact = self.broken is None
             self.broken = "a reset"               # first change: cleared after the last
+            if values is not None:
+                b.set_pending(ids, rows)
             if mask is not None and self.started and intact:
                 idx = np.flatnonzero(mask)
                 if seeds is not None:
@@ -417,6 +506,7 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
         if ids is None:
             sel = slice(None)
             if not self._any_waiting:                 # the common step
+                self._restarting = None
                 return sel, b.prepare(a)
         else:
             sel = _as_index(ids)
@@ -425,6 +515,7 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
             waiting = np.zeros(self.num_copies, bool)
             waiting[sel] = self.waiting[sel]
         plan = b.prepare(a, waiting, active=ids)
+        self._restarting = waiting
         if waiting is not None:
             self.waiting[sel] = False
             self._flags_changed()
@@ -454,6 +545,9 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
         else:
             out = Step(obs[sel], rew[sel], term[sel], trunc[sel], ~b.done[sel],
                        None if ended is None else ended[sel], final, stats)
+        restarted = self._restarting if ended is None or final is None else ended
+        if restarted is not None:     # new episodes within this step: their worlds
+            out.restarted, out.params = restarted[sel].copy(), self.param_values
         if self._disabled:            # a reset mask's other rows
             if ids is None:
                 self.last_obs = out.obs

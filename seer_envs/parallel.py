@@ -68,7 +68,6 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
             raise ValueError(f"full_infos must be True or False, got {full_infos!r}")
         self.core = core = EpisodeCore(self._scenario_id, 1, num_threads=num_threads,
                                        autoreset_mode="disabled", **params)
-        self.config = core.config
         self.render_mode = render_mode
         self.full_infos = bool(full_infos)
         self._init_kwargs = dict(params, render_mode=render_mode, num_threads=num_threads,
@@ -102,6 +101,17 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
     _done = property(lambda self: self.core.batch.done[0])
     _ep_return = property(lambda self: self.core.batch.ep_return[0])
     _ep_length = property(lambda self: self.core.batch.ep_length[0])
+
+    @property
+    def config(self):
+        """The config of the running episode (``reset(options={"params": ...})``
+        and a ``param_sampler`` change its per-copy fields)."""
+        return self.core.batch.copies.configs[0]
+
+    @property
+    def params(self):
+        """The per-copy fields' values in force: field -> value."""
+        return {k: v[0].item() for k, v in self.core.param_values.items()}
 
     @property
     def max_cycles(self):
@@ -285,7 +295,7 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
 
     def __reduce__(self):
         state = self.core.reduce_state(type(self).__name__)
-        return (_restore, (type(self), self._init_kwargs, self.max_cycles, state))
+        return (_restore, (type(self), self._init_kwargs, state))
 
     # --- snapshots ------------------------------------------------------------
 
@@ -333,10 +343,9 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
         self._closed = True
 
 
-def _restore(cls, kwargs, max_cycles, state):
+def _restore(cls, kwargs, state):
     """Rebuild a pickled or deep-copied env (see ``SeerParallelEnv``)."""
     env = cls(**kwargs)
-    env.max_cycles = max_cycles
     env.core.apply_state(state)
     if env.core.started:
         env._agents_from_core()

@@ -52,7 +52,7 @@ from gymnasium.vector.utils import batch_space
 from seer_envs._batch import CopiesByReduce
 from seer_envs.asynchronous import AsyncSteps
 from seer_envs.attributes import CopyAttributes
-from seer_envs.core import EPISODE_KEY, MASK_KEY, EpisodeCore
+from seer_envs.core import EPISODE_KEY, MASK_KEY, PARAMS_KEY, EpisodeCore
 
 __all__ = ["vector_env", "SeerVectorEnv", "supported", "EPISODE_KEY", "MASK_KEY"]
 
@@ -63,14 +63,17 @@ def supported():
     return tuple(k for k, s in envs().items() if s.copies is not None)
 
 
-def vector_env(env_id, num_envs, num_threads="auto", autoreset_mode="next_step", **params):
+def vector_env(env_id, num_envs, num_threads="auto", autoreset_mode="next_step", param_sampler=None,
+               **params):
     """``num_envs`` copies of the registered env ``env_id`` in one engine
-    (see :class:`SeerVectorEnv`); ``params`` are the env's config fields
-    (``max_cycles`` may also be a sequence of ``num_envs`` ints, one per
-    copy); ``autoreset_mode`` is ``"next_step"`` (default), ``"same_step"``
-    or ``"disabled"``."""
-    return SeerVectorEnv(env_id, num_envs, num_threads=num_threads,
-                         autoreset_mode=autoreset_mode, **params)
+    (see :class:`SeerVectorEnv`); ``params`` are the env's config fields,
+    where a per-copy field (``max_cycles`` and the scenario's ``per_copy``)
+    may be a sequence of ``num_envs`` values, one per copy;
+    ``param_sampler`` draws per-copy values at every reset of every copy
+    (docs/training.md, "Per-copy worlds"); ``autoreset_mode`` is
+    ``"next_step"`` (default), ``"same_step"`` or ``"disabled"``."""
+    return SeerVectorEnv(env_id, num_envs, num_threads=num_threads, autoreset_mode=autoreset_mode,
+                         param_sampler=param_sampler, **params)
 
 
 def batch_agents(space, num_envs, num_agents):
@@ -159,6 +162,10 @@ class SeerVectorEnv(CopiesByReduce, AsyncSteps, CopyAttributes, metaclass=_Multi
     layout = property(lambda self: self.core.layout,
                       doc='"copy_groups", "team" (one engine) or "groups" (an engine per group of copies).')
     max_cycles = property(lambda self: self.core.max_cycles, doc="Each copy's truncation step count.")
+    params = property(lambda self: self.core.param_values,
+                      doc="Each copy's values of the per-copy fields in force: field -> array (num_envs,).")
+    per_copy_fields = property(lambda self: self.core.per_copy_fields,
+                               doc="The config fields that may take one value per copy.")
     cycles = property(lambda self: self.core.batch.cycle.copy(), doc="Steps of each copy's current episode.")
     seeds_used = property(lambda self: self.core.batch.seeds_used, doc="Each copy's current episode seed.")
 
@@ -187,11 +194,26 @@ class SeerVectorEnv(CopiesByReduce, AsyncSteps, CopyAttributes, metaclass=_Multi
         """Start a fresh episode in every copy (``seed``: an int, copy ``c``
         gets ``seed + c``; or one int or None per copy).  Under ``DISABLED``,
         ``options={"reset_mask": mask}`` restarts only the copies in
-        ``mask``.  Returns ``(obs, {"mask": ...})``."""
+        ``mask``; ``options={"params": {field: value}}`` sets per-copy values
+        for the copies it restarts (one value, or one per copy restarted).
+        Returns ``(obs, {"mask": ..., "seer_params": ...})``."""
         self._check_nothing_in_flight("reset()")
         self._async_reset_state()
         obs = self.core.reset(seed, options, self.seed_stride)
-        return obs, {MASK_KEY: self.core.mask}
+        return obs, {MASK_KEY: self.core.mask, PARAMS_KEY: self.core.param_values}
+
+    def set_params(self, copies=None, **values):
+        """Per-copy values for the next reset of each copy in ``copies``
+        (None: all), by ``reset`` or autoreset: one value or one per copy
+        named.  Checked now by each copy's config; nothing changes on a
+        refusal (docs/training.md, "Per-copy worlds")."""
+        self._check_nothing_in_flight("set_params()")
+        self.core.set_params(copies, **values)
+
+    def set_param_sampler(self, sampler):
+        """The parameter sampler drawn at every later reset of every copy (None: none)."""
+        self._check_nothing_in_flight("set_param_sampler()")
+        self.core.set_param_sampler(sampler)
 
     def step(self, actions):
         """One step of every copy; returns ``(obs, rewards, terminations,
@@ -258,15 +280,13 @@ class SeerVectorEnv(CopiesByReduce, AsyncSteps, CopyAttributes, metaclass=_Multi
     def __reduce__(self):
         self._check_nothing_in_flight_pickle()
         return (_restore_vector, (type(self), self.env_id, self.num_envs, self._init_kwargs,
-                                  self.max_cycles.tolist(), self.core.reduce_state(type(self).__name__),
-                                  self.seed_stride))
+                                  self.core.reduce_state(type(self).__name__), self.seed_stride))
 
 
-def _restore_vector(cls, env_id, num_envs, kwargs, max_cycles, state, seed_stride=1):
+def _restore_vector(cls, env_id, num_envs, kwargs, state, seed_stride=1):
     """Rebuild a pickled or deep-copied vector env (see :class:`SeerVectorEnv`)."""
     env = cls(env_id, num_envs, **kwargs)
     env.seed_stride = seed_stride
-    env.core.set_max_cycles(max_cycles)
     if state[0] == "closed":
         env.close()
     else:

@@ -31,6 +31,11 @@ class PcsCopies(Copies):
     action_kind = ACTION_KIND
     agent_arrays = ("_prev", "_delta")     # the counters at the last boundary, and its deltas (state())
     model_cls = PcsModel
+    #: Every field that changes neither the grid, the phones, the channels
+    #: (the action space), ``dt`` nor the lookahead ``handoff_latency``.
+    per_copy = ("call_interarrival_mean", "call_duration_mean", "move_interval_mean", "power_control_iters",
+                "handoff_penalty", "team_reward_share", "hotspot_amplitude", "hotspot_radius",
+                "hotspot_speed", "diurnal_amplitude", "diurnal_period", "neighbour_drop_share")
 
     @classmethod
     def agent_names(cls, config):
@@ -52,6 +57,14 @@ class PcsCopies(Copies):
         self._prev = np.zeros((total, len(COUNTERS)), np.int64)
         self._delta = np.zeros((total, len(COUNTERS)), np.int64)
         self._neighbours = neighbour_table(config.grid_width, config.grid_height)
+        # each copy's reward shaping (configure): share of the team mean, neighbours' drops' weight
+        self._team_share = np.full(num_copies, config.team_reward_share)
+        self._drop_weight = np.full(num_copies, config.neighbour_drop_share / 4 * config.handoff_penalty)
+
+    def configure(self, c, config):
+        super().configure(c, config)
+        self._team_share[c] = config.team_reward_share
+        self._drop_weight[c] = config.neighbour_drop_share / 4 * config.handoff_penalty
 
     def write_actions(self, a, done):
         self.model.actions[:] = a        # every cell is live for the whole episode
@@ -63,24 +76,23 @@ class PcsCopies(Copies):
 
     def boundary(self, c0, c1, times, num_threads):
         n = self.lps_per_copy
-        boundary(self.model, self.obs, self.rew, self._prev, self._delta,
-                 self.config.handoff_penalty, num_threads, c0 * n, c1 * n)
+        boundary(self.model, self.obs, self.rew, self._prev, self._delta, num_threads, c0 * n, c1 * n)
         self.finish_boundary(c0, c1)
 
     def copy_end(self, times):
-        return boundary_at_copy_end(self.model, self.obs, self.rew, self._prev, self._delta,
-                                    self.config.handoff_penalty)
+        return boundary_at_copy_end(self.model, self.obs, self.rew, self._prev, self._delta)
 
     def finish_boundary(self, c0, c1):
         n = self.lps_per_copy
         lo, hi = c0 * n, c1 * n
-        if self.config.neighbour_drop_share:
+        weight, share = self._drop_weight[c0:c1], self._team_share[c0:c1]
+        if weight.any():
             charge_neighbour_drops(
                 self.rew[lo:hi].reshape(c1 - c0, n),
                 self._delta[lo:hi, COUNTER_INDEX["handoff_blocks"]].reshape(c1 - c0, n),
-                self._neighbours, self.config.neighbour_drop_share / 4 * self.config.handoff_penalty)
-        if self.config.team_reward_share:
-            mix_team_reward(self.rew[lo:hi].reshape(c1 - c0, n), self.config.team_reward_share)
+                self._neighbours, weight)
+        if share.any():
+            mix_team_reward(self.rew[lo:hi].reshape(c1 - c0, n), share)
         self._term[lo:hi] = 0
 
     def agent_infos(self, c, rows, now):
@@ -109,8 +121,7 @@ class PcsCopies(Copies):
         prev = np.zeros_like(self._prev)
         prev[lo:hi] = self.model.counters[lo:hi] - self._delta[lo:hi]
         obs = np.empty_like(self.obs)
-        boundary(self.model, obs, np.empty_like(self.rew), prev, np.empty_like(self._delta),
-                 self.config.handoff_penalty, 1, lo, hi)
+        boundary(self.model, obs, np.empty_like(self.rew), prev, np.empty_like(self._delta), 1, lo, hi)
         return obs[lo:hi].reshape(c1 - c0, -1)
 
     @staticmethod

@@ -36,7 +36,7 @@ No state, no draws: it reads only the cell's own coordinates and the clock.
 """
 
 from libc.math cimport INFINITY, exp, fmod, isinf, sin
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free
 
 from seer_runtime.contract cimport *
@@ -91,6 +91,23 @@ OBS_LAYOUT = {"busy": OBS_BUSY, "guard": OBS_GUARD, "call_attempts": OBS_ATTEMPT
 enum_names({k: v for k, v in OBS_LAYOUT.items() if k != "neighbours"}
        | {f"neighbour_{d}": OBS_NEIGHBOURS + d for d in range(4)}, OBS_SIZE)
 
+# One copy's values of the per-copy fields (PcsCopies.per_copy), read by
+# its cells' handlers through the per-cell copy index.
+ctypedef struct PcsParams:
+    double interarrival         # mean time between call attempts (min)
+    double duration             # mean call length (min)
+    double move_mean            # mean time between moves (min); inf: no moves
+    int64_t pc_iters            # power-control iterations per admission
+    bint load_varies            # any hot spot or diurnal term: draws use _call_mean
+    int64_t hot_count           # hot spots
+    const double* hot           # hot_count x 4: x0, y0 (cells), vx, vy (cells/min)
+    double hot_amp              # peak extra load of one hot spot (x the base rate)
+    double hot_inv2r2           # 1 / (2 r**2), r the hot spots' radius (cells)
+    double diurnal_amp          # a of the diurnal factor
+    double diurnal_omega        # 2 pi / diurnal_period (1/min)
+    double penalty              # handoff_penalty (the boundary's reward)
+
+
 ctypedef struct PcsState:
     int64_t width               # cells across
     int64_t height              # cells down
@@ -99,23 +116,18 @@ ctypedef struct PcsState:
                                 #   LPs [k * cells, (k + 1) * cells), never touching another
     int64_t channels            # channels per cell
     int64_t portables           # phones per cell at start
-    double interarrival         # mean time between call attempts (min)
-    double duration             # mean call length (min)
-    double move_mean            # mean time between moves (min); inf: no moves
     double latency              # handoff latency = lookahead (min)
-    int64_t pc_iters            # power-control iterations per admission
+    const PcsParams* params     # per copy
+    const int32_t* copy_of      # per cell: its copy (a load, not a division, per event)
     int32_t* free_ch            # per cell: free channels
     int32_t* guard              # per cell: guard channels in force
     const int32_t* actions      # per cell: this step's action (read-only during a run)
     int64_t* counters           # per cell x N_COUNTERS, cumulative, order of COUNTERS
     double* power               # per cell: power-control estimate
-    bint load_varies            # any hot spot or diurnal term: draws use _call_mean
-    int64_t hot_count           # hot spots
-    const double* hot           # hot_count x 4: x0, y0 (cells), vx, vy (cells/min)
-    double hot_amp              # peak extra load of one hot spot (x the base rate)
-    double hot_inv2r2           # 1 / (2 r**2), r the hot spots' radius (cells)
-    double diurnal_amp          # a of the diurnal factor
-    double diurnal_omega        # 2 pi / diurnal_period (1/min)
+
+
+cdef inline const PcsParams* _params(const PcsState* s, lp_id_t cell) noexcept nogil:
+    return &s.params[s.copy_of[cell]]
 
 
 # The four neighbours of `cell` on its own copy of the torus (a single env is
@@ -150,36 +162,39 @@ cdef inline double _ring(double a, double b, double n) noexcept nogil:
 
 # The load factor of `cell` at time t (module docstring); 1 when nothing varies.
 cdef inline double _load(const PcsState* s, lp_id_t cell, double t) noexcept nogil:
+    cdef const PcsParams* p = _params(s, cell)
     cdef int64_t local = cell % s.cells
     cdef double x = <double>(local % s.width), y = <double>(local // s.width)
     cdef double w = <double>s.width, h = <double>s.height
-    cdef double f = 1.0 + s.diurnal_amp * sin(s.diurnal_omega * t)
+    cdef double f = 1.0 + p.diurnal_amp * sin(p.diurnal_omega * t)
     cdef double sum_ = 0.0, cx, cy, dx, dy
     cdef int64_t k
-    for k in range(s.hot_count):
-        cx = fmod(s.hot[4 * k] + s.hot[4 * k + 2] * t, w)
+    for k in range(p.hot_count):
+        cx = fmod(p.hot[4 * k] + p.hot[4 * k + 2] * t, w)
         if cx < 0:
             cx = cx + w
-        cy = fmod(s.hot[4 * k + 1] + s.hot[4 * k + 3] * t, h)
+        cy = fmod(p.hot[4 * k + 1] + p.hot[4 * k + 3] * t, h)
         if cy < 0:
             cy = cy + h
         dx = _ring(x, cx, w)
         dy = _ring(y, cy, h)
-        sum_ = sum_ + exp(-(dx * dx + dy * dy) * s.hot_inv2r2)
-    return f * (1.0 + s.hot_amp * sum_)
+        sum_ = sum_ + exp(-(dx * dx + dy * dy) * p.hot_inv2r2)
+    return f * (1.0 + p.hot_amp * sum_)
 
 
 # The next call attempt's delay for a phone handled at `cell` at time t.
 cdef inline double _call_delay(const PcsState* s, Ctx* ctx, double t) noexcept nogil:
-    if not s.load_varies:
-        return seer_exponential(ctx, s.interarrival)
-    return seer_exponential(ctx, s.interarrival / _load(s, ctx.lp, t))
+    cdef const PcsParams* p = _params(s, ctx.lp)
+    if not p.load_varies:
+        return seer_exponential(ctx, p.interarrival)
+    return seer_exponential(ctx, p.interarrival / _load(s, ctx.lp, t))
 
 
 cdef inline double _next_move(const PcsState* s, Ctx* ctx, double t) noexcept nogil:
-    if isinf(s.move_mean):
+    cdef double mean = _params(s, ctx.lp).move_mean
+    if isinf(mean):
         return INFINITY
-    return t + seer_exponential(ctx, s.move_mean)
+    return t + seer_exponential(ctx, mean)
 
 
 # A fixed point p = 0.1 + 0.5 * load * p / (1 + 0.01 p), iterated from the
@@ -188,7 +203,7 @@ cdef inline void _power_control(PcsState* s, lp_id_t c) noexcept nogil:
     cdef double load = <double>(s.channels - s.free_ch[c]) / <double>s.channels
     cdef double p = s.power[c]
     cdef int64_t k
-    for k in range(s.pc_iters):
+    for k in range(_params(s, c).pc_iters):
         p = 0.1 + 0.5 * load * p / (1.0 + 0.01 * p)
     s.power[c] = p
 
@@ -267,7 +282,7 @@ cdef int on_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
             cnt[C_CHANNEL_BLOCKS] += 1
         else:
             s.free_ch[c] -= 1
-            comp = ctx.now + seer_exponential(ctx, s.duration)
+            comp = ctx.now + seer_exponential(ctx, _params(s, c).duration)
             _power_control(s, c)
         nc = ctx.now + _call_delay(s, ctx, ctx.now)
         if isinf(comp):
@@ -312,7 +327,11 @@ cdef class PcsModel(Scenario):
     cdef PcsState s
     cdef object _arrays     # keeps the NumPy buffers behind the pointers alive
     cdef readonly object actions, counters, free_channels, guard, power
-    cdef object _hot_tracks    # hot spots' (x0, y0, vx, vy): config, not state (no snapshot)
+    # Per copy: its parameters and hot spots' (x0, y0, vx, vy) tracks; per cell:
+    # its copy.  Config, not state: no snapshot reads them (the batch's worlds
+    # hold each copy's values, and configure() writes them here).
+    cdef object _params_buf, _hot_tracks, _copy_of
+    cdef int64_t _hot_max
     cdef readonly int64_t cells_per_copy
     cdef int64_t _channels
 
@@ -337,24 +356,17 @@ cdef class PcsModel(Scenario):
         self.cells_per_copy = self.s.cells
         self.s.channels = cfg.channels_per_cell
         self.s.portables = cfg.portables_per_cell
-        self.s.interarrival = cfg.call_interarrival_mean
-        self.s.duration = cfg.call_duration_mean
-        self.s.move_mean = cfg.move_interval_mean
         self.s.latency = cfg.handoff_latency
-        self.s.pc_iters = cfg.power_control_iters
-        self._hot_tracks = np.ascontiguousarray(cfg.hotspot_tracks(), dtype=np.float64).reshape(-1, 4)
-        self.s.hot_count = self._hot_tracks.shape[0]
-        self.s.hot_amp = cfg.hotspot_amplitude
-        self.s.hot_inv2r2 = 1.0 / (2.0 * cfg.hotspot_radius * cfg.hotspot_radius)
-        self.s.diurnal_amp = cfg.diurnal_amplitude
-        self.s.diurnal_omega = cfg.diurnal_omega
-        self.s.load_varies = cfg.load_varies
-        cdef double[:, ::1] hv
-        if self.s.hot_count > 0:
-            hv = self._hot_tracks
-            self.s.hot = &hv[0, 0]
-        else:
-            self.s.hot = NULL
+        self._params_buf = np.zeros(num_copies * sizeof(PcsParams), np.uint8)
+        self._hot_max = cfg.hotspot_count
+        self._hot_tracks = np.zeros((num_copies, max(1, self._hot_max), 4), np.float64)
+        self._copy_of = (np.arange(n, dtype=np.int64) // self.s.cells).astype(np.int32)
+        cdef uint8_t[::1] pb = self._params_buf
+        cdef int32_t[::1] co = self._copy_of
+        self.s.params = <const PcsParams*>&pb[0]
+        self.s.copy_of = &co[0]
+        for c in range(num_copies):
+            self.configure(c, cfg)
         self.free_channels = np.full(n, cfg.channels_per_cell, dtype=np.int32)
         self.guard = np.zeros(n, dtype=np.int32)
         self.actions = np.zeros(n, dtype=np.int32)
@@ -371,6 +383,31 @@ cdef class PcsModel(Scenario):
         self.s.counters = &cn[0, 0]
         self.s.power = &pw[0]
         self._channels = cfg.channels_per_cell
+
+    def configure(self, int64_t c, cfg):
+        """Copy ``c``'s values of the per-copy fields from ``cfg`` (its
+        next restart reads them; ``PcsCopies.configure``)."""
+        import numpy as np
+        if not 0 <= c < self.s.copies:
+            raise ValueError(f"configure: copy {c} out of range")
+        cdef PcsParams* p = <PcsParams*>&self.s.params[c]
+        cdef double[:, :, ::1] hv = self._hot_tracks
+        tracks = np.asarray(cfg.hotspot_tracks(), np.float64).reshape(-1, 4)
+        if len(tracks) > self._hot_max:
+            raise ValueError(f"configure: {len(tracks)} hot spots, the model holds {self._hot_max}")
+        self._hot_tracks[c, :len(tracks)] = tracks
+        p.interarrival = cfg.call_interarrival_mean
+        p.duration = cfg.call_duration_mean
+        p.move_mean = cfg.move_interval_mean
+        p.pc_iters = cfg.power_control_iters
+        p.load_varies = cfg.load_varies
+        p.hot_count = len(tracks)
+        p.hot = &hv[c, 0, 0]
+        p.hot_amp = cfg.hotspot_amplitude
+        p.hot_inv2r2 = 1.0 / (2.0 * cfg.hotspot_radius * cfg.hotspot_radius)
+        p.diurnal_amp = cfg.diurnal_amplitude
+        p.diurnal_omega = cfg.diurnal_omega
+        p.penalty = cfg.handoff_penalty
 
     def load(self, cells, double t):
         """The load factor of each of ``cells`` (global LP ids) at time ``t``
@@ -411,8 +448,9 @@ cdef inline void _obs_row(const PcsState* s, lp_id_t c, const int64_t* delta, fl
 
 
 cdef inline void _boundary_cell(const PcsState* s, lp_id_t c, int64_t* prev, int64_t* delta_out,
-                                float* row, float* reward, double scale, double penalty) noexcept nogil:
+                                float* row, float* reward, double scale) noexcept nogil:
     cdef const int64_t* cur = &s.counters[<int64_t>c * N_COUNTERS]
+    cdef double penalty = _params(s, c).penalty
     cdef int k
     for k in range(N_COUNTERS):
         delta_out[k] = cur[k] - prev[k]
@@ -422,7 +460,7 @@ cdef inline void _boundary_cell(const PcsState* s, lp_id_t c, int64_t* prev, int
 
 
 def boundary(PcsModel m, float[:, ::1] obs, float[::1] rewards, int64_t[:, ::1] prev,
-             int64_t[:, ::1] delta, double penalty, int num_threads, int64_t lo=0, int64_t hi=-1):
+             int64_t[:, ::1] delta, int num_threads, int64_t lo=0, int64_t hi=-1):
     """Step boundary, in parallel over cells: per-step counter deltas (from
     ``prev``, which is advanced), observations and rewards.  Each cell reads
     its own state and its neighbours' free channels as they stand at the
@@ -435,7 +473,7 @@ def boundary(PcsModel m, float[:, ::1] obs, float[::1] rewards, int64_t[:, ::1] 
         hi = n
     if not (0 <= lo <= hi <= n):
         raise ValueError(f"boundary: bad cell range [{lo}, {hi}) for {n} cells")
-    _boundary_args(&a, m, obs, rewards, prev, delta, penalty)
+    _boundary_args(&a, m, obs, rewards, prev, delta)
     if hi == lo:
         return
     a.base = lo
@@ -456,7 +494,6 @@ ctypedef struct _BoundaryArgs:
     int64_t delta_stride
     int64_t obs_stride
     double scale
-    double penalty
 
 
 cdef void _boundary_range(void* arg, int64_t lo, int64_t hi) noexcept nogil:
@@ -464,7 +501,7 @@ cdef void _boundary_range(void* arg, int64_t lo, int64_t hi) noexcept nogil:
     cdef int64_t c
     for c in range(a.base + lo, a.base + hi):
         _boundary_cell(a.s, <lp_id_t>c, &a.prev[c * a.prev_stride], &a.delta[c * a.delta_stride],
-                       &a.obs[c * a.obs_stride], &a.rewards[c], a.scale, a.penalty)
+                       &a.obs[c * a.obs_stride], &a.rewards[c], a.scale)
 
 
 cdef class _BoundaryAtCopyEnd(CopyEnd):
@@ -480,13 +517,13 @@ cdef void _boundary_copies(void* arg, int64_t c0, int64_t c1) noexcept nogil:
 
 
 def boundary_at_copy_end(PcsModel m, float[:, ::1] obs, float[::1] rewards, int64_t[:, ::1] prev,
-                         int64_t[:, ::1] delta, double penalty):
+                         int64_t[:, ::1] delta):
     """:func:`boundary` over each copy's cells, as a ``CopyEnd`` for
     ``Engine.run_until(copy_end=...)``: the engine runs it for each copy
     right after the copy reaches the run's end (copy groups only).  The
     arrays are those :func:`boundary` takes; they are kept alive with it."""
     cdef _BoundaryAtCopyEnd end = _BoundaryAtCopyEnd()
-    _boundary_args(&end.a, m, obs, rewards, prev, delta, penalty)
+    _boundary_args(&end.a, m, obs, rewards, prev, delta)
     end.a.base = 0
     end.arrays = (m, obs, rewards, prev, delta)
     end.fn = _boundary_copies
@@ -495,7 +532,7 @@ def boundary_at_copy_end(PcsModel m, float[:, ::1] obs, float[::1] rewards, int6
 
 
 cdef int _boundary_args(_BoundaryArgs* a, PcsModel m, float[:, ::1] obs, float[::1] rewards,
-                        int64_t[:, ::1] prev, int64_t[:, ::1] delta, double penalty) except -1:
+                        int64_t[:, ::1] prev, int64_t[:, ::1] delta) except -1:
     # boundary()'s arguments checked and laid out for _boundary_range (a.base: 0)
     cdef int64_t n = m.s.cells * m.s.copies
     if obs.shape[0] < n or rewards.shape[0] < n or prev.shape[0] < n or delta.shape[0] < n:
@@ -512,5 +549,4 @@ cdef int _boundary_args(_BoundaryArgs* a, PcsModel m, float[:, ::1] obs, float[:
     a.delta_stride = delta.shape[1]
     a.obs_stride = obs.shape[1]
     a.scale = <double>(m.s.portables if m.s.portables > 0 else 1)
-    a.penalty = penalty
     return 0

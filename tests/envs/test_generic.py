@@ -538,7 +538,8 @@ def test_vector_copies_equal_single_envs(sid, mode, threads, seed, layout):
     obs, infos = v.reset(seed=seed)
     want = {"engines": "groups", True: "copy_groups", False: "team",
             None: "team"}[layout]           # None: 3 copies are too few to share out
-    assert set(infos) == {"mask"} and infos["mask"].all() and v.layout == want
+    assert set(infos) == {"mask", "seer_params"} and infos["mask"].all() and v.layout == want
+    assert infos["seer_params"]["max_cycles"].tolist() == mcs
     assert v.thread_choice.layout == v.layout
     for c, s in enumerate(singles):
         np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=seed + c))

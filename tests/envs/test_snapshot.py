@@ -187,7 +187,7 @@ def test_bad_snapshots_are_named_and_change_nothing():
     env.step_arrays(acts)
     twin.step_arrays(acts)
     good = env.snapshot().to_bytes()
-    other_params = seer_envs.make("pcs_v0", num_threads=1, **dict(_params("pcs_v0"), handoff_penalty=2.0))
+    other_params = seer_envs.make("pcs_v0", num_threads=1, **dict(_params("pcs_v0"), handoff_latency=2.0))
     other_params.reset(seed=0)
     gossip = seer_envs.make("gossip_v0", num_threads=1, **_params("gossip_v0"))
     gossip.reset(seed=0)
@@ -195,7 +195,7 @@ def test_bad_snapshots_are_named_and_change_nothing():
     bad_version[8] = 99
     cases = [
         (gossip.snapshot(), r"'gossip_v0' cannot be restored into 'pcs_v0'"),
-        (other_params.snapshot(), r"parameters differ .*handoff_penalty: snapshot 2.0, env 5.0"),
+        (other_params.snapshot(), r"parameters differ .*handoff_latency: snapshot 2.0, env 1.0"),
         (bytes(bad_version), "format version 99"),
         (good[:-40], "checksum mismatch"),
         (good[:10], "not a SEER snapshot"),
@@ -452,7 +452,7 @@ def test_bad_copy_restores_are_named_and_change_nothing():
     src.step(acts[2])
     good = src.snapshot(copies=[1, 2])
     raw = good.to_bytes()
-    other = _vec(sid, 2, 1, [9, 9], handoff_penalty=2.0)
+    other = _vec(sid, 2, 1, [9, 9], handoff_latency=2.0)
     other.reset(seed=0)
     gossip = _vec("gossip_v0", 2, 1, [9, 9])
     gossip.reset(seed=0)
@@ -464,7 +464,7 @@ def test_bad_copy_restores_are_named_and_change_nothing():
         ((good, None), ValueError, "pass copies="),
         ((good, [0.5, 1.0]), ValueError, "int copy ids"),
         ((good, "01"), TypeError, "sequence of copy ids"),
-        ((other.snapshot(copies=[0, 1]), [0, 1]), ValueError, "handoff_penalty: snapshot 2.0"),
+        ((other.snapshot(copies=[0, 1]), [0, 1]), ValueError, "handoff_latency: snapshot 2.0"),
         ((gossip.snapshot(copies=[0, 1]), [0, 1]), ValueError, "'gossip_v0' cannot be restored"),
         ((src.snapshot(), [0, 1]), ValueError, "engine-wide"),
         ((raw[:-9], [0, 1]), ValueError, "checksum|SEER snapshot"),

@@ -26,7 +26,7 @@ def test_snapshot_digest_is_xxh3_of_every_byte_before_it():
     from seer_envs import _snapshot as S
     env = _mid_episode("pcs_v0")
     raw = env.snapshot().to_bytes()
-    assert struct.unpack_from("<8sI", raw) == (S.MAGIC, 4)
+    assert struct.unpack_from("<8sI", raw) == (S.MAGIC, 5)
     assert struct.unpack("<Q", raw[-8:])[0] == xxhash.xxh3_64_intdigest(raw[:-8])
     hand = Snapshot.from_bytes(raw)
     hand = Snapshot(hand.scenario, hand.params, hand.kind, hand.num_copies,

@@ -200,11 +200,11 @@ def test_older_formats_are_refused_with_the_version():
     env = seer_envs.make("pcs_v0", num_threads=1, **_params("pcs_v0"))
     env.reset(seed=0)
     raw = bytearray(env.snapshot().to_bytes())
-    assert struct.unpack_from("<I", raw, 8)[0] == S.FORMAT_VERSION == 4
+    assert struct.unpack_from("<I", raw, 8)[0] == S.FORMAT_VERSION == 5
     assert struct.unpack_from("<Q", raw, len(raw) - 8)[0] == xxhash.xxh3_64_intdigest(bytes(raw[:-8]))
-    for old in (1, 2, 3):
+    for old in (1, 2, 3, 4):
         struct.pack_into("<I", raw, 8, old)
-        with pytest.raises(ValueError, match=f"snapshot format version {old}; this SEER reads version 4"):
+        with pytest.raises(ValueError, match=f"snapshot format version {old}; this SEER reads version 5"):
             Snapshot.from_bytes(bytes(raw))
 
 

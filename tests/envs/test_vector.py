@@ -29,7 +29,7 @@ def _compare(num_envs, threads, seed, steps, max_cycles, action_seed=0):
     v = vector_env("pcs_v0", num_envs, num_threads=threads, max_cycles=max_cycles,
                    autoreset_mode="same_step", **KW)
     obs, infos = v.reset(seed=seed)
-    assert set(infos) == {"mask"} and infos["mask"].all()
+    assert set(infos) == {"mask", "seer_params"} and infos["mask"].all()
     singles = [pcs_v0.parallel_env(num_threads=1, max_cycles=mcs[c], **KW) for c in range(num_envs)]
     for c, s in enumerate(singles):
         np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=seed + c))
@@ -150,7 +150,7 @@ def test_bad_arguments():
         vector_env("pcs_v0", 0, **KW)
     with pytest.raises(ValueError, match="declares no copies; the envs are aircraft_v0, gossip_v0, pcs_hotspot_v0, pcs_v0"):
         vector_env("phold", 2)
-    with pytest.raises(ValueError, match="max_cycles must be an int or 2 ints"):
+    with pytest.raises(ValueError, match="max_cycles must be one value or 2 values"):
         vector_env("pcs_v0", 2, max_cycles=[3, 4, 5], **KW)
     with pytest.raises(ValueError, match="max_cycles"):
         vector_env("pcs_v0", 2, max_cycles=[3, 0], **KW)
