@@ -100,10 +100,9 @@ def per_copy_fields(scenario):
     """The fields of ``scenario``'s config that may take one value per copy:
     ``max_cycles`` and its copies' ``per_copy`` declaration (none for a
     scenario without copies)."""
+    from seer_envs._worlds import per_copy_fields as fields
     copies = getattr(getattr(scenario, "spec", None), "copies", None)
-    if copies is None:
-        return ()
-    return ("max_cycles",) + tuple(f for f in getattr(copies, "per_copy", ()) if f != "max_cycles")
+    return () if copies is None else fields(copies)
 
 
 def _not_per_copy(scenario, field, what):
