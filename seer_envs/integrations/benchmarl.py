@@ -97,6 +97,17 @@ class SeerTaskClass(TaskClass):
         self._check_per_copy(one)
         self._envs = weakref.WeakSet()             # every env built, for set_params
 
+    def __getstate__(self):
+        # BenchMARL pickles the task with the experiment's config; the envs it
+        # built stay with this object (a restored task tracks the envs it builds)
+        state = dict(self.__dict__)
+        state.pop("_envs", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._envs = weakref.WeakSet()
+
     def _check_per_copy(self, one):
         """Per-copy lists and the sampler, checked as the vector env checks
         them (the config's own errors), before any env is built."""

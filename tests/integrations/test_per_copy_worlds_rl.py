@@ -298,3 +298,54 @@ def test_benchmarl_task_with_per_copy_values_and_a_sampler():
         bm.SeerTask.PCS_V0.get_task(dict(kw, **{field: [50.0, -1.0]}))
     with pytest.raises(ValueError, match="param_sampler"):
         bm.SeerTask.PCS_V0.get_task(dict(kw, param_sampler={"grid_width": [4, 5]}))
+
+
+def test_benchmarl_callback_curriculum_reaches_the_collector(tmp_path):
+    """A BenchMARL experiment with a sampler in its task config and a
+    ``Callback`` that calls ``self.experiment.task.set_params`` after each
+    batch: the collector's env (through BenchMARL's transforms) restarts
+    its copies with the new value at their next reset."""
+    bm = _benchmarl()
+    from benchmarl.algorithms import MappoConfig
+    from benchmarl.experiment.callback import Callback
+    from benchmarl.models.mlp import MlpConfig
+    torch.set_num_threads(1)
+    field, _ = _varied("pcs_v0")
+
+    class Curriculum(Callback):
+        def __init__(self):
+            super().__init__()
+            self.seen = []
+
+        def on_batch_collected(self, batch):
+            self.seen.append(self.experiment.collector.env.params[field].copy())
+            self.experiment.task.set_params(**{field: 500.0 + 100.0 * len(self.seen)})
+    # BenchMARL pickles its callbacks with the experiment's config: a module-level name
+    Curriculum.__qualname__ = "_Curriculum"
+    globals()["_Curriculum"] = Curriculum
+    curriculum = Curriculum()
+
+    cfg = bm.ExperimentConfig.get_from_yaml()
+    cfg.max_n_iters = 3
+    cfg.max_n_frames = 3 * 4 * 6
+    cfg.on_policy_collected_frames_per_batch = 4 * 6
+    cfg.on_policy_n_envs_per_worker = 4
+    cfg.on_policy_n_minibatch_iters = 1
+    cfg.on_policy_minibatch_size = 12
+    cfg.evaluation = False
+    cfg.render = False
+    cfg.loggers = []
+    cfg.create_json = False
+    cfg.checkpoint_interval = 0
+    cfg.save_folder = str(tmp_path)
+    task = bm.SeerTask.PCS_V0.get_task(dict(grid_width=2, grid_height=2, max_cycles=6,
+                                            param_sampler={"team_reward_share": {"choice": [0.0, 0.5]}}))
+    exp = bm.Experiment(task=task, algorithm_config=MappoConfig.get_from_yaml(), model_config=MlpConfig.get_from_yaml(),
+                        critic_model_config=MlpConfig.get_from_yaml(), seed=0, config=cfg, callbacks=[curriculum])
+    exp.run()
+    seen = curriculum.seen
+    assert exp.n_iters_performed == 3 and len(seen) == 3
+    # 6-step episodes, 6 steps a batch: each batch's copies ran the value set after the one before
+    base = seer_envs.get("pcs_v0").build_config({})
+    assert (seen[0] == getattr(base, field)).all()
+    assert (seen[1] == 600.0).all() and (seen[2] == 700.0).all()
