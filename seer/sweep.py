@@ -29,7 +29,9 @@ def point_key(point):
 def run_point(scenario_name, point):
     """Run one point; returns a flat result row (never raises)."""
     from seer.scenarios import registry
-    row = {"key": point_key(point), **{f"sweep.{k}": v for k, v in point["swept"].items()},
+    # a swept list (one value per copy) as the CSV holds it, so fresh rows and read ones plot alike
+    row = {"key": point_key(point), **{f"sweep.{k}": json.dumps(v) if isinstance(v, list) else v
+                                       for k, v in point["swept"].items()},
            "machine": machine(), "load_1m": _load()}
     try:
         kw = {"param_sampler": point["param_sampler"]} if point.get("param_sampler") else {}

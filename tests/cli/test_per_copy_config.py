@@ -212,3 +212,16 @@ def test_ready_per_copy_file_runs(capsys):
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     assert main(["run", os.path.join(root, "scenarios", "pcs_randomised.toml")]) == 0
     assert "copies" in capsys.readouterr().out
+
+
+def test_a_sweep_of_per_copy_lists_plots(tmp_path, capsys):
+    """Swept lists (one value per copy) are categories of the plots, fresh
+    or read back from results.csv."""
+    f = write(tmp_path, PCS + '[run]\nsteps = 5\ncopies = 2\nnum_threads = 1\n'
+                              '[sweep]\nmax_cycles = [[4, 6], [8, 9]]\n')
+    out = tmp_path / "out"
+    for _ in range(2):
+        assert main(["sweep", f, "--out", str(out)]) == 0
+        assert "plot: " in capsys.readouterr().out
+    with open(out / "results.csv", newline="") as fh:
+        assert [r["sweep.max_cycles"] for r in csv.DictReader(fh)] == ["[4, 6]", "[8, 9]"]
