@@ -55,9 +55,10 @@ class Batch:
         self.copies = cp = copies_cls(config, num_copies)
         self.num_copies = E = int(num_copies)
         self.num_agents = A = cp.num_agents
-        self.worlds = Worlds(config, per_copy_fields(copies_cls), E, cp.configs)
+        self.worlds = Worlds(config, per_copy_fields(copies_cls), E, cp.configs, copies_cls.per_copy_counts)
         self.max_cycles = np.full(E, config.max_cycles, np.int64)
         self._any_pending = False
+        self._absent = None             # rows beyond a copy's agent count (_worlds_changed)
         if rows is not None:
             n = len(self.worlds.fields)
             self._set_worlds(*(np.array(rows, np.float64).reshape(E, n) for _ in range(2)),
@@ -199,6 +200,11 @@ class Batch:
         self.max_cycles[:] = self.worlds.values[:, 0]
         self._mc_min = int(self.max_cycles.min())
         self._any_pending = not np.isnan(self.worlds.pending).all()
+        # Copies with fewer agents than the batch's width (a per-copy agent
+        # count): their other rows are out of play from each start on.
+        cp, A = self.copies, self.num_agents
+        counts = np.array([cp.agent_count(cfg) for cfg in cp.configs])
+        self._absent = None if (counts == A).all() else np.arange(A)[None, :] >= counts[:, None]
 
     def _new_worlds(self, idx, seeds):
         """Copies ``idx`` start episodes of ``seeds``: their worlds
@@ -239,10 +245,10 @@ class Batch:
         self.tuner = _tuner.tuner_for(eng, self.num_threads_setting, self.thread_choice)
         self.after_step(started=True)            # its first trial may be a smaller team
         self.cycle[:] = 0
-        self.done[:] = False
+        self.done[:] = False if self._absent is None else self._absent
         self.ep_return[:] = 0.0
         self.ep_length[:] = 0
-        self._any_done = False
+        self._any_done = self._absent is not None
         self._aligned = True
         cp.boundary(0, E, np.zeros(E), self.num_threads)
         self.broken = None
@@ -264,7 +270,7 @@ class Batch:
             for blo, bhi in cp.range_blocks(lo, hi):
                 eng.reset_lps(blo, bhi, 0.0)
             self.cycle[lo:hi] = 0
-            self.done[lo:hi] = False
+            self.done[lo:hi] = False if self._absent is None else self._absent[lo:hi]
             self.ep_return[lo:hi] = 0.0
             self.ep_length[lo:hi] = 0
             cp.boundary(lo, hi, np.zeros(self.num_copies), self.num_threads)

@@ -122,8 +122,9 @@ class Worlds:
     """Each of ``num_copies`` copies' world under the base ``config``
     (module docstring); ``fields``: :func:`per_copy_fields`."""
 
-    def __init__(self, config, fields, num_copies, configs):
+    def __init__(self, config, fields, num_copies, configs, counts=()):
         self.config, self.fields = config, tuple(fields)
+        self.caps = {self.fields.index(f): getattr(config, f) for f in counts}
         self.index = {f: i for i, f in enumerate(self.fields)}
         row = np.array([getattr(config, f) for f in self.fields], np.float64)
         self.base = np.tile(row, (num_copies, 1))
@@ -138,6 +139,10 @@ class Worlds:
         key = tuple(float(v) for v in row)
         cfg = self._cache.get(key)
         if cfg is None:
+            for i, cap in self.caps.items():
+                if key[i] > cap:
+                    raise ValueError(f"{type(self.config).__name__}.{self.fields[i]} must be <= {cap} in this "
+                                     f"batch (built for the largest value of each copy), got {key[i]:g}")
             cfg = dataclasses.replace(self.config, **{f: _cast(self.config, f, v)
                                                       for f, v in zip(self.fields, key)})
             if len(self._cache) < 4096:

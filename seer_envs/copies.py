@@ -83,6 +83,10 @@ class Copies:
     #: the LP blocks, ``dt`` nor the engine's lookahead.  ``max_cycles``
     #: always may.  The model reads them per copy (:meth:`configure`).
     per_copy = ()
+    #: Those of ``per_copy`` that count entities (agents, targets): the batch
+    #: is built for the largest value of each, and a copy with fewer has
+    #: rows that are never in play (:meth:`agent_count`).
+    per_copy_counts = ()
     #: This object's own per-agent arrays (rows ``c * agents ..``) that are
     #: state, besides ``obs``, ``rew`` and ``_term``.
     agent_arrays = ()
@@ -172,6 +176,13 @@ class Copies:
         self.configs[c] = config
         if self.per_copy:
             self.model.configure(c, config)
+
+    def agent_count(self, config):
+        """How many of the batch's agent rows copy ``config`` has: all
+        (:attr:`num_agents`) unless the scenario's agent count is a per-copy
+        field, when a copy may have fewer (its first rows; the others are
+        never in play)."""
+        return self.num_agents
 
     # --- outputs -------------------------------------------------------------
 

@@ -249,7 +249,10 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
                 raise refuse_field(spec.build_config({}), k, fields, f"{k}=[...]")
             if len(seqs[k]) != E:
                 raise ValueError(f"{k} must be one value or {E} values (one per copy), got {len(seqs[k])}")
-        first = spec.build_config({**params, **{k: v[0] for k, v in seqs.items()}})
+        # copy 0's values, but the largest of each count: the batch's width
+        counts = spec.copies.per_copy_counts
+        top = {k: (max(v) if k in counts else v[0]) for k, v in seqs.items()}
+        first = spec.build_config({**params, **top})
         rows = np.array([[getattr(first, f) for f in fields]] * E, np.float64)
         for k, vs in seqs.items():
             for c, v in enumerate(vs):
@@ -258,7 +261,7 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
                 rows[c, fields.index(k)] = v
         for c in range(1, E):         # each copy's own config: the config's own errors
             spec.build_config({**params, **{k: v[c] for k, v in seqs.items()}})
-        return {**params, **{k: v[0] for k, v in seqs.items()}}, rows
+        return {**params, **top}, rows
 
     @property
     def param_values(self):

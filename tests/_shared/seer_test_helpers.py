@@ -4,6 +4,9 @@ it: tests/ itself would make its subfolders, such as tests/benchmarl,
 shadow packages) on ``sys.path``, so ``from seer_test_helpers import
 contract_error``."""
 
+import dataclasses as _dc
+import math as _math
+
 import numpy as np
 
 from seer_runtime import ContractViolation
@@ -90,4 +93,34 @@ def exit_hand_count(threads=1):
             out[int(i)] = (k, "term" if t[i] else "trunc", ret[i], k)
         live &= ~(t | tr)
     assert not env.agents
+    return out
+
+
+def three_values(cfg, field):
+    """Three valid values of ``field`` around ``cfg``'s (the first is cfg's):
+    from the field's declared bounds, each checked by building the config."""
+    m = cfg.__dataclass_fields__[field].metadata
+    d = getattr(cfg, field)
+    lo, hi = m.get("lo"), m.get("hi")
+    if m.get("integer"):
+        cands = [d + 2, d - 1, d + 1, d + 3, max(d - 2, 0)]
+    elif d == 0:
+        top = 1.0 if hi is None else min(hi, 1.0)
+        cands = [0.6 * top, 0.3 * top, 0.9 * top]
+    elif _math.isinf(d):
+        cands = [1e4, 3e3]
+    else:
+        cands = [d * 1.7, d * 0.6, d * 1.3, d * 0.8]
+    out = [d]
+    for v in cands:
+        if len(out) == 3:
+            break
+        if v in out or (lo is not None and v < lo) or (hi is not None and v > hi):
+            continue
+        try:
+            _dc.replace(cfg, **{field: v})
+        except ValueError:
+            continue
+        out.append(v)
+    assert len(out) == 3, f"no three valid values of {field} around {d}"
     return out

@@ -53,6 +53,7 @@ CASES = {
     "team_spread": (["--copies", "4", "--grid", "2", "--busy", "0", "--rounds", "1", "--steps", "2"],
                     "spreading on over off"),
     "core_ab": ([ROOT, ROOT, "--quick"], "tree 1 us"),          # this tree against itself (A/A)
+    "worlds_ab": ([ROOT, "--quick"], "per-copy/shared"),
 }
 
 

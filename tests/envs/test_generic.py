@@ -10,7 +10,7 @@ import types
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, render_test
-from seer_test_helpers import env_cases, random_actions, same, stopping_cases
+from seer_test_helpers import env_cases, random_actions, same, stopping_cases, three_values
 
 import seer_envs
 from seer.scenarios import registry as cli_registry
@@ -529,12 +529,17 @@ def test_vector_copies_equal_single_envs(sid, mode, threads, seed, layout):
     at different steps (per-copy max_cycles), so the engine runs them in
     groups of equal step count; in one engine, round by round (the team)
     or in copy groups (``layout`` True), or in groups of
-    copies, an engine each, stepped concurrently (``layout`` "engines")."""
+    copies, an engine each, stepped concurrently (``layout`` "engines").
+    Each copy has its own value of every per-copy field (its world), as
+    its single env has."""
     E, mcs = 3, [2, 4, 3]
     p = {k: v for k, v in small(sid).items() if k != "max_cycles"}
+    cfg = SPECS[sid].build_config(p)
+    worlds = {f: three_values(cfg, f) for f in SPECS[sid].copies.per_copy}
     v = seer_envs.vector_env(sid, E, num_threads=threads, autoreset_mode=mode, max_cycles=mcs,
-                             copy_parallel=layout, **p)
-    singles = [seer_envs.make(sid, num_threads=1, max_cycles=mcs[c], **p) for c in range(E)]
+                             copy_parallel=layout, **p, **worlds)
+    singles = [seer_envs.make(sid, num_threads=1, max_cycles=mcs[c], **p,
+                              **{f: vs[c] for f, vs in worlds.items()}) for c in range(E)]
     obs, infos = v.reset(seed=seed)
     want = {"engines": "groups", True: "copy_groups", False: "team",
             None: "team"}[layout]           # None: 3 copies are too few to share out
