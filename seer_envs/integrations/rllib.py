@@ -237,8 +237,15 @@ class SeerVectorMultiAgentEnv(VectorMultiAgentEnv):
         self._first_seed = None
         obs, info = self.vec.reset(seed=seed, options=options)
         self._mask = info["mask"]
+        return [self._in_play(o, m) for o, m in zip(obs, self._mask)], [{} for _ in range(self.num_envs)]
+
+    def _in_play(self, obs, mask):
+        """One copy's observation dict: the agents in play (a copy with
+        fewer agents than the batch's width leaves the other rows out)."""
         agents = self.possible_agents
-        return [dict(zip(agents, o)) for o in obs], [{} for _ in range(self.num_envs)]
+        if mask.all():
+            return dict(zip(agents, obs))
+        return {agents[j]: obs[j] for j in np.flatnonzero(mask)}
 
     def step(self, actions):
         if len(actions) != self.num_envs:
@@ -257,10 +264,11 @@ class SeerVectorMultiAgentEnv(VectorMultiAgentEnv):
         out_obs, out_rew, out_term, out_trunc = [], [], [], []
         for c in range(self.num_envs):
             if restart[c]:                       # its first observation, as next_step gives
-                out_obs.append(dict(zip(agents, s.obs[c])))
-                out_rew.append(dict.fromkeys(agents, 0.0))
-                out_term.append(dict.fromkeys(agents, False) | {"__all__": False})
-                out_trunc.append(dict.fromkeys(agents, False) | {"__all__": False})
+                o = self._in_play(s.obs[c], s.mask[c])
+                out_obs.append(o)
+                out_rew.append(dict.fromkeys(o, 0.0))
+                out_term.append(dict.fromkeys(o, False) | {"__all__": False})
+                out_trunc.append(dict.fromkeys(o, False) | {"__all__": False})
                 continue
             live = np.flatnonzero(before[c])     # in the dicts: the agents that acted
             names = [agents[j] for j in live]
@@ -406,8 +414,9 @@ def rllib_env_creator(env_id, autoreset_mode="next_step"):
         cfg.pop("seed", None)
         threads = cfg.pop("num_threads", "auto")
         spec = get(env_id)
-        one = {k: v[0] if isinstance(v, (list, tuple)) and v else v       # copy 0's values: the agent count
-               for k, v in cfg.items() if k != "param_sampler"}
+        counts = getattr(spec.copies, "per_copy_counts", ())
+        one = {k: (max(v) if k in counts else v[0]) if isinstance(v, (list, tuple)) and v else v
+               for k, v in cfg.items() if k != "param_sampler"}    # the batch's width: the largest counts
         agents = len(spec.copies.agent_names(spec.build_config(one)))
         if num % agents:
             raise ValueError(f"num_envs_per_env_runner must be a multiple of the {agents} agents "
