@@ -149,15 +149,18 @@ def cmd_sweep(a):
 
 
 def cmd_list(a):
+    from seer.configfile import per_copy_fields
     from seer.scenarios import registry
     for name, s in registry().items():
         print(f"{name}  ({s.kind}) — {s.description}")
+        per_copy = per_copy_fields(s) if s.kind == "env" else ()
         for field, default, unit, doc in s.params():
             unit = f" [{unit}]" if unit else ""
-            print(f"    {field:<24} {default!s:<10}{unit:<14} {doc}")
+            mark = " (per copy)" if field in per_copy else ""
+            print(f"    {field:<24} {default!s:<10}{unit:<14} {doc}{mark}")
         print("    run: " + ("steps (100), " if s.kind == "env" else "end_time (100.0), ") +
               "seeds ([0]), num_threads (\"auto\")" +
-              (", policy (random | fixed + action | heuristic)" if s.kind == "env" else ""))
+              (", policy (random | fixed + action | heuristic), copies" if s.kind == "env" else ""))
         print()
     return 0
 

@@ -112,7 +112,7 @@ class EnvScenario(Scenario):
                 wall = time.perf_counter() - t0
                 stats = [e.stats() for e in venv.engines]       # one engine, or one per group of copies
                 choice, busy = venv.thread_choice, stats[0]["busy_s"]
-                last = {k: np.asarray(v).tolist() for k, v in getattr(venv, "params", {}).items()}
+                last = {k: v.tolist() for k, v in venv.params.items()}
             finally:
                 venv.close()
             per_seed.append(rew_sum / max(1, agent_steps))

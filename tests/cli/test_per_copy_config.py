@@ -225,3 +225,10 @@ def test_a_sweep_of_per_copy_lists_plots(tmp_path, capsys):
         assert "plot: " in capsys.readouterr().out
     with open(out / "results.csv", newline="") as fh:
         assert [r["sweep.max_cycles"] for r in csv.DictReader(fh)] == ["[4, 6]", "[8, 9]"]
+
+
+def test_list_marks_the_per_copy_fields(capsys):
+    assert main(["list"]) == 0
+    block = capsys.readouterr().out.split("\npcs_v0  ")[1].split("\n\n")[0]
+    marked = {ln.split()[0] for ln in block.splitlines()[1:] if ln.endswith("(per copy)")}
+    assert marked == set(per_copy_fields(registry()["pcs_v0"])) and "copies" in block.splitlines()[-1]
