@@ -330,9 +330,8 @@ class SeerMultiAgentEnvRunner(MultiAgentEnvRunner):
 
     def set_params(self, copies=None, **values):
         """Per-copy values for the next reset of each copy in ``copies`` of
-        this runner (:meth:`SeerVectorMultiAgentEnv.set_params`); also by
-        name: ``algo.env_runner_group.foreach_env_runner("set_params",
-        kwargs={...})``."""
+        this runner (:meth:`SeerVectorMultiAgentEnv.set_params`); for every
+        runner of an algorithm, :func:`set_params`."""
         self.env.set_params(copies, **values)
 
 
