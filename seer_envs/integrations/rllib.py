@@ -374,13 +374,28 @@ def set_params(algo, copies=None, **values):
     vector env, a sub-env of RLlib's default runner, or a copy of the
     agent-level vector env (:func:`rllib_env_creator`); autoresets apply
     them too.  Values are checked on each runner with the config's own
-    errors; returns the number of copies per runner.  Call it from a
+    errors (a refusal raises here, and no runner changes); returns the
+    number of copies per runner.  Call it from a
     callback's ``on_train_result(algorithm=...)`` for a curriculum::
 
         set_params(algorithm, wind_sigma=0.5)
     """
     group = getattr(algo, "env_runner_group", algo)
-    return group.foreach_env_runner(lambda r: _runner_set_params(r, copies, values), local_env_runner=True)
+    results = group.foreach_env_runner(lambda r: _refusal_as_value(r, copies, values), local_env_runner=True)
+    for r in results:              # every runner checks the same values: all refuse, or none
+        if isinstance(r, tuple):
+            raise r[0](r[1])
+    return results
+
+
+def _refusal_as_value(runner, copies, values):
+    """:func:`_runner_set_params`, its refusal returned rather than raised:
+    an exception inside a remote runner's ``apply`` makes RLlib kill the
+    runner (``restart_failed_env_runners``) instead of reporting it."""
+    try:
+        return _runner_set_params(runner, copies, values)
+    except (ValueError, TypeError) as e:
+        return (type(e), str(e))
 
 
 def rllib_env_creator(env_id, autoreset_mode="next_step"):

@@ -349,3 +349,37 @@ def test_benchmarl_callback_curriculum_reaches_the_collector(tmp_path):
     base = seer_envs.get("pcs_v0").build_config({})
     assert (seen[0] == getattr(base, field)).all()
     assert (seen[1] == 600.0).all() and (seen[2] == 700.0).all()
+
+
+def test_rllib_set_params_reaches_remote_runners_and_a_refusal_kills_none():
+    """``set_params(algo, ...)`` on a runner in its own Ray actor: the value
+    is in force after a ``train()`` (its copies restarted), and a refused
+    value raises in the driver while the runner lives on (RLlib kills a
+    runner whose ``apply`` raises)."""
+    rllib = _rllib()
+    ray = pytest.importorskip("ray")
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    rllib.register()
+    field, _ = _varied("pcs_v0")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    try:
+        cfg = (PPOConfig()
+               .environment("seer/pcs_v0", env_config=dict(grid_width=2, grid_height=2, max_cycles=4, num_threads=1,
+                                                           seed=1))
+               .multi_agent(policies={"shared"}, policy_mapping_fn=lambda a, *x, **k: "shared")
+               .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={"shared": RLModuleSpec()}))
+               .env_runners(num_env_runners=1, num_envs_per_env_runner=2, env_runner_cls=rllib.SeerMultiAgentEnvRunner)
+               .training(train_batch_size_per_learner=40, minibatch_size=20, num_epochs=1))
+        algo = cfg.build_algo()
+        assert rllib.set_params(algo, **{field: 321.0}) == [0, 2]       # the local runner holds no env
+        with pytest.raises(ValueError, match=f"PCSConfig.{field} must be"):
+            rllib.set_params(algo, **{field: -1.0})
+        algo.train()
+        got = algo.env_runner_group.foreach_env_runner(lambda r: r.env and r.env.params[field].tolist())
+        assert got[-1] == [321.0, 321.0]
+        assert algo.env_runner_group.num_healthy_remote_workers() == 1
+        algo.stop()
+    finally:
+        ray.shutdown()
