@@ -54,9 +54,8 @@ curriculum hook: ``foreach_env_runner`` from a callback's
 "Per-copy worlds").
 """
 
-import numbers
-
 import collections
+import numbers
 
 import gymnasium as gym
 import numpy as np
@@ -326,7 +325,6 @@ class SeerMultiAgentEnvRunner(MultiAgentEnvRunner):
                       callbacks_functions=self.config.callbacks_on_environment_created,
                       kwargs=dict(env_runner=self, metrics_logger=self.metrics, env=self.env.unwrapped,
                                   env_context=ctx))
-
 
     def set_params(self, copies=None, **values):
         """Per-copy values for the next reset of each copy in ``copies`` of

@@ -247,6 +247,25 @@ def test_rllib_single_envs_take_a_sampler_and_set_params():
         rllib.SeerRLlibEnv("pcs_v0", dict(kw, **{field: [50.0, 60.0]}))
     for e in envs + [plain]:
         e.close()
+    # through RLlib's own multi-agent runner (a loop of these single envs): copies are its sub-envs
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+    rllib.register()
+    cfg = (PPOConfig().environment("seer/pcs_v0", env_config=dict(kw, max_cycles=3, num_threads=1))
+           .multi_agent(policies={"shared"}, policy_mapping_fn=lambda a, *x, **k: "shared")
+           .env_runners(num_env_runners=0, num_envs_per_env_runner=3))
+    runner = MultiAgentEnvRunner(config=cfg)
+
+    class Group:                   # an algorithm's env_runner_group, with this runner only
+        def foreach_env_runner(self, func, local_env_runner=True):
+            return [func(runner)]
+    assert rllib.set_params(Group(), copies=[1], **{field: 222.0}) == [3]
+    with pytest.raises(ValueError, match=r"copies must name sub-envs in \[0, 2\]"):
+        rllib.set_params(Group(), copies=[3], **{field: 222.0})
+    runner.sample(num_timesteps=3 * 5, random_actions=True)           # every sub-env ended and reset
+    got = [e.unwrapped.params[field] for e in runner.env.envs]
+    assert got[1] == 222.0 and got[0] != 222.0 and got[2] != 222.0
+    runner.stop()
 
 
 def test_rllib_agent_vector_creator_takes_per_copy_values():
