@@ -52,7 +52,8 @@ class Snapshots:
     def snapshot(self, copies=None):
         """Every copy's state (engine-wide, one engine), or copies ``copies``
         (a snapshot of single copies, restorable into any slots and layout)."""
-        from seer_envs._snapshot import capture, capture_copies, capture_copy
+        from seer_envs._snapshot import capture
+        from seer_envs._snapshot_copies import capture_copies, capture_copy
         self.check_steppable()
         b = self.batch
         if copies is None and not isinstance(b, Groups):
@@ -109,7 +110,8 @@ class Snapshots:
         return self._restore_copies(snapshot, n, slots, hold)
 
     def _restore_copies(self, snapshot, n, slots, hold=False):
-        from seer_envs._snapshot import check_params, copy_states, generators, prepare_copy, restore_copies
+        from seer_envs._snapshot import generators
+        from seer_envs._snapshot_copies import check_params, copy_states, prepare_copy, restore_copies
         self.ensure_layout()
         b = self.batch
         with b.using():

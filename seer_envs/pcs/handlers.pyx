@@ -161,8 +161,7 @@ cdef inline double _ring(double a, double b, double n) noexcept nogil:
 
 
 # The load factor of `cell` at time t (module docstring); 1 when nothing varies.
-cdef inline double _load(const PcsState* s, lp_id_t cell, double t) noexcept nogil:
-    cdef const PcsParams* p = _params(s, cell)
+cdef inline double _load(const PcsState* s, const PcsParams* p, lp_id_t cell, double t) noexcept nogil:
     cdef int64_t local = cell % s.cells
     cdef double x = <double>(local % s.width), y = <double>(local // s.width)
     cdef double w = <double>s.width, h = <double>s.height
@@ -182,30 +181,29 @@ cdef inline double _load(const PcsState* s, lp_id_t cell, double t) noexcept nog
     return f * (1.0 + p.hot_amp * sum_)
 
 
-# The next call attempt's delay for a phone handled at `cell` at time t.
-cdef inline double _call_delay(const PcsState* s, Ctx* ctx, double t) noexcept nogil:
-    cdef const PcsParams* p = _params(s, ctx.lp)
+# The next call attempt's delay for a phone handled at ctx.lp (whose copy's
+# parameters are p: the handlers look them up once per call) at time t.
+cdef inline double _call_delay(const PcsState* s, const PcsParams* p, Ctx* ctx, double t) noexcept nogil:
     if not p.load_varies:
         return seer_exponential(ctx, p.interarrival)
-    return seer_exponential(ctx, p.interarrival / _load(s, ctx.lp, t))
+    return seer_exponential(ctx, p.interarrival / _load(s, p, ctx.lp, t))
 
 
-cdef inline double _next_move(const PcsState* s, Ctx* ctx, double t) noexcept nogil:
-    cdef double mean = _params(s, ctx.lp).move_mean
-    if isinf(mean):
+cdef inline double _next_move(const PcsParams* p, Ctx* ctx, double t) noexcept nogil:
+    if isinf(p.move_mean):
         return INFINITY
-    return t + seer_exponential(ctx, mean)
+    return t + seer_exponential(ctx, p.move_mean)
 
 
 # A fixed point p = 0.1 + 0.5 * load * p / (1 + 0.01 p), iterated from the
 # cell's last estimate: deterministic work that scales with pc_iters.
-cdef inline void _power_control(PcsState* s, lp_id_t c) noexcept nogil:
+cdef inline void _power_control(PcsState* s, const PcsParams* p, lp_id_t c) noexcept nogil:
     cdef double load = <double>(s.channels - s.free_ch[c]) / <double>s.channels
-    cdef double p = s.power[c]
+    cdef double x = s.power[c]
     cdef int64_t k
-    for k in range(_params(s, c).pc_iters):
-        p = 0.1 + 0.5 * load * p / (1.0 + 0.01 * p)
-    s.power[c] = p
+    for k in range(p.pc_iters):
+        x = 0.1 + 0.5 * load * x / (1.0 + 0.01 * x)
+    s.power[c] = x
 
 
 cdef inline int _send(Ctx* ctx, double t, lp_id_t cell, int32_t kind, double nc, double comp,
@@ -221,12 +219,13 @@ cdef inline int _send(Ctx* ctx, double t, lp_id_t cell, int32_t kind, double nc,
 
 
 # Idle phone at ctx.lp: walk its moves before the next call, send the call.
-cdef int _schedule_idle(PcsState* s, Ctx* ctx, double nc, double mv, int64_t pid) noexcept nogil:
+cdef int _schedule_idle(PcsState* s, const PcsParams* p, Ctx* ctx, double nc, double mv,
+                        int64_t pid) noexcept nogil:
     cdef lp_id_t cell = ctx.lp
     cdef double t
     while mv < nc:
         cell = _neighbour(s, cell, seer_integer(ctx, 4))
-        mv = _next_move(s, ctx, mv)
+        mv = _next_move(p, ctx, mv)
     t = nc
     if cell != ctx.lp:
         if t < ctx.now + s.latency:
@@ -254,14 +253,15 @@ cdef int _schedule_in_call(PcsState* s, Ctx* ctx, double nc, double comp, double
 
 cdef int on_init(void* model, Ctx* ctx) noexcept nogil:
     cdef PcsState* s = <PcsState*>model
+    cdef const PcsParams* p = _params(s, ctx.lp)
     cdef int64_t k, pid
     cdef double nc, mv
     cdef int rc
     for k in range(s.portables):
         pid = (<int64_t>ctx.lp % s.cells) * s.portables + k
-        nc = ctx.now + _call_delay(s, ctx, ctx.now)
-        mv = _next_move(s, ctx, ctx.now)
-        rc = _schedule_idle(s, ctx, nc, mv, pid)
+        nc = ctx.now + _call_delay(s, p, ctx, ctx.now)
+        mv = _next_move(p, ctx, ctx.now)
+        rc = _schedule_idle(s, p, ctx, nc, mv, pid)
         if rc != SEER_OK:
             return rc
     return SEER_OK
@@ -270,6 +270,7 @@ cdef int on_init(void* model, Ctx* ctx) noexcept nogil:
 cdef int on_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
     cdef PcsState* s = <PcsState*>model
     cdef lp_id_t c = ctx.lp
+    cdef const PcsParams* p = _params(s, c)
     cdef int64_t* cnt = &s.counters[<int64_t>c * N_COUNTERS]
     cdef double nc = ev.data.f[0], comp = ev.data.f[1], mv = ev.data.f[2]
     cdef int64_t pid = ev.data.i[3]
@@ -282,29 +283,29 @@ cdef int on_event(void* model, Ctx* ctx, const Event* ev) noexcept nogil:
             cnt[C_CHANNEL_BLOCKS] += 1
         else:
             s.free_ch[c] -= 1
-            comp = ctx.now + seer_exponential(ctx, _params(s, c).duration)
-            _power_control(s, c)
-        nc = ctx.now + _call_delay(s, ctx, ctx.now)
+            comp = ctx.now + seer_exponential(ctx, p.duration)
+            _power_control(s, p, c)
+        nc = ctx.now + _call_delay(s, p, ctx, ctx.now)
         if isinf(comp):
-            return _schedule_idle(s, ctx, nc, mv, pid)
+            return _schedule_idle(s, p, ctx, nc, mv, pid)
         return _schedule_in_call(s, ctx, nc, comp, mv, pid)
     elif ev.kind == COMPLETIONCALL:
         s.free_ch[c] += 1
-        return _schedule_idle(s, ctx, nc, mv, pid)
+        return _schedule_idle(s, p, ctx, nc, mv, pid)
     elif ev.kind == MOVECALLOUT:
         s.free_ch[c] += 1
         cnt[C_HANDOFFS_OUT] += 1
         dest = _neighbour(s, c, seer_integer(ctx, 4))
-        mv = _next_move(s, ctx, ctx.now)
+        mv = _next_move(p, ctx, ctx.now)
         return _send(ctx, ctx.now + s.latency, dest, MOVECALLIN, nc, comp, mv, pid)
     elif ev.kind == MOVECALLIN:
         if s.free_ch[c] > 0:
             s.free_ch[c] -= 1
             cnt[C_HANDOFFS_IN] += 1
-            _power_control(s, c)
+            _power_control(s, p, c)
             return _schedule_in_call(s, ctx, nc, comp, mv, pid)
         cnt[C_HANDOFF_BLOCKS] += 1
-        return _schedule_idle(s, ctx, nc, mv, pid)
+        return _schedule_idle(s, p, ctx, nc, mv, pid)
     elif ev.kind == ACTION:
         s.guard[c] = s.actions[c]
         return SEER_OK
@@ -417,7 +418,7 @@ cdef class PcsModel(Scenario):
         for i, c in enumerate(cells):
             if not 0 <= c < self.s.cells * self.s.copies:
                 raise ValueError(f"load: cell {c} out of range")
-            out[i] = _load(&self.s, <lp_id_t>c, t)
+            out[i] = _load(&self.s, _params(&self.s, <lp_id_t>c), <lp_id_t>c, t)
         return out
 
     def reset_cells(self, lo, hi):

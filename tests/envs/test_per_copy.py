@@ -235,3 +235,20 @@ def test_snapshots_and_pickles_carry_each_copys_world():
         np.testing.assert_array_equal(o3[3], o[0])
     assert src.params["call_duration_mean"][2] == 60.0          # the pending value came with the restart
     assert dst.params["call_duration_mean"][1] == 60.0
+
+
+def test_the_agent_level_env_reports_each_rows_world():
+    p = dict(SPECS["pcs_v0"].test_params, max_cycles=3)
+    env = seer_envs.agent_vector_env("pcs_v0", 2, num_threads=1, handoff_penalty=[1.0, 4.0], **p)
+    A = env.agents_per_copy
+    _, infos = env.reset(seed=0)
+    np.testing.assert_array_equal(infos["seer_params"]["handoff_penalty"], [1.0] * A + [4.0] * A)
+    env.set_params(copies=[1], handoff_penalty=2.0)
+    restarted = []
+    for _ in range(4):
+        *_, infos = env.step(np.zeros(env.num_envs, np.int64))
+        if "seer_params" in infos:
+            restarted.append(infos["_seer_params"].copy())
+            np.testing.assert_array_equal(infos["seer_params"]["handoff_penalty"], [1.0] * A + [2.0] * A)
+    assert len(restarted) == 1 and restarted[0].all()
+    assert env.params["handoff_penalty"].tolist() == [1.0, 2.0]

@@ -516,7 +516,8 @@ def test_bad_copy_restores_are_named_and_change_nothing():
 
 def test_payload_lp_ids_move_with_their_copy():
     """Payload words declared as LP ids move like sources and targets."""
-    from seer_envs._snapshot import EVENT, ENV_SOURCE, move_events
+    from seer_envs._snapshot import EVENT, ENV_SOURCE
+    from seer_envs._snapshot_copies import move_events
     ev = np.zeros(3, EVENT)
     ev["src"] = [5, ENV_SOURCE, 6]
     ev["target"] = [6, 5, 5]
