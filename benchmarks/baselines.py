@@ -39,7 +39,7 @@ names the machine, the versions, the budget and the command.
 updates of 4 copies, Aircraft 200 updates of 2 copies of 64 UAVs) took
 24.9 minutes on the shared 2-core development machine without the Aircraft
 speed rows (``python benchmarks/baselines.py --out DIR --report PATH``) and
-WALLTIME minutes with them (``python benchmarks/baselines.py``; the report
+29.9 minutes with them (``python benchmarks/baselines.py``; the report
 gives each run's wall time); a bigger machine can raise it.
 ``--quick`` is the test's size: 2 training seeds, 4 evaluation seeds,
 2 updates, small Aircraft.
@@ -535,7 +535,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="the tests' size (a few minutes of one core)")
     p.add_argument("--budget", type=float, default=1.0,
-                   help="scale every training budget (updates) by this; 1.0 ~ 35 min on 2 cores")
+                   help="scale every training budget (updates) by this; 1.0 ~ 30 min on 2 cores")
     p.add_argument("--train-seeds", type=int, default=None, help="training seeds per algorithm (default 5)")
     p.add_argument("--eval-seeds", type=int, default=None, help="held-out evaluation seeds (default 64)")
     p.add_argument("--speed-seeds", type=int, default=None, help="training seeds of the speed part (default 2)")
