@@ -2,7 +2,8 @@
 """Baselines a researcher can cite, in one command.
 
     python benchmarks/baselines.py [--quick] [--budget X] [--train-seeds N] [--eval-seeds N]
-        [--tasks pcs_hotspot_v0,aircraft_v0] [--no-speed] [--out DIR] [--report PATH]
+        [--tasks pcs_hotspot_v0,aircraft_v0] [--no-speed] [--speed-seeds N]
+        [--aircraft-target F] [--out DIR] [--report PATH]
 
 For each task (``pcs_hotspot_v0``; ``aircraft_v0``) it evaluates a uniformly
 random policy, every constant action (PCS: each guard; Aircraft: zero
@@ -18,10 +19,14 @@ run's mean over the evaluation seeds) for the learned ones; the adaptive
 rule's advantage over the best constant is a paired bootstrap over the
 evaluation seeds.
 
-The speed part trains the same IPPO on the PCS task through SEER's vector
+The speed part trains the same IPPO on each task through SEER's vector
 env and through SuperSuit's ``concat_vec_envs_v1`` over single SEER envs,
-with the same seeds: training env steps per second and the wall time at
-which the training return first reaches the best constant's.
+with the same seeds, the two paths alternating (and checks that the
+training returns of every update are the same on both): training env steps
+per second, and the env steps and wall time at which the training return
+first reaches a target: the best constant's held-out mean on PCS,
+``--aircraft-target`` (0.5) x the heuristic's held-out mean on Aircraft
+(the report says why, from the run's own curves).
 
 Writes raw CSVs (``curves.csv``: one row per update of every run;
 ``eval.csv``: one row per policy, run and evaluation seed;
@@ -30,12 +35,12 @@ against wall time) to ``--out``, and the report (``--report``, default
 docs/baselines.md, its PNGs under ``plots/baselines/`` beside it), which
 names the machine, the versions, the budget and the command.
 
-``--budget`` scales every training budget (updates) by X: 1.0 is the suite
-sized for under two hours on a 2-core machine (PCS 150 updates of 4 copies,
-Aircraft 200 updates of 2 copies of 64 UAVs; from the per-update times of a
-``--budget 0.05`` run on the shared 2-core development machine, 0.8-0.9 s
-per PCS update and 1.0-1.6 s per Aircraft update, about 80 minutes in all;
-not run at 1.0 there); a bigger machine can raise it.
+``--budget`` scales every training budget (updates) by X: 1.0 (PCS 150
+updates of 4 copies, Aircraft 200 updates of 2 copies of 64 UAVs) took
+24.9 minutes on the shared 2-core development machine without the Aircraft
+speed rows (``python benchmarks/baselines.py --out DIR --report PATH``) and
+29.9 minutes with them (``python benchmarks/baselines.py``; the report
+gives each run's wall time); a bigger machine can raise it.
 ``--quick`` is the test's size: 2 training seeds, 4 evaluation seeds,
 2 updates, small Aircraft.
 """
@@ -44,7 +49,6 @@ import argparse
 import csv
 import os
 import platform
-import subprocess
 import sys
 import time
 
@@ -151,8 +155,10 @@ def train_pcs(algo, seed, b, num_threads, venv=None, progress=None):
     return policy, rows
 
 
-def train_aircraft(algo, seed, b, num_threads, progress=None):
-    """One run of the Aircraft examples' PPO (parameter sharing: IPPO) or MAPPO."""
+def train_aircraft(algo, seed, b, num_threads, venv=None, progress=None):
+    """One run of the Aircraft examples' PPO (parameter sharing: IPPO) or
+    MAPPO; ``venv`` (IPPO only): the vector env to train on (default
+    SEER's)."""
     import torch
     if algo == "ippo":
         import cleanrl_ppo_aircraft as mod
@@ -167,7 +173,7 @@ def train_aircraft(algo, seed, b, num_threads, progress=None):
         rows.append(r)
         if progress is not None:
             progress.update(1)
-    agent = mod.train(a, on_update=on_update)
+    agent = mod.train(a, on_update=on_update, **({} if venv is None else {"venv": venv}))
 
     def policy(env, obs, rng):
         with torch.no_grad():
@@ -176,9 +182,14 @@ def train_aircraft(algo, seed, b, num_threads, progress=None):
 
 
 class SuperSuitVec:
-    """SuperSuit's ``concat_vec_envs_v1`` over single SEER envs, shaped like
-    SEER's vector env for the IPPO trainer: ``(copies, cells, ...)`` arrays.
-    Copy i of ``reset(seed=s)`` is reset with ``s + i``, as SEER's."""
+    """SuperSuit's ``concat_vec_envs_v1`` over single SEER envs (its
+    ``pettingzoo_env_to_vec_env_v1`` of each), shaped like SEER's vector env
+    for the IPPO trainers: ``(copies, agents, ...)`` arrays, terminations and
+    truncations as bools.  Copy i of ``reset(seed=s)`` is reset with
+    ``s + i``, as SEER's; a copy whose episode ended resets in the same step
+    (SEER's ``autoreset_mode="same_step"``).  SuperSuit refuses agent death
+    (an AssertionError): the speed part's Aircraft episodes are shorter than
+    any UAV's battery lasts (at most 2.8 energy units a step against 600)."""
 
     def __init__(self, env_id, num_envs, num_threads=1, **kw):
         import supersuit as ss
@@ -200,8 +211,10 @@ class SuperSuitVec:
         return self._shape(obs), info
 
     def step(self, actions):
-        obs, rew, term, trunc, info = self._v.step(np.asarray(actions).reshape(-1))
-        return self._shape(obs), self._shape(rew), self._shape(term), self._shape(trunc), info
+        acts = np.asarray(actions).reshape((-1,) + self.single_action_space.shape)
+        obs, rew, term, trunc, info = self._v.step(acts)
+        return (self._shape(obs), self._shape(rew), self._shape(term).astype(bool),
+                self._shape(trunc).astype(bool), info)
 
 
 def time_to_target(rows, target):
@@ -328,32 +341,143 @@ def run_task(task, a, b, progress, eval_rows, curve_rows):
     return dict(table=table, best_const=best_const, heuristic=heur, advantage=ci95(diff),
                 refs={best_const: float(np.mean(per_seed[best_const])),
                       heur: float(np.mean(per_seed[heur]))},
-                learned=learned, env_kw=env_kw), curves
+                learned=learned, env_kw=env_kw, curves=curves), curves
 
 
-def run_speed(a, b, target, progress):
-    """IPPO on the PCS task through SEER's vector env and through SuperSuit,
-    the same seeds: SPS and time to ``target``."""
+def speed_target(task, res, a):
+    """(target return, what it is) of the speed part on ``task``."""
+    if task == PCS:
+        return res["refs"][res["best_const"]], f"the best constant's held-out mean ({res['best_const']})"
+    heur = res["refs"][res["heuristic"]]
+    return a.aircraft_target * heur, f"{a.aircraft_target:g} x the heuristic's held-out mean ({heur:.2f})"
+
+
+def run_speed(a, b, tasks, targets, progress):
+    """IPPO through SEER's vector env and through SuperSuit, the same
+    seeds, on each of ``tasks`` (``targets[task]``: the target return):
+    training steps/s and time to target.  The two paths alternate seed by
+    seed (SEER's first on odd seeds, SuperSuit's on even ones), so drifts
+    of a shared machine's load fall on both."""
     import seer_envs
     from cleanrl_ippo_pcs import ENV_ID, ENV_KW
     out = []
-    for seed in range(1, a.speed_seeds + 1):
-        for path in ("seer vector env", "supersuit concat_vec_envs_v1"):
-            if path == "seer vector env":
-                venv = seer_envs.vector_env(ENV_ID, b["num_envs"], num_threads=a.speed_threads, **ENV_KW)
-            else:
-                venv = SuperSuitVec(ENV_ID, b["num_envs"], num_threads=1, **ENV_KW)
-            _, rows = train_pcs("ippo", seed, b, a.speed_threads, venv=venv, progress=progress)
-            steps, wall = time_to_target(rows, target)
-            out.append(dict(path=path, train_seed=seed, updates=len(rows), env_steps=rows[-1]["env_steps"],
-                            wall_s=rows[-1]["wall_s"], sps=rows[-1]["env_steps"] / rows[-1]["wall_s"],
-                            final_return=rows[-1]["episode_return"], target=target,
-                            steps_to_target=steps, wall_to_target=wall,
-                            curve=[r["episode_return"] for r in rows]))
+    for task in tasks:
+        bt = b[task]
+        if task == PCS:
+            env_id, kw = ENV_ID, dict(ENV_KW)
+        else:
+            env_id = AIRCRAFT
+            kw = dict(num_uavs=bt["num_uavs"], max_cycles=bt["episode"], continuous_actions=True)
+        for seed in range(1, a.speed_seeds + 1):
+            paths = ("seer vector env", "supersuit concat_vec_envs_v1")
+            for path in paths if seed % 2 else paths[::-1]:
+                if path == "seer vector env":
+                    venv = seer_envs.vector_env(env_id, bt["num_envs"], num_threads=a.speed_threads,
+                                                **(kw if task == PCS else dict(kw, autoreset_mode="same_step")))
+                else:
+                    venv = SuperSuitVec(env_id, bt["num_envs"], num_threads=1, **kw)
+                if task == PCS:
+                    _, rows = train_pcs("ippo", seed, bt, a.speed_threads, venv=venv, progress=progress)
+                else:
+                    _, rows = train_aircraft("ippo", seed, bt, a.speed_threads, venv=venv, progress=progress)
+                steps, wall = time_to_target(rows, targets[task])
+                out.append(dict(task=task, path=path, train_seed=seed, updates=len(rows),
+                                env_steps=rows[-1]["env_steps"], wall_s=rows[-1]["wall_s"],
+                                sps=rows[-1]["env_steps"] / rows[-1]["wall_s"],
+                                final_return=rows[-1]["episode_return"], target=targets[task],
+                                steps_to_target=steps, wall_to_target=wall,
+                                curve=[r["episode_return"] for r in rows]))
     return out
 
 
-def report(a, results, speed, plots, argv, elapsed, path):
+def speed_summary(rows):
+    """SEER against SuperSuit on one task's speed rows: ``sps_ratio`` (total
+    env steps over total wall time, SEER's / SuperSuit's), ``time_ratio``
+    (SuperSuit's summed wall time to target / SEER's, over the seeds that
+    reach it on both paths; nan if none), ``steps_ratio`` (the same for env
+    steps to target), ``reached`` (how many seeds) and ``same`` (the
+    training returns of every update equal on both paths)."""
+    seer = sorted((r for r in rows if r["path"].startswith("seer")), key=lambda r: r["train_seed"])
+    ss = sorted((r for r in rows if not r["path"].startswith("seer")), key=lambda r: r["train_seed"])
+    sps = lambda rs: sum(r["env_steps"] for r in rs) / sum(r["wall_s"] for r in rs)  # noqa: E731
+    both = [(p, q) for p, q in zip(seer, ss) if np.isfinite(p["wall_to_target"]) and np.isfinite(q["wall_to_target"])]
+    tr = (sum(q["wall_to_target"] for _, q in both) / sum(p["wall_to_target"] for p, _ in both)
+          if both else float("nan"))
+    st = (sum(q["steps_to_target"] for _, q in both) / sum(p["steps_to_target"] for p, _ in both)
+          if both else float("nan"))
+    return dict(sps_ratio=sps(seer) / sps(ss), time_ratio=tr, steps_ratio=st, reached=len(both),
+                seeds=len(seer), same=all(p["curve"] == q["curve"] for p, q in zip(seer, ss)))
+
+
+def aircraft_target_why(a, res):
+    """Why the Aircraft target is a fraction of the heuristic, from this
+    run's IPPO training curves."""
+    curves = [[r["episode_return"] for r in rows] for (algo, _), rows in sorted(res["curves"].items())
+              if algo == "ippo"]
+    if not curves:
+        return ""
+    heur, const = res["refs"][res["heuristic"]], res["refs"][res["best_const"]]
+    best = max(max(c) for c in curves)
+    early = max(max(c[:5]) for c in curves)
+
+    def crossings(level):
+        hits = [next(i + 1 for i, x in enumerate(c) if x >= level) for c in curves if max(c) >= level]
+        return (f"{len(hits)} of their {len(curves)} training seeds reach it"
+                + (f", at updates {min(hits)}-{max(hits)} of {len(curves[0])}" if hits else ""))
+    return (f"Why: the IPPO training runs above reach at most {best:.2f} ({best / heur:.0%} of the "
+            f"heuristic), so a larger fraction (80%, say) may be reached by none; their first 5 updates "
+            f"already reach up to {early:.2f} against the best constant's {const:.2f} "
+            f"({crossings(const)}), so the time to the best constant would measure the noise of the "
+            f"first updates more than learning; at {a.aircraft_target:g} x the heuristic "
+            f"({a.aircraft_target * heur:.2f}), {crossings(a.aircraft_target * heur)}.")
+
+
+def speed_section(a, b, speed, targets, results):
+    """The report's speed part: per task, a table of the runs and the
+    ratios (SEER / SuperSuit)."""
+    lines = ["## Speed that buys learning: the same IPPO through SEER's vector env and through SuperSuit", "",
+             f"The same trainer, the same training seeds, in this one run: SEER's vector env at "
+             f"{a.speed_threads} thread(s) against SuperSuit's `concat_vec_envs_v1(..., num_cpus=0)` over "
+             "`pettingzoo_env_to_vec_env_v1` of single SEER envs at 1 thread each, the two paths "
+             "alternating seed by seed (SEER's first on odd seeds, SuperSuit's on even ones). Time to target: env steps and wall seconds at the first update "
+             "whose training return (the sampling policy's mean episode return per agent) reaches the "
+             "target.", ""]
+    for task in dict.fromkeys(r["task"] for r in speed):
+        rows = [r for r in speed if r["task"] == task]
+        target, what = targets[task]
+        bt = b[task]
+        shape = (f"{bt['num_envs']} copies x 48 steps" if task == PCS else
+                 f"{bt['num_envs']} copies x {bt['episode']} steps, {bt['num_uavs']} UAVs")
+        why = "" if task == PCS else " " + aircraft_target_why(a, results[task])
+        lines += [f"### {task}", "",
+                  f"{shape}, {rows[0]['updates']} updates. Target: {target:.2f}, {what}.{why}", "",
+                  "| path | training seed | updates | training env steps/s | final training return | "
+                  "env steps to target | wall s to target |", "| --- | --- | --- | --- | --- | --- | --- |"]
+        for r in rows:
+            reached = np.isfinite(r["wall_to_target"])
+            lines.append(f"| {r['path']} | {r['train_seed']} | {r['updates']} | {r['sps']:.1f} | "
+                         f"{r['final_return']:.2f} | "
+                         + (f"{r['steps_to_target']:g} | {r['wall_to_target']:.1f} |" if reached
+                            else "not reached | not reached |"))
+        sm = speed_summary(rows)
+        lines += ["", f"- Training env steps/s, SEER / SuperSuit: **{sm['sps_ratio']:.2f}x** (total env steps "
+                  "over total wall time of each path). The training returns of every update are "
+                  + ("the same on both paths." if sm["same"] else "NOT the same on both paths.")]
+        if sm["reached"]:
+            verdict = "at least" if sm["time_ratio"] >= sm["sps_ratio"] else "below"
+            lines.append(f"- Wall time to target, SuperSuit / SEER: **{sm['time_ratio']:.2f}x** (summed over the "
+                         f"{sm['reached']} of {sm['seeds']} seeds that reach it on both paths; env steps to "
+                         f"target, SuperSuit / SEER: {sm['steps_ratio']:.2f}x): {verdict} the steps/s ratio. "
+                         "With the same returns at every update both paths reach the target at the same "
+                         "update, so this ratio is the steps/s ratio of the updates before it; the two "
+                         "differ by how the speed varies over training and by the machine's load.")
+        else:
+            lines.append("- Time to target: no seed reaches the target on both paths at this budget.")
+        lines.append("")
+    return lines
+
+
+def report(a, results, speed, speed_targets, plots, argv, elapsed, path):
     rel = os.path.relpath
     lines = ["# Baselines", "",
              "<!-- generated by benchmarks/baselines.py: edit the script, not this file -->", ""]
@@ -402,25 +526,7 @@ def report(a, results, speed, plots, argv, elapsed, path):
                          f"({best:.2f}).")
         lines += ["", f"![{task} learning curves]({rel(plots[task], os.path.dirname(path))})", ""]
     if speed:
-        lines += ["## Speed: the same IPPO through SEER's vector env and through SuperSuit", "",
-                  f"`{PCS}`, {b[PCS]['num_envs']} copies, the same training seeds; SEER's vector env at "
-                  f"{a.speed_threads} thread(s), SuperSuit's `concat_vec_envs_v1(..., num_cpus=0)` over "
-                  "single envs at 1 thread each. Target: the best constant guard's held-out mean; "
-                  "time to target: the first update whose training return reaches it.", "",
-                  "| path | training seed | updates | training env steps/s | final training return | "
-                  "env steps to target | wall s to target |", "| --- | --- | --- | --- | --- | --- | --- |"]
-        for r in speed:
-            reached = np.isfinite(r["wall_to_target"])
-            lines.append(f"| {r['path']} | {r['train_seed']} | {r['updates']} | {r['sps']:.1f} | "
-                         f"{r['final_return']:.2f} | "
-                         + (f"{r['steps_to_target']:g} | {r['wall_to_target']:.1f} |" if reached
-                            else "not reached | not reached |"))
-        seer = [r["sps"] for r in speed if r["path"].startswith("seer")]
-        ss = [r["sps"] for r in speed if not r["path"].startswith("seer")]
-        same = all(r["curve"] == q["curve"] for r, q in zip(speed[0::2], speed[1::2]))
-        lines += ["", f"Training steps/s, SEER / SuperSuit: {np.mean(seer) / np.mean(ss):.2f}x "
-                  "(same trainer, same seeds; the training returns of every update are "
-                  + ("the same on both paths)." if same else "NOT the same on both paths)."), ""]
+        lines += speed_section(a, b, speed, speed_targets, results)
     with open(path, "w") as f:
         f.write("\n".join(lines))
 
@@ -429,11 +535,13 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="the tests' size (a few minutes of one core)")
     p.add_argument("--budget", type=float, default=1.0,
-                   help="scale every training budget (updates) by this; 1.0 ~ 2 hours on 2 cores")
+                   help="scale every training budget (updates) by this; 1.0 ~ 30 min on 2 cores")
     p.add_argument("--train-seeds", type=int, default=None, help="training seeds per algorithm (default 5)")
     p.add_argument("--eval-seeds", type=int, default=None, help="held-out evaluation seeds (default 64)")
     p.add_argument("--speed-seeds", type=int, default=None, help="training seeds of the speed part (default 2)")
     p.add_argument("--speed-threads", type=int, default=2, help="threads of SEER's vector env in the speed part")
+    p.add_argument("--aircraft-target", type=float, default=0.5,
+                   help="the speed part's Aircraft target: this fraction of the heuristic's held-out mean")
     p.add_argument("--num-threads", type=int, default=1, help="SEER threads of training and evaluation envs")
     p.add_argument("--tasks", default=",".join(TASKS), help="comma-separated: " + ", ".join(TASKS))
     p.add_argument("--no-speed", action="store_true", help="leave out the speed part")
@@ -443,6 +551,8 @@ def main(argv=None):
     a = p.parse_args(argv)
     if not (np.isfinite(a.budget) and a.budget > 0):
         p.error(f"--budget must be a number > 0, got {a.budget}")
+    if not (np.isfinite(a.aircraft_target) and 0 < a.aircraft_target <= 1):
+        p.error(f"--aircraft-target must be a fraction in (0, 1], got {a.aircraft_target}")
     a.train_seeds = a.train_seeds or (2 if a.quick else 5)
     a.eval_seeds = a.eval_seeds or (4 if a.quick else 64)
     a.speed_seeds = a.speed_seeds or (1 if a.quick else 2)
@@ -460,11 +570,11 @@ def main(argv=None):
         n_fixed = 8 if t == PCS else 3
         n_algos = 2
         total += n_fixed + n_algos * a.train_seeds * (b[t]["updates"] + 1)
-    if PCS in tasks and not a.no_speed:
-        total += 2 * a.speed_seeds * b[PCS]["updates"]
+    if not a.no_speed:
+        total += sum(2 * a.speed_seeds * b[t]["updates"] for t in tasks)
     t0 = time.perf_counter()
     results, plots, eval_rows, curve_rows = {}, {}, [], []
-    speed = []
+    speed, speed_targets = [], {}
     with tqdm(total=total, desc="baselines", unit="job", file=sys.stderr) as progress:
         for t in tasks:
             progress.set_postfix_str(t)
@@ -472,9 +582,10 @@ def main(argv=None):
             plots[t] = os.path.join(plot_dir, f"{t}.png")
             plot_curves(curves, results[t]["refs"], t, plots[t])
             plot_curves(curves, results[t]["refs"], t, os.path.join(a.out, f"{t}.png"))
-        if PCS in tasks and not a.no_speed:
+        if not a.no_speed:
             progress.set_postfix_str("speed")
-            speed = run_speed(a, b[PCS], results[PCS]["refs"][results[PCS]["best_const"]], progress)
+            speed_targets = {t: speed_target(t, results[t], a) for t in tasks}
+            speed = run_speed(a, b, tasks, {t: v[0] for t, v in speed_targets.items()}, progress)
     elapsed = time.perf_counter() - t0
     write_csv(os.path.join(a.out, "curves.csv"), curve_rows,
               ["task", "algo", "train_seed", "update", "env_steps", "wall_s", "episode_return"])
@@ -482,7 +593,7 @@ def main(argv=None):
               ["task", "policy", "train_seed", "eval_seed", "episode_return"])
     if speed:
         write_csv(os.path.join(a.out, "speed.csv"), speed, [k for k in speed[0] if k != "curve"])
-    report(a, results, speed, plots, argv, elapsed, a.report)
+    report(a, results, speed, speed_targets, plots, argv, elapsed, a.report)
     print(f"wrote {a.report} and {a.out} ({elapsed:.0f} s)")
     return 0
 

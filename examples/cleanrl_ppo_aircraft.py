@@ -191,20 +191,26 @@ def make_parser():
     return p
 
 
-def train(a, on_update=None, log=None):
+def train(a, on_update=None, log=None, venv=None):
     """PPO with parameter sharing over ``a.updates`` updates (``a`` from
     :func:`make_parser`); returns the agent.  ``on_update(row)`` gets after
     each update a dict: ``update``, ``env_steps``, ``wall_s`` and the
-    training ``episode_return`` per UAV."""
+    training ``episode_return`` per UAV.  ``venv`` is any vector env with
+    SEER's batched interface and same-step autoreset (``num_envs``,
+    ``single_observation_space``, ``reset(seed=)``, ``step(actions
+    (copies, UAVs, 2))`` returning ``(copies, UAVs, ...)`` arrays; with
+    ``--async`` also ``async_reset`` / ``send`` / ``recv``); default:
+    SEER's vector env of ``--num-envs`` copies."""
     if a.total_timesteps is not None:
         a.updates = max(1, a.total_timesteps // (a.num_envs * a.episode))
     threads = a.num_threads
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.torch_threads)
     env_kw = dict(num_uavs=a.num_uavs, max_cycles=a.episode, continuous_actions=True)
-    venv = seer_envs.vector_env("aircraft_v0", a.num_envs, num_threads=threads,
-                                autoreset_mode="same_step",
-                                batch_size=a.num_envs // 2 if a.overlap else None, **env_kw)
+    if venv is None:
+        venv = seer_envs.vector_env("aircraft_v0", a.num_envs, num_threads=threads,
+                                    autoreset_mode="same_step",
+                                    batch_size=a.num_envs // 2 if a.overlap else None, **env_kw)
     obs_dim = venv.single_observation_space.shape[0]
     agent = Agent(obs_dim, 2)
     opt = torch.optim.Adam(agent.parameters(), lr=a.lr, eps=1e-5)

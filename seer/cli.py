@@ -85,6 +85,9 @@ def cmd_run(a):
         raise ConfigError(f"{a.file}: has a [sweep] table; run it with `seer sweep {a.file}`")
     run = dict(spec.run)
     if a.save_state or a.from_state:
+        if spec.vector:
+            raise ConfigError(f"{a.file}: --save-state and --from-state run a single env; remove [run] copies "
+                              "and [param_sampler]")
         if spec.scenario.kind != "env":
             raise ConfigError(f"{a.file}: --save-state and --from-state are for env scenarios; "
                               f"{spec.scenario.name} is headless")
@@ -97,7 +100,8 @@ def cmd_run(a):
     total = run["steps"] * len(run["seeds"]) if spec.scenario.kind == "env" else len(run["seeds"])
     bar = _RunBar(total, f"seer run {spec.scenario.name}")
     try:
-        res = spec.scenario.run(spec.params, run, progress=bar)
+        kw = {"param_sampler": spec.param_sampler} if spec.param_sampler else {}
+        res = spec.scenario.run(spec.params, run, progress=bar, **kw)
     finally:
         bar.close()
     if a.json:
@@ -106,8 +110,12 @@ def cmd_run(a):
     print(f"{a.file}: {spec.scenario.name}" + (f" — {spec.description}" if spec.description else ""))
     if spec.params:
         print("  params      " + ", ".join(f"{k}={v}" for k, v in spec.params.items()))
+    if spec.param_sampler:
+        print("  sampler     " + ", ".join(f"{k} {kind} {v}" for k, d in spec.param_sampler.items()
+                                            for kind, v in d.items()) + " (drawn at every reset of every copy)")
     if spec.scenario.kind == "env":
-        print(f"  steps       {res['steps']:,} over {len(run['seeds'])} seed(s), policy {run['policy']}")
+        copies = f" x {res['copies']} copies" if "copies" in res else ""
+        print(f"  steps       {res['steps']:,}{copies} over {len(run['seeds'])} seed(s), policy {run['policy']}")
         print(f"  speed       {res['steps_per_s']:,.1f} steps/s, {res['events_per_s'] / 1e6:.2f} M events/s")
         print(f"  reward      {res['mean_reward']:.4f} per agent per step "
               f"(per seed: {', '.join(f'{r:.4f}' for r in res['reward_per_seed'])})")
@@ -141,15 +149,18 @@ def cmd_sweep(a):
 
 
 def cmd_list(a):
+    from seer.configfile import per_copy_fields
     from seer.scenarios import registry
     for name, s in registry().items():
         print(f"{name}  ({s.kind}) — {s.description}")
+        per_copy = per_copy_fields(s) if s.kind == "env" else ()
         for field, default, unit, doc in s.params():
             unit = f" [{unit}]" if unit else ""
-            print(f"    {field:<24} {default!s:<10}{unit:<14} {doc}")
+            mark = " (per copy)" if field in per_copy else ""
+            print(f"    {field:<24} {default!s:<10}{unit:<14} {doc}{mark}")
         print("    run: " + ("steps (100), " if s.kind == "env" else "end_time (100.0), ") +
               "seeds ([0]), num_threads (\"auto\")" +
-              (", policy (random | fixed + action | heuristic)" if s.kind == "env" else ""))
+              (", policy (random | fixed + action | heuristic), copies" if s.kind == "env" else ""))
         print()
     return 0
 

@@ -20,6 +20,15 @@ mode = "product"                   # or "zip"
 power_control_iters = [0, 100, 1000]
 ```
 
+Per-copy worlds (env scenarios): ``[run] copies = N`` runs N copies in one
+vector env; a per-copy field of ``[params]`` may then be a list of N values
+(one per copy), and a ``[param_sampler]`` table draws per-copy fields at
+every reset of every copy::
+
+    [param_sampler]
+    call_interarrival_mean = {uniform = [100.0, 300.0]}
+    team_reward_share = {choice = [0.0, 0.5]}       # or a plain list of choices
+
 Every error names the file, the table and key, and what is expected.
 """
 
@@ -33,8 +42,8 @@ from seer.scenarios import registry
 from seer_envs._config import build
 from seer_runtime.loop import MAX_THREADS_PY as MAX_THREADS     # check_num_threads's bound
 
-TOP_KEYS = ("scenario", "description", "params", "run", "sweep")
-RUN_KEYS = ("steps", "end_time", "seeds", "policy", "action", "num_threads")
+TOP_KEYS = ("scenario", "description", "params", "param_sampler", "run", "sweep")
+RUN_KEYS = ("steps", "end_time", "seeds", "policy", "action", "num_threads", "copies")
 POLICIES = ("random", "fixed", "heuristic")
 
 
@@ -51,11 +60,14 @@ class Spec:
     run: dict
     sweep: dict
     mode: str
+    param_sampler: dict = None
 
     def points(self):
-        """Every run of the file: [{"params", "run", "swept"}], in file order."""
+        """Every run of the file: [{"params", "run", "swept"}] (and
+        ``"param_sampler"`` when the file has one), in file order."""
+        extra = {"param_sampler": dict(self.param_sampler)} if self.param_sampler else {}
         if not self.sweep:
-            return [{"params": dict(self.params), "run": dict(self.run), "swept": {}}]
+            return [{"params": dict(self.params), "run": dict(self.run), "swept": {}, **extra}]
         keys = list(self.sweep)
         lists = [self.sweep[k] for k in keys]
         combos = zip(*lists) if self.mode == "zip" else itertools.product(*lists)
@@ -66,12 +78,108 @@ class Spec:
                 if k == "seeds" and isinstance(v, int) and not isinstance(v, bool):
                     v = [v]                 # a swept seed is a one-seed run
                 (run if k in RUN_KEYS else params)[k] = v
-            out.append({"params": params, "run": run, "swept": dict(zip(keys, values))})
+            out.append({"params": params, "run": run, "swept": dict(zip(keys, values)), **extra})
         return out
+
+    @property
+    def vector(self):
+        """True when the file runs copies in one vector env (``[run] copies``
+        or a ``[param_sampler]``)."""
+        return "copies" in self.run or bool(self.param_sampler)
 
 
 def _err(path, where, msg):
     return ConfigError(f"{path}: {where}: {msg}")
+
+
+def _is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def per_copy_fields(scenario):
+    """The fields of ``scenario``'s config that may take one value per copy:
+    ``max_cycles`` and its copies' ``per_copy`` declaration (none for a
+    scenario without copies)."""
+    from seer_envs._worlds import per_copy_fields as fields
+    copies = getattr(getattr(scenario, "spec", None), "copies", None)
+    return () if copies is None else fields(copies)
+
+
+def _not_per_copy(scenario, field, what):
+    """The message for a field that cannot take one value per copy."""
+    cls = scenario.config_cls.__name__
+    fields = per_copy_fields(scenario)
+    if field not in {f.name for f in dataclasses.fields(scenario.config_cls)}:
+        return f"unknown {cls} field; the per-copy fields of {scenario.name} are {', '.join(fields)}"
+    return (f"{what}, but {cls}.{field} cannot differ between copies (array shapes, spaces or the "
+            f"engine's lookahead depend on it); the per-copy fields of {scenario.name} are {', '.join(fields)}")
+
+
+def _copy_params(path, scenario, params, copies, where):
+    """``params`` of each copy: a list value of a per-copy field gives one
+    value per copy (``copies`` of them); [params] itself when none is a list."""
+    lists = {k: v for k, v in params.items() if isinstance(v, list)}
+    if not lists:
+        return [params]
+    fields = {f.name for f in dataclasses.fields(scenario.config_cls)}
+    for k, v in lists.items():
+        if k not in fields:
+            continue                        # the config's own "unknown parameter" error follows
+        if scenario.kind != "env":
+            raise _err(path, f"{where} {k}", f"{scenario.name} is a headless run (one world): a list of "
+                       "values (one per copy) needs an env scenario and [run] copies")
+        if k not in per_copy_fields(scenario):
+            raise _err(path, f"{where} {k}", _not_per_copy(scenario, k, "a list gives one value per copy"))
+        if copies is None:
+            raise _err(path, f"{where} {k}", f"a list gives one value per copy: set [run] copies = {len(v)} "
+                       "(that many copies in one vector env)")
+        if len(v) != copies:
+            raise _err(path, f"{where} {k}", f"expected {copies} values, one per copy ([run] copies = "
+                       f"{copies}), got {len(v)}")
+    return [{**params, **{k: v[c] for k, v in lists.items()}} for c in range(copies)]
+
+
+def _check_sampler(path, scenario, sampler, copy_params):
+    """The [param_sampler] table in the form ``param_sampler=`` takes
+    (``{field: {"uniform": [lo, hi]}}`` or ``{field: {"choice": [...]}}``);
+    each bound and choice is checked with the config's own errors against
+    every copy's parameters."""
+    where = "[param_sampler]"
+    if scenario.kind != "env":
+        raise _err(path, where, f"{scenario.name} is a headless run (one world, no resets): "
+                   "a parameter sampler is for env scenarios")
+    if not sampler:
+        raise _err(path, where, "the table has no keys: add fields with {uniform = [low, high]} or "
+                   "{choice = [a, b, ...]}, or remove [param_sampler]")
+    fields = per_copy_fields(scenario)
+    out = {}
+    for k, v in sampler.items():
+        w = f"{where} {k}"
+        if k not in fields:
+            raise _err(path, w, _not_per_copy(scenario, k, "the sampler draws one value per copy"))
+        if isinstance(v, list):
+            kind, args = "choice", v
+        elif isinstance(v, dict) and len(v) == 1 and next(iter(v)) in ("uniform", "choice"):
+            kind, args = next(iter(v.items()))
+        else:
+            raise _err(path, w, f"expected {{uniform = [low, high]}}, {{choice = [a, b, ...]}} or a list of "
+                       f"choices, got {v!r}")
+        integer = scenario.config_cls.__dataclass_fields__[k].metadata.get("integer")
+        kinds = "integers" if integer else "numbers"
+        if (not isinstance(args, list) or not args or not all(_is_number(x) for x in args)
+                or (integer and not all(isinstance(x, int) for x in args))):
+            raise _err(path, f"{w} {kind}", f"expected a non-empty list of finite {kinds}, got {args!r}")
+        if kind == "uniform" and (len(args) != 2 or not args[0] <= args[1]):
+            raise _err(path, f"{w} uniform", f"expected [low, high] with low <= high, got {args!r}")
+        for x in args:
+            for c, p in enumerate(copy_params):
+                try:
+                    build(scenario.config_cls, {**p, k: x})
+                except (ValueError, TypeError) as e:
+                    copy = f" (copy {c})" if len(copy_params) > 1 else ""
+                    raise _err(path, f"{w} {kind}{copy}", str(e)) from None
+        out[k] = {kind: list(args)}
+    return out
 
 
 def _check_run(path, scenario, run, where="[run]"):
@@ -104,6 +212,12 @@ def _check_run(path, scenario, run, where="[run]"):
                 raise _err(path, f"{where} policy", f"expected one of {', '.join(POLICIES)}, got {v!r}")
             if scenario.kind != "env":
                 raise _err(path, f"{where} policy", f"{scenario.name} is headless: it has no agents")
+        elif k == "copies":
+            if scenario.kind != "env":
+                raise _err(path, f"{where} copies", f"{scenario.name} is a headless run (one world): "
+                           "copies are for env scenarios")
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise _err(path, f"{where} copies", f"expected an integer >= 1, got {v!r}")
         elif k == "num_threads":
             if v != "auto" and (isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_THREADS):
                 raise _err(path, f"{where} num_threads",
@@ -111,6 +225,9 @@ def _check_run(path, scenario, run, where="[run]"):
         out[k] = v
     if out.get("policy") == "fixed" and "action" not in out:
         raise _err(path, f"{where} action", 'policy = "fixed" needs an action value')
+    if out.get("policy") == "heuristic" and "copies" in out:
+        raise _err(path, f"{where} policy", 'the heuristic policy steps single envs: use policy = "random" '
+                   'or "fixed" with copies, or remove copies')
     return out
 
 
@@ -141,13 +258,14 @@ def _check_action(path, space, action, where):
         raise _err(path, f"{where} action", f"expected {expected} (the action space {space}), got {action!r}")
 
 
-def _check_point(path, scenario, params, run, where):
+def _check_point(path, scenario, params, run, where, vector=False):
     """Checks that need the params and the run together: what `seer run`
-    would otherwise reject only once it has started."""
+    would otherwise reject only once it has started.  ``params``: copy 0's
+    (a vector run's copies restart when they end: no max_cycles check)."""
     cfg = build(scenario.config_cls, dict(params))
     run_where = "[run]" if where == "[params]" else where
     if scenario.kind == "env":
-        if run["steps"] > cfg.max_cycles:
+        if not vector and run["steps"] > cfg.max_cycles:
             raise _err(path, f"{run_where} steps", f"{run['steps']} > max_cycles = {cfg.max_cycles}: the episode "
                        f"ends at max_cycles; lower steps or raise max_cycles in [params]")
         if run.get("policy") == "fixed":
@@ -158,11 +276,16 @@ def _check_point(path, scenario, params, run, where):
                        f"{k} has no effect there; remove it")
 
 
-def _check_params(path, scenario, params, where="[params]"):
-    try:
-        return dataclasses.asdict(build(scenario.config_cls, dict(params)))
-    except (ValueError, TypeError) as e:
-        raise _err(path, where, str(e)) from None
+def _check_params(path, scenario, params, where="[params]", copies=None):
+    """Each copy's parameters (one dict when no value is a per-copy list),
+    each built and validated (the config's own errors)."""
+    per_copy = _copy_params(path, scenario, params, copies, where)
+    for c, p in enumerate(per_copy):
+        try:
+            build(scenario.config_cls, dict(p))
+        except (ValueError, TypeError) as e:
+            raise _err(path, where + (f" (copy {c})" if len(per_copy) > 1 else ""), str(e)) from None
+    return per_copy
 
 
 def load(path):
@@ -188,12 +311,17 @@ def load(path):
     if name not in scen:
         raise _err(path, "scenario", f"unknown scenario {name!r}; expected one of {', '.join(scen)}")
     scenario = scen[name]
-    for table in ("params", "run", "sweep"):
+    for table in ("params", "param_sampler", "run", "sweep"):
         if table in doc and not isinstance(doc[table], dict):
             raise _err(path, table, "expected a table ([%s])" % table)
     raw_params = doc.get("params", {})
-    params = _check_params(path, scenario, raw_params)
     run = _check_run(path, scenario, doc.get("run", {}))
+    per_copy = _check_params(path, scenario, raw_params, copies=run.get("copies"))
+    sampler = (_check_sampler(path, scenario, doc["param_sampler"], per_copy)
+               if "param_sampler" in doc else None)
+    if sampler and run.get("policy") == "heuristic":
+        raise _err(path, "[run] policy", 'the heuristic policy steps single envs: use policy = "random" or '
+                   '"fixed" with [param_sampler]')
     sweep = dict(doc.get("sweep", {}))
     mode = sweep.pop("mode", "product")
     if mode not in ("product", "zip"):
@@ -210,15 +338,15 @@ def load(path):
     if mode == "zip" and len({len(v) for v in sweep.values()}) > 1:
         raise _err(path, "[sweep]", f"mode = \"zip\" needs lists of equal length, got "
                    f"{ {k: len(v) for k, v in sweep.items()} }")
-    spec = Spec(path, scenario, doc.get("description", ""), params, run, sweep, mode)
+    spec = Spec(path, scenario, doc.get("description", ""), dict(raw_params), run, sweep, mode, sampler)
     # validate every point now, so a sweep never fails half-way on a typo
     for p in spec.points():
         where = "[sweep] " + ", ".join(f"{k} = {v!r}" for k, v in p["swept"].items()) if p["swept"] else "[params]"
         p_params = {k: v for k, v in p["params"].items() if k in p["swept"] or k in raw_params}
-        _check_params(path, scenario, p_params, where)
         p_run = _check_run(path, scenario, {k: v for k, v in p["run"].items()
                                             if k in p["swept"] or k in doc.get("run", {})}, where)
-        _check_point(path, scenario, p_params, p_run, where)
-    # user-given params only (defaults stay implicit, so they follow the code)
-    spec.params = dict(raw_params)
-    return spec
+        p_copies = _check_params(path, scenario, p_params, where, copies=p_run.get("copies"))
+        if sampler and p["swept"]:
+            _check_sampler(path, scenario, doc["param_sampler"], p_copies)
+        _check_point(path, scenario, p_copies[0], p_run, where, vector=spec.vector)
+    return spec          # user-given params only (defaults stay implicit, so they follow the code)

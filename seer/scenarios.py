@@ -30,7 +30,12 @@ class EnvScenario(Scenario):
         self.spec = spec
         self.heuristic = spec.heuristic
 
-    def run(self, params, run, progress=None):
+    def run(self, params, run, progress=None, param_sampler=None):
+        """Step ``run["steps"]`` steps per seed with ``run["policy"]``: a
+        single env, or with ``run["copies"]`` or a ``param_sampler``,
+        that many copies in one vector env (:meth:`run_copies`)."""
+        if "copies" in run or param_sampler:
+            return self.run_copies(params, run, progress, param_sampler)
         steps = run["steps"]
         totals = {"steps": 0, "reward_sum": 0.0, "agent_steps": 0, "events": 0, "wall_s": 0.0}
         per_seed = []
@@ -77,6 +82,63 @@ class EnvScenario(Scenario):
                 "mean_reward": totals["reward_sum"] / max(1, totals["agent_steps"]),
                 "reward_per_seed": per_seed, "num_threads": choice.chosen, "thread_choice": choice,
                 "busy_s": busy}
+
+    def run_copies(self, params, run, progress=None, param_sampler=None):
+        """``run["copies"]`` (default 1) copies in one vector env
+        (``seer_envs.vector_env``, ``next_step`` autoreset: a copy that ends
+        restarts and the run goes on), ``steps`` steps per seed; per-copy
+        lists in ``params`` and ``param_sampler`` go to the vector env as
+        they are.  The mean reward is over the agents in play."""
+        from seer_envs.vector import vector_env
+        steps, copies = run["steps"], run.get("copies", 1)
+        kw = {"param_sampler": param_sampler} if param_sampler else {}
+        totals = {"steps": 0, "reward_sum": 0.0, "agent_steps": 0, "events": 0, "wall_s": 0.0}
+        per_seed = []
+        choice = busy = last = None
+        for seed in run["seeds"]:
+            venv = vector_env(self.name, copies, num_threads=run["num_threads"], **kw, **params)
+            try:
+                obs, infos = venv.reset(seed=seed)
+                policy = self._copies_policy(venv, run, np.random.default_rng(seed + 1))
+                t0 = time.perf_counter()
+                rew_sum, agent_steps = 0.0, 0
+                for _ in range(steps):
+                    acting = infos["mask"]
+                    obs, rew, term, trunc, infos = venv.step(policy(obs))
+                    rew_sum += float(rew.sum(dtype=np.float64))
+                    agent_steps += int(acting.sum())
+                    if progress:
+                        progress.update(1)
+                wall = time.perf_counter() - t0
+                stats = [e.stats() for e in venv.engines]       # one engine, or one per group of copies
+                choice, busy = venv.thread_choice, stats[0]["busy_s"]
+                last = {k: v.tolist() for k, v in venv.params.items()}
+            finally:
+                venv.close()
+            per_seed.append(rew_sum / max(1, agent_steps))
+            totals["steps"] += steps
+            totals["reward_sum"] += rew_sum
+            totals["agent_steps"] += agent_steps
+            totals["events"] += sum(st["events"] for st in stats)
+            totals["wall_s"] += wall
+        w = totals["wall_s"]
+        return {"steps": totals["steps"], "copies": copies, "events": totals["events"], "wall_s": w,
+                "steps_per_s": totals["steps"] / w if w else 0.0,
+                "events_per_s": totals["events"] / w if w else 0.0,
+                "mean_reward": totals["reward_sum"] / max(1, totals["agent_steps"]),
+                "reward_per_seed": per_seed, "num_threads": choice.chosen, "thread_choice": choice,
+                "busy_s": busy, "params_last_seed": last}
+
+    def _copies_policy(self, venv, run, rng):
+        E, n = venv.num_envs, venv.num_agents
+        space = venv.single_action_space
+        if run["policy"] == "fixed":
+            a = np.asarray(run.get("action", 0), space.dtype)
+            fixed = np.broadcast_to(a, (E, n) + a.shape).copy()
+            return lambda obs: fixed
+        if hasattr(space, "n"):
+            return lambda obs: rng.integers(0, space.n, (E, n))
+        return lambda obs: rng.uniform(space.low, space.high, (E, n) + space.shape).astype(np.float32)
 
     def _policy(self, env, run, rng):
         n = len(env.possible_agents)

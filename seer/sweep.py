@@ -20,16 +20,22 @@ MEASURES = ("steps_per_s", "events_per_s", "wall_s", "num_threads") + DETERMINIS
 
 
 def point_key(point):
-    return json.dumps({"params": point["params"], "run": point["run"]}, sort_keys=True, default=str)
+    key = {"params": point["params"], "run": point["run"]}
+    if point.get("param_sampler"):
+        key["param_sampler"] = point["param_sampler"]
+    return json.dumps(key, sort_keys=True, default=str)
 
 
 def run_point(scenario_name, point):
     """Run one point; returns a flat result row (never raises)."""
     from seer.scenarios import registry
-    row = {"key": point_key(point), **{f"sweep.{k}": v for k, v in point["swept"].items()},
+    # a swept list (one value per copy) as the CSV holds it, so fresh rows and read ones plot alike
+    row = {"key": point_key(point), **{f"sweep.{k}": json.dumps(v) if isinstance(v, list) else v
+                                       for k, v in point["swept"].items()},
            "machine": machine(), "load_1m": _load()}
     try:
-        res = registry()[scenario_name].run(point["params"], point["run"])
+        kw = {"param_sampler": point["param_sampler"]} if point.get("param_sampler") else {}
+        res = registry()[scenario_name].run(point["params"], point["run"], **kw)
     except Exception as e:
         row["error"] = f"{type(e).__name__}: {e}"
         row["traceback"] = traceback.format_exc(limit=3)

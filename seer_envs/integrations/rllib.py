@@ -39,9 +39,23 @@ runner class is a config option (``.env_runners(env_runner_cls=...)``):
 :class:`SeerMultiAgentEnvRunner` overrides ``make_env`` with
 :class:`SeerVectorMultiAgentEnv`, every sub-env a copy in one SEER vector
 env, with RLlib's per-copy dict interface.
+
+**Per-copy worlds.**  ``env_config`` takes ``param_sampler`` (a dict of
+ranges ``{field: {"uniform": [lo, hi]}}`` / choices ``{field: {"choice":
+[...]}}``, or a callable ``f(rng) -> dict``), drawn at every reset of every
+copy from that copy's episode seed: copies and runners get distinct seeds
+(above), so they draw distinct worlds, and the same seeds give the same
+worlds.  With :class:`SeerMultiAgentEnvRunner` a per-copy field may also be
+a list of ``num_envs_per_env_runner`` values (copy ``c`` of every runner
+takes value ``c``).  :func:`set_params` sets values on every runner of an
+algorithm for each copy's next reset, autoresets included (RLlib's
+curriculum hook: ``foreach_env_runner`` from a callback's
+``on_train_result``), without rebuilding the envs (docs/training.md,
+"Per-copy worlds").
 """
 
 import collections
+import numbers
 
 import gymnasium as gym
 import numpy as np
@@ -96,6 +110,11 @@ class SeerRLlibEnv(ParallelPettingZooEnv):
         threads = cfg.get("num_threads", "auto")
         if threads != "auto":
             cfg["num_threads"] = resolve_threads(threads, cap=_runner_cpus())[0]
+        lists = [k for k, v in cfg.items() if isinstance(v, (list, tuple))]
+        if lists:
+            raise ValueError(f"env_config[{lists[0]!r}] is a list (one value per copy), but {name!r} under RLlib's "
+                             "default runner builds single envs: use SeerMultiAgentEnvRunner (copies of one vector "
+                             "env), or a param_sampler")
         par_env = seer_envs.make(name, **cfg)
         self._offset = idx
         self._seed = None if seed is None else seed + idx
@@ -110,6 +129,17 @@ class SeerRLlibEnv(ParallelPettingZooEnv):
             seed = seed + self._offset
         obs, info = self.par_env.reset(seed=seed, options=options)
         return obs, info or {}
+
+    @property
+    def params(self):
+        """The per-copy fields' values in force: field -> value."""
+        return {k: v[0].item() for k, v in self.par_env.core.param_values.items()}
+
+    def set_params(self, copies=None, **values):
+        """Values of per-copy fields for this env's next reset (RLlib's
+        autoreset included); ``copies`` is ignored (a single env is one
+        copy; :func:`set_params` passes each sub-env its place)."""
+        self.par_env.core.set_params(None, **values)
 
     def step(self, action_dict):
         obs, rew, term, trunc, infos = self.par_env.step(action_dict)
@@ -189,21 +219,32 @@ class SeerVectorMultiAgentEnv(VectorMultiAgentEnv):
         sp = self.vec.single_action_space
         self._actions = np.zeros((E, len(self.possible_agents)) + tuple(sp.shape), sp.dtype)
 
+    @property
+    def params(self):
+        """Each copy's values of the per-copy fields in force: field -> array ``(num_envs,)``."""
+        return self.vec.params
+
+    def set_params(self, copies=None, **values):
+        """Values of per-copy fields for the next reset of each copy in
+        ``copies`` (None: every copy), its ``next_step`` autoreset included
+        (:meth:`seer_envs.vector.SeerVectorEnv.set_params`)."""
+        self.vec.set_params(copies, **values)
+
     def reset(self, *, seed=None, options=None):
         if seed is None and self._first_seed is not None:
             seed = self._first_seed
         self._first_seed = None
         obs, info = self.vec.reset(seed=seed, options=options)
-        self._mask = m = info["mask"]
-        E = self.num_envs
-        return [self._in_play(obs[c], m[c]) for c in range(E)], [{} for _ in range(E)]
+        self._mask = info["mask"]
+        return [self._in_play(o, m) for o, m in zip(obs, self._mask)], [{} for _ in range(self.num_envs)]
 
-    def _in_play(self, values, mask):
-        """``{agent: value}`` of the agents in play (all of a copy's agents
-        at its start, fewer where its agent count is below the width)."""
+    def _in_play(self, obs, mask):
+        """One copy's observation dict: the agents in play (a copy with
+        fewer agents than the batch's width leaves the other rows out)."""
+        agents = self.possible_agents
         if mask.all():
-            return dict(zip(self.possible_agents, values))
-        return {self.possible_agents[j]: values[j] for j in np.flatnonzero(mask)}
+            return dict(zip(agents, obs))
+        return {agents[j]: obs[j] for j in np.flatnonzero(mask)}
 
     def step(self, actions):
         if len(actions) != self.num_envs:
@@ -222,11 +263,11 @@ class SeerVectorMultiAgentEnv(VectorMultiAgentEnv):
         out_obs, out_rew, out_term, out_trunc = [], [], [], []
         for c in range(self.num_envs):
             if restart[c]:                       # its first observation, as next_step gives
-                first = self._in_play(s.obs[c], s.mask[c])
-                out_obs.append(first)
-                out_rew.append(dict.fromkeys(first, 0.0))
-                out_term.append(dict.fromkeys(first, False) | {"__all__": False})
-                out_trunc.append(dict.fromkeys(first, False) | {"__all__": False})
+                o = self._in_play(s.obs[c], s.mask[c])
+                out_obs.append(o)
+                out_rew.append(dict.fromkeys(o, 0.0))
+                out_term.append(dict.fromkeys(o, False) | {"__all__": False})
+                out_trunc.append(dict.fromkeys(o, False) | {"__all__": False})
                 continue
             live = np.flatnonzero(before[c])     # in the dicts: the agents that acted
             names = [agents[j] for j in live]
@@ -285,6 +326,75 @@ class SeerMultiAgentEnvRunner(MultiAgentEnvRunner):
                       kwargs=dict(env_runner=self, metrics_logger=self.metrics, env=self.env.unwrapped,
                                   env_context=ctx))
 
+    def set_params(self, copies=None, **values):
+        """Per-copy values for the next reset of each copy in ``copies`` of
+        this runner (:meth:`SeerVectorMultiAgentEnv.set_params`); for every
+        runner of an algorithm, :func:`set_params`."""
+        self.env.set_params(copies, **values)
+
+
+def _runner_set_params(runner, copies, values):
+    """:func:`set_params` on one env runner: its SEER vector env, or each of
+    its sub-envs (``copies``: their places in the runner)."""
+    env = getattr(runner, "env", None)
+    if env is None:
+        return 0
+    target = getattr(env, "unwrapped", env)
+    if isinstance(target, SeerVectorMultiAgentEnv):
+        target.set_params(copies, **values)
+        return target.num_envs
+    vec = getattr(target, "vec", None)               # the agent-level vector env (rllib_env_creator)
+    if vec is not None and hasattr(vec, "set_params"):
+        vec.set_params(copies, **values)
+        return vec.num_envs
+    subs = [getattr(e, "unwrapped", e) for e in getattr(env, "envs", [])]
+    subs = [e for e in subs if isinstance(e, SeerRLlibEnv)]
+    if not subs:
+        raise TypeError(f"set_params: env runner {type(runner).__name__} holds no SEER env ({type(env).__name__})")
+    ids = range(len(subs)) if copies is None else _copy_ids(copies, len(subs))
+    for i in ids:
+        subs[i].set_params(**values)
+    return len(subs)
+
+
+def _copy_ids(copies, n):
+    ids = [copies] if isinstance(copies, numbers.Integral) else list(copies)
+    for c in ids:
+        if isinstance(c, bool) or not isinstance(c, numbers.Integral) or not 0 <= c < n:
+            raise ValueError(f"copies must name sub-envs in [0, {n - 1}], got {c!r}")
+    return ids
+
+
+def set_params(algo, copies=None, **values):
+    """Per-copy values for the next reset of copies ``copies`` (None: all)
+    of every env runner of ``algo`` (an RLlib ``Algorithm``, or its
+    ``env_runner_group``): a copy of a :class:`SeerMultiAgentEnvRunner`'s
+    vector env, a sub-env of RLlib's default runner, or a copy of the
+    agent-level vector env (:func:`rllib_env_creator`); autoresets apply
+    them too.  Values are checked on each runner with the config's own
+    errors (a refusal raises here, and no runner changes); returns the
+    number of copies per runner.  Call it from a
+    callback's ``on_train_result(algorithm=...)`` for a curriculum::
+
+        set_params(algorithm, wind_sigma=0.5)
+    """
+    group = getattr(algo, "env_runner_group", algo)
+    results = group.foreach_env_runner(lambda r: _refusal_as_value(r, copies, values), local_env_runner=True)
+    for r in results:              # every runner checks the same values: all refuse, or none
+        if isinstance(r, tuple):
+            raise r[0](r[1])
+    return results
+
+
+def _refusal_as_value(runner, copies, values):
+    """:func:`_runner_set_params`, its refusal returned rather than raised:
+    an exception inside a remote runner's ``apply`` makes RLlib kill the
+    runner (``restart_failed_env_runners``) instead of reporting it."""
+    try:
+        return _runner_set_params(runner, copies, values)
+    except (ValueError, TypeError) as e:
+        return (type(e), str(e))
+
 
 def rllib_env_creator(env_id, autoreset_mode="next_step"):
     """An RLlib env creator for one policy shared by every agent of
@@ -293,8 +403,9 @@ def rllib_env_creator(env_id, autoreset_mode="next_step"):
     runner in ``gym_env_vectorize_mode="vector_entry_point"``; RLlib then
     asks for ``num_envs_per_env_runner`` sub-envs, which must be a multiple
     of the agents per copy (copies = sub-envs / agents).  ``env_config`` holds
-    the env's parameters and optionally ``num_threads`` and ``seed`` (read by
-    nothing here: RLlib seeds through ``reset(seed=...)``).
+    the env's parameters (a per-copy field may be a list of one value per
+    copy), ``param_sampler``, and optionally ``num_threads`` and ``seed``
+    (read by nothing here: RLlib seeds through ``reset(seed=...)``).
 
     Seeds: RLlib resets runner ``w`` with ``seed + w``; copy ``c`` of a runner
     reset with ``s`` takes ``s * copies + c`` (``seed_stride``), so no two
@@ -315,7 +426,10 @@ def rllib_env_creator(env_id, autoreset_mode="next_step"):
         cfg.pop("seed", None)
         threads = cfg.pop("num_threads", "auto")
         spec = get(env_id)
-        agents = len(spec.copies.agent_names(spec.build_config(cfg)))
+        counts = getattr(spec.copies, "per_copy_counts", ())
+        one = {k: (max(v) if k in counts else v[0]) if isinstance(v, (list, tuple)) and v else v
+               for k, v in cfg.items() if k != "param_sampler"}    # the batch's width: the largest counts
+        agents = len(spec.copies.agent_names(spec.build_config(one)))
         if num % agents:
             raise ValueError(f"num_envs_per_env_runner must be a multiple of the {agents} agents "
                              f"per copy of {env_id}, got {num}")

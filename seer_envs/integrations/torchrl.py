@@ -43,6 +43,15 @@ break_when_any_done=False)`` and TorchRL's collectors do.
 env's ``reset(seed=s + c)``; later episodes draw from each copy's
 generator.  With the same seeds and actions every copy's observations and
 rewards are the vector env's, bit for bit, at any thread count.
+
+**Per-copy worlds**: a per-copy field may be a list of one value per copy
+(``torchrl_env("aircraft_v0", 4, wind_sigma=[0.0, 0.5, 1.0, 1.5])``) and
+``param_sampler`` draws per-copy values at every reset of every copy, as
+:func:`seer_envs.vector_env` takes them; :meth:`SeerTorchRLEnv.set_params`
+sets values for each named copy's next reset (a TorchRL ``"_reset"`` of
+that copy), and :attr:`SeerTorchRLEnv.params` holds the values in force
+(docs/training.md, "Per-copy worlds").  A ``TransformedEnv`` passes both
+through to this env.
 """
 
 import numpy as np
@@ -67,13 +76,14 @@ __all__ = ["torchrl_env", "SeerTorchRLEnv"]
 
 
 def torchrl_env(env_id, num_envs, num_threads="auto", group="agents", include_state=False,
-                **params):
+                param_sampler=None, **params):
     """``num_envs`` copies of the registered env ``env_id`` as a TorchRL env
     (:class:`SeerTorchRLEnv` over ``seer_envs.vector_env(env_id, num_envs,
     autoreset_mode="disabled", ...)``); ``params`` are the env's config
-    fields."""
+    fields, a per-copy field a list of one value per copy if need be;
+    ``param_sampler`` draws per-copy values at every reset of every copy."""
     vec = SeerVectorEnv(env_id, num_envs, num_threads=num_threads, autoreset_mode="disabled",
-                        **params)
+                        param_sampler=param_sampler, **params)
     return SeerTorchRLEnv(vec, group=group, include_state=include_state)
 
 
@@ -165,6 +175,31 @@ class SeerTorchRLEnv(EnvBase):
     def num_agents(self):
         """Agents per copy."""
         return self.vec.num_agents
+
+    # --- per-copy worlds ----------------------------------------------------------
+
+    @property
+    def params(self):
+        """Each copy's values of the per-copy fields in force: field -> array ``(num_envs,)``."""
+        return self.vec.params
+
+    @property
+    def per_copy_fields(self):
+        """The config fields that may take one value per copy."""
+        return self.vec.per_copy_fields
+
+    def set_params(self, copies=None, **values):
+        """Values of per-copy fields for the next reset of each copy in
+        ``copies`` (None: every copy): the next ``reset`` that names it in
+        ``"_reset"`` (a collector's reset of an ended copy) or resets all.
+        One value, or one per named copy; checked now with the config's own
+        errors, nothing changes on a refusal (:meth:`SeerVectorEnv.set_params
+        <seer_envs.vector.SeerVectorEnv.set_params>`)."""
+        self.vec.set_params(copies, **values)
+
+    def set_param_sampler(self, sampler):
+        """The parameter sampler drawn at every later reset of every copy (None: none)."""
+        self.vec.set_param_sampler(sampler)
 
     # --- TorchRL's hooks ----------------------------------------------------------
 

@@ -43,8 +43,28 @@ def test_quick_run_writes_csv_plots_and_report(tmp_path):
         per.setdefault((x["task"], x["policy"], x["train_seed"]), set()).add(int(x["eval_seed"]))
     assert all(s == {10000, 10001, 10002, 10003} for s in per.values())
     assert ("pcs_hotspot_v0", "heuristic (adaptive guard)", "") in per
-    assert {x["path"] for x in speed} == {"seer vector env", "supersuit concat_vec_envs_v1"}
-    assert all(float(x["sps"]) > 0 for x in speed)
+    # the speed part: both paths on both tasks, the same seeds, sane figures
+    assert {(x["task"], x["path"]) for x in speed} == {
+        (t, p) for t in ("pcs_hotspot_v0", "aircraft_v0") for p in ("seer vector env", "supersuit concat_vec_envs_v1")}
+    for x in speed:
+        assert float(x["sps"]) > 0 and math.isfinite(float(x["final_return"])) and math.isfinite(float(x["target"]))
+        assert math.isclose(float(x["sps"]), float(x["env_steps"]) / float(x["wall_s"]))
+        steps, wall = float(x["steps_to_target"]), float(x["wall_to_target"])
+        assert math.isnan(steps) == math.isnan(wall)
+        assert math.isnan(steps) or (0 < steps <= float(x["env_steps"]) and 0 < wall <= float(x["wall_s"]))
+    for task in ("pcs_hotspot_v0", "aircraft_v0"):
+        seer, ss = ([x for x in speed if x["task"] == task and x["path"] == p]
+                    for p in ("seer vector env", "supersuit concat_vec_envs_v1"))
+        assert [x["train_seed"] for x in seer] == [x["train_seed"] for x in ss] == ["1"]
+        for p, q in zip(seer, ss):      # the same trainer and seeds: the same returns, the same target
+            for k in ("updates", "env_steps", "final_return", "target", "steps_to_target"):
+                assert p[k] == q[k], (task, k)
+    evals_by = {}
+    for x in evals:
+        evals_by.setdefault((x["task"], x["policy"]), []).append(float(x["episode_return"]))
+    heur = sum(evals_by[("aircraft_v0", "heuristic (steer + separate)")]) / 4
+    aircraft_target = float(next(x["target"] for x in speed if x["task"] == "aircraft_v0"))
+    assert math.isclose(aircraft_target, 0.5 * heur, rel_tol=1e-9)
     for task in ("pcs_hotspot_v0", "aircraft_v0"):
         for png in (out / f"{task}.png", report.parent / "plots" / "baselines" / f"{task}.png"):
             assert png.stat().st_size > 10_000
@@ -55,9 +75,16 @@ def test_quick_run_writes_csv_plots_and_report(tmp_path):
     assert "Versions: python" in text and "Machine:" in text
     assert "## pcs_hotspot_v0" in text and "## aircraft_v0" in text and "SuperSuit" in text
     assert "the same on both paths" in text and "NOT the same" not in text
+    speed_part = text[text.index("## Speed"):]
+    assert "### pcs_hotspot_v0" in speed_part and "### aircraft_v0" in speed_part
+    assert speed_part.count("Training env steps/s, SEER / SuperSuit: **") == 2
+    assert speed_part.count("Wall time to target, SuperSuit / SEER: **") + speed_part.count(
+        "no seed reaches the target on both paths") == 2
 
 
-def test_bad_budget_is_refused():
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "baselines.py"), "--budget", "0"],
+@pytest.mark.parametrize("flag, value", [("--budget", "0"), ("--aircraft-target", "0"),
+                                         ("--aircraft-target", "1.5"), ("--aircraft-target", "nan")])
+def test_bad_budget_or_target_is_refused(flag, value):
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "baselines.py"), flag, value],
                        capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=ROOT))
-    assert r.returncode == 2 and "--budget" in r.stderr
+    assert r.returncode == 2 and flag in r.stderr
