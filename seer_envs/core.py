@@ -109,11 +109,20 @@ class Step:
     None) and ``stats`` (``(returns, lengths)`` when an agent ended, else
     None): the rows of the copies stepped, arrays the view owns."""
 
-    __slots__ = ("obs", "rew", "term", "trunc", "mask", "ended", "final_obs", "stats")
+    __slots__ = ("obs", "rew", "term", "trunc", "_mask", "ended", "final_obs", "stats")
 
     def __init__(self, obs, rew, term, trunc, mask, ended, final_obs, stats):
-        self.obs, self.rew, self.term, self.trunc, self.mask = obs, rew, term, trunc, mask
+        self.obs, self.rew, self.term, self.trunc, self._mask = obs, rew, term, trunc, mask
         self.ended, self.final_obs, self.stats = ended, final_obs, stats
+
+    @property
+    def mask(self):
+        """Agents in play at ``obs`` (a fresh array, made when first read:
+        ``mask=None`` at construction says every agent is in play)."""
+        m = self._mask
+        if m is None:
+            m = self._mask = np.ones(self.term.shape, bool)
+        return m
 
     def infos(self):
         """Gymnasium-style infos of the multi-agent arrays: the mask always;
@@ -296,7 +305,8 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
 
     def check_steppable(self, what="a step"):
         """Open, not in use by another thread, not interrupted, reset."""
-        self.check_open()
+        if self.closed:
+            self.check_open()
         self.batch.check_free()
         if self.broken is not None:
             raise RuntimeError(f"{self.interrupted} was interrupted (KeyboardInterrupt or an error "
@@ -393,7 +403,10 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
         b = self.batch
         with b.using():      # a second thread is refused before anything changes
             self.broken = "a step"
-            sel, plan = self._prepare(b, a, ids)
+            if ids is None and not self._any_waiting:      # the common step
+                sel, plan = _ALL, b.prepare(a)
+            else:
+                sel, plan = self._prepare(b, a, ids)
             b.run(plan)
             out = self._finish(b, sel, ids, plan)
             if not hold:
@@ -415,7 +428,7 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
 
     def _prepare(self, b, a, ids):
         if ids is None:
-            sel = slice(None)
+            sel = _ALL
             if not self._any_waiting:                 # the common step
                 return sel, b.prepare(a)
         else:
@@ -432,6 +445,15 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
 
     def _finish(self, b, sel, ids, plan):
         obs, rew, term, trunc, ended = b.finish(plan)
+        if ids is None and ended is None and not b.reported:
+            # The common step (no agent ended, every copy): no slicing, and
+            # the mask made only when a view reads it (None: all in play).
+            if b.tuner is not None:
+                b.after_step()
+            out = Step(obs, rew, term, trunc, ~b.done if b._any_done else None, None, None, None)
+            if self._disabled:        # a reset mask's other rows
+                self.last_obs = obs
+            return out
         stats = final = None
         if ended is not None or b.reported:
             stats = (b.ep_return[sel].copy(), b.ep_length[sel].copy())
@@ -449,8 +471,7 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
         if b.tuner is not None:
             b.after_step()
         if ids is None:               # every copy (the common step): no slicing
-            out = Step(obs, rew, term, trunc, ~b.done if b._any_done else np.ones(self._mask_shape, bool),
-                       ended, final, stats)
+            out = Step(obs, rew, term, trunc, ~b.done if b._any_done else None, ended, final, stats)
         else:
             out = Step(obs[sel], rew[sel], term[sel], trunc[sel], ~b.done[sel],
                        None if ended is None else ended[sel], final, stats)
@@ -516,6 +537,9 @@ def _after_fork_in_child():
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+_ALL = slice(None)
 
 
 def _as_index(ids):
