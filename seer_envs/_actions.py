@@ -9,6 +9,10 @@ import numbers
 import numpy as np
 
 
+#: The unsigned type of each native signed one (others: by name, in their byte order).
+_UNSIGNED = {np.dtype(f"i{k}"): np.dtype(f"u{k}") for k in (1, 2, 4, 8)}
+
+
 def check_actions(actions, spec, lead, label, rows=""):
     """``actions`` as an array of shape ``lead + action shape``, checked
     against ``spec`` (``Copies.action_spec``: ``("discrete", n)`` or
@@ -30,7 +34,8 @@ def check_actions(actions, spec, lead, label, rows=""):
         # One comparison: viewed as unsigned, a negative action is >= n too;
         # count_nonzero is several times cheaper than a ufunc reduction here.
         # The mask is built again only to name the culprit.
-        if a.size and np.count_nonzero(a.view(f"u{a.itemsize}") >= n if a.dtype.kind == "i" else a >= n):
+        if a.size and np.count_nonzero(a.view(_UNSIGNED.get(a.dtype) or a.dtype.str.replace("i", "u"))
+                                       >= n if a.dtype.kind == "i" else a >= n):
             at = tuple(int(v) for v in np.argwhere((a < 0) | (a >= n))[0])
             raise ValueError(f"action for {label(*at)} must be in [0, {n - 1}], got {a[at]}")
         return a
