@@ -403,10 +403,7 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
         b = self.batch
         with b.using():      # a second thread is refused before anything changes
             self.broken = "a step"
-            if ids is None and not self._any_waiting:      # the common step
-                sel, plan = _ALL, b.prepare(a)
-            else:
-                sel, plan = self._prepare(b, a, ids)
+            sel, plan = self._prepare(b, a, ids)
             b.run(plan)
             out = self._finish(b, sel, ids, plan)
             if not hold:
@@ -445,15 +442,6 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
 
     def _finish(self, b, sel, ids, plan):
         obs, rew, term, trunc, ended = b.finish(plan)
-        if ids is None and ended is None and not b.reported:
-            # The common step (no agent ended, every copy): no slicing, and
-            # the mask made only when a view reads it (None: all in play).
-            if b.tuner is not None:
-                b.after_step()
-            out = Step(obs, rew, term, trunc, ~b.done if b._any_done else None, None, None, None)
-            if self._disabled:        # a reset mask's other rows
-                self.last_obs = obs
-            return out
         stats = final = None
         if ended is not None or b.reported:
             stats = (b.ep_return[sel].copy(), b.ep_length[sel].copy())
@@ -470,8 +458,9 @@ class EpisodeCore(Layout, Snapshots, CopiesByReduce):
             self._flags_changed()
         if b.tuner is not None:
             b.after_step()
-        if ids is None:               # every copy (the common step): no slicing
-            out = Step(obs, rew, term, trunc, ~b.done if b._any_done else None, ended, final, stats)
+        if ids is None:               # every copy (the common step): no slicing; the mask
+            out = Step(obs, rew, term, trunc, ~b.done if b._any_done else None,    # made when read
+                       ended, final, stats)
         else:
             out = Step(obs[sel], rew[sel], term[sel], trunc[sel], ~b.done[sel],
                        None if ended is None else ended[sel], final, stats)
