@@ -338,9 +338,12 @@ class Batch:
         rewards are 0; :attr:`done` holds every agent stopped so far and
         :attr:`reported` whether an agent ended at this step."""
         cp = self.copies
-        obs_shape, agents_shape = self._shapes
-        obs, rew = cp.obs.reshape(obs_shape), cp.rew.reshape(agents_shape)
-        term = cp._term.view(bool).reshape(agents_shape)
+        agents_shape = self._shapes[1]
+        if self.num_copies == 1:            # (a new leading axis: cheaper than a reshape)
+            obs, rew, term = cp.obs[None], cp.rew[None], cp._term.view(bool)[None]
+        else:
+            obs, rew = cp.obs.reshape(self._shapes[0]), cp.rew.reshape(agents_shape)
+            term = cp._term.view(bool).reshape(agents_shape)
         live_idx, stepping = plan.live_idx, plan.stepping
         if live_idx is None:
             if plan.k + 1 < self._mc_min and not self._any_done and not np.count_nonzero(term):
