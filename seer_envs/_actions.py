@@ -9,6 +9,10 @@ import numbers
 import numpy as np
 
 
+#: The unsigned type of each native signed one (others: by name, in their byte order).
+_UNSIGNED = {np.dtype(f"i{k}"): np.dtype(f"u{k}") for k in (1, 2, 4, 8)}
+
+
 def check_actions(actions, spec, lead, label, rows=""):
     """``actions`` as an array of shape ``lead + action shape``, checked
     against ``spec`` (``Copies.action_spec``: ``("discrete", n)`` or
@@ -30,7 +34,8 @@ def check_actions(actions, spec, lead, label, rows=""):
         # One comparison: viewed as unsigned, a negative action is >= n too;
         # count_nonzero is several times cheaper than a ufunc reduction here.
         # The mask is built again only to name the culprit.
-        if a.size and np.count_nonzero(a.view(f"u{a.itemsize}") >= n if a.dtype.kind == "i" else a >= n):
+        if a.size and np.count_nonzero(a.view(_UNSIGNED.get(a.dtype) or a.dtype.str.replace("i", "u"))
+                                       >= n if a.dtype.kind == "i" else a >= n):
             at = tuple(int(v) for v in np.argwhere((a < 0) | (a >= n))[0])
             raise ValueError(f"action for {label(*at)} must be in [0, {n - 1}], got {a[at]}")
         return a
@@ -53,6 +58,7 @@ def check_actions(actions, spec, lead, label, rows=""):
 # --- dicts (the PettingZoo env's step) -------------------------------------------------
 
 _INT_TYPES = (int, np.integer)
+_ALL = slice(None)
 
 
 def _int_types_only(types):
@@ -69,7 +75,7 @@ def check_action_dict(actions, agents, live, live_rows, index, n, spec, out):
     if not isinstance(actions, dict):
         raise ValueError(f"actions must be a dict agent -> action, got {type(actions).__name__}")
     if len(actions) == len(agents) and list(actions) == agents:
-        rows = live_rows
+        rows = _ALL if len(agents) == n else live_rows       # (every row: no fancy indexing)
     else:
         _live_actions(actions, agents, live, index)       # names the unknown, finished or missing agent
         rows = np.fromiter(map(index.__getitem__, actions), np.intp, len(actions))
@@ -82,7 +88,8 @@ def check_action_dict(actions, agents, live, live_rows, index, n, spec, out):
                 arr = np.array(vals, np.int64)
             except OverflowError:
                 arr = None
-            if arr is not None and ((arr >= 0) & (arr < spec[1])).all():
+            # viewed as unsigned, a negative action is >= n too (as in check_actions)
+            if arr is not None and not np.count_nonzero(arr.view(np.uint64) >= spec[1]):
                 out[rows] = arr
                 return out
         for agent, act in _live_actions(actions, agents, live, index):
@@ -99,7 +106,7 @@ def check_action_dict(actions, agents, live, live_rows, index, n, spec, out):
                 arr = np.frombuffer(b"".join(vals), dtype).reshape((len(vals),) + tuple(shape))
             except (TypeError, BufferError):                # a non-contiguous view
                 arr = np.array(vals)
-            if ((arr >= low) & (arr <= high)).all():      # NaN fails both comparisons
+            if np.count_nonzero((arr >= low) & (arr <= high)) == arr.size:    # NaN fails both
                 out[rows] = arr
                 return out
     for agent, act in _live_actions(actions, agents, live, index):

@@ -311,9 +311,10 @@ class Batch:
         actions in, restarts, output arrays, step counts): returns the plan
         that :meth:`run` and then :meth:`finish` take.  Nothing else may use
         the batch from here until :meth:`finish` has returned."""
-        cp, dt = self.copies, self.config.dt
-        E = self.num_copies
+        cp, E = self.copies, self.num_copies
         self.broken = label
+        if waiting is not None and not waiting.any():
+            waiting = None
         if active is not None:
             # The other copies' rows keep earlier (valid) actions: a model
             # reads an agent's action only at its action event, which a
@@ -321,26 +322,29 @@ class Batch:
             buf = self._actions_buffer(a)
             buf[active] = a
             a = buf
-        cp.write_actions(a.reshape(self._flat + a.shape[2:]), self.done.reshape(-1))
+        if E == 1:                  # the rows of one copy: no reshapes
+            cp.write_actions(a[0], self.done[0])
+        else:
+            cp.write_actions(a.reshape(self._flat + a.shape[2:]), self.done.reshape(-1))
         # Every stepping copy's rows are written by its restart or the
         # step's boundary, into fresh arrays that the caller then owns.
         if fresh:
             cp.fresh_outputs()
-        if waiting is not None and not waiting.any():
-            waiting = None
         if waiting is not None:
             self.restart(np.flatnonzero(waiting))
         cycles = self.cycle
-        if active is None and waiting is None and not self._aligned:
-            self._aligned = E == 1 or cycles.min() == cycles.max()
-        if active is None and waiting is None and self._aligned:
-            # The common case: every copy at the same step, one run.  (The
-            # times array is the batch's own: the next plan of this batch is
-            # made only after this one's finish.)
-            k = int(cycles[0])
-            cycles.fill(k + 1)
-            self._times.fill((k + 1) * dt)
-            return _Plan(k, None, None, waiting, active, self._times, None)
+        if active is None and waiting is None:
+            if not self._aligned:
+                self._aligned = E == 1 or cycles.min() == cycles.max()
+            if self._aligned:
+                # The common case: every copy at the same step, one run.
+                # (The times array is the batch's own: the next plan of this
+                # batch is made only after this one's finish.)
+                k = int(cycles[0])
+                cycles.fill(k + 1)
+                self._times.fill((k + 1) * self.config.dt)
+                return _AlignedPlan(k, self._times)
+        dt = self.config.dt
         stepping = np.ones(E, bool)
         if active is not None:
             stepping = np.zeros(E, bool)
@@ -369,6 +373,9 @@ class Batch:
             if self._contiguous:
                 eng.inject(k * dt, cp.action_kind, 0, self.num_copies * self.num_agents,
                            execute=self.execute_actions)
+            elif self.num_copies == 1:      # one block: its range (the same events, fewer checks)
+                lo = int(self._all_starts[0])
+                eng.inject(k * dt, cp.action_kind, lo, lo + self.num_agents, execute=self.execute_actions)
             else:
                 eng.inject_blocks(k * dt, cp.action_kind, self._all_starts, self.num_agents,
                                   execute=self.execute_actions)
@@ -395,27 +402,35 @@ class Batch:
         rewards are 0; :attr:`done` holds every agent stopped so far and
         :attr:`reported` whether an agent ended at this step."""
         cp = self.copies
-        cycles = self.cycle
-        live_idx, stepping, waiting = plan.live_idx, plan.stepping, plan.waiting
-        obs_shape, agents_shape = self._shapes
-        obs, rew = cp.obs.reshape(obs_shape), cp.rew.reshape(agents_shape)
-        term = cp._term.view(bool).reshape(agents_shape)
+        agents_shape = self._shapes[1]
+        if self.num_copies == 1:            # (a new leading axis: cheaper than a reshape)
+            obs, rew, term = cp.obs[None], cp.rew[None], cp._term.view(bool)[None]
+        else:
+            obs, rew = cp.obs.reshape(self._shapes[0]), cp.rew.reshape(agents_shape)
+            term = cp._term.view(bool).reshape(agents_shape)
+        live_idx, stepping = plan.live_idx, plan.stepping
         if live_idx is None:
             if plan.k + 1 < self._mc_min and not self._any_done and not np.count_nonzero(term):
                 # The common step: no agent stopped before or now, no copy
                 # truncated (the general path gives the same, in more passes).
-                np.add(self.ep_return, rew, out=self.ep_return)
-                self.ep_length += 1
+                # Same-type additions (the rewards widened to float64 first,
+                # exactly; a ones array): half the cost of a mixed-type ufunc
+                # call or one with a Python scalar, the same sums.
+                wide, ones = self._sum_operands or self._make_sum_operands()
+                wide[...] = rew
+                np.add(self.ep_return, wide, out=self.ep_return)
+                np.add(self.ep_length, ones, out=self.ep_length)
                 self.reported = False
                 self.broken = None
                 return obs, rew, term, np.zeros(agents_shape, bool), None
-            over = cycles >= self.max_cycles
+            over = self.cycle >= self.max_cycles
             live = ~self.done
         else:
+            waiting = plan.waiting
             if waiting is not None:         # restarted: their first observation, nothing else
                 rew[waiting] = 0.0
                 term[waiting] = False
-            over = (cycles >= self.max_cycles) & stepping
+            over = (self.cycle >= self.max_cycles) & stepping
             live = ~self.done & stepping[:, None]
         if self._any_done:                  # stopped agents: reward 0, no flags
             rew[~live] = 0.0
@@ -431,6 +446,14 @@ class Batch:
         self.reported = bool(now.any())
         self.broken = None
         return obs, rew, term, trunc, (ended if ended.any() else None)
+
+    #: The common step's operands of the episode sums (:meth:`finish`), made at its first use.
+    _sum_operands = None
+
+    def _make_sum_operands(self):
+        shape = self._shapes[1]
+        self._sum_operands = (np.empty(shape, np.float64), np.ones(shape, np.int64))
+        return self._sum_operands
 
     def _actions_buffer(self, a):
         """Every copy's last actions, for steps of some copies (zeros, a
@@ -479,6 +502,16 @@ class _Plan:
     def __init__(self, k, live_idx, stepping, waiting, active, times, runs_by_k):
         self.k, self.live_idx, self.stepping, self.waiting = k, live_idx, stepping, waiting
         self.active, self.times, self.runs_by_k = active, times, runs_by_k
+
+
+class _AlignedPlan:
+    """The common step's plan (a :class:`_Plan`): every copy at step ``k``, one run."""
+
+    __slots__ = ("k", "times")
+    live_idx = stepping = waiting = active = runs_by_k = None
+
+    def __init__(self, k, times):
+        self.k, self.times = k, times
 
 
 class CopiesByReduce:

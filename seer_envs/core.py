@@ -124,12 +124,21 @@ class Step:
     step, or None) with ``params`` (then each copy's per-copy values): the
     rows of the copies stepped, arrays the view owns."""
 
-    __slots__ = ("obs", "rew", "term", "trunc", "mask", "ended", "final_obs", "stats", "restarted", "params")
+    __slots__ = ("obs", "rew", "term", "trunc", "_mask", "ended", "final_obs", "stats", "restarted", "params")
 
     def __init__(self, obs, rew, term, trunc, mask, ended, final_obs, stats, restarted=None, params=None):
-        self.obs, self.rew, self.term, self.trunc, self.mask = obs, rew, term, trunc, mask
+        self.obs, self.rew, self.term, self.trunc, self._mask = obs, rew, term, trunc, mask
         self.ended, self.final_obs, self.stats = ended, final_obs, stats
         self.restarted, self.params = restarted, params
+
+    @property
+    def mask(self):
+        """Agents in play at ``obs`` (a fresh array, made when first read:
+        ``mask=None`` at construction says every agent is in play)."""
+        m = self._mask
+        if m is None:
+            m = self._mask = np.ones(self.term.shape, bool)
+        return m
 
     def infos(self):
         """Gymnasium-style infos of the multi-agent arrays: the mask always;
@@ -310,7 +319,8 @@ class EpisodeCore(Layout, Snapshots, WorldsAPI, CopiesByReduce):
 
     def check_steppable(self, what="a step"):
         """Open, not in use by another thread, not interrupted, reset."""
-        self.check_open()
+        if self.closed:
+            self.check_open()
         self.batch.check_free()
         if self.broken is not None:
             raise RuntimeError(f"{self.interrupted} was interrupted (KeyboardInterrupt or an error "
@@ -437,7 +447,7 @@ class EpisodeCore(Layout, Snapshots, WorldsAPI, CopiesByReduce):
 
     def _prepare(self, b, a, ids):
         if ids is None:
-            sel = slice(None)
+            sel = _ALL
             if not self._any_waiting:                 # the common step
                 self._restarting = None
                 return sel, b.prepare(a)
@@ -472,8 +482,8 @@ class EpisodeCore(Layout, Snapshots, WorldsAPI, CopiesByReduce):
             self._flags_changed()
         if b.tuner is not None:
             b.after_step()
-        if ids is None:               # every copy (the common step): no slicing
-            out = Step(obs, rew, term, trunc, ~b.done if b._any_done else np.ones(self._mask_shape, bool),
+        if ids is None:               # every copy (the common step): no slicing; the mask
+            out = Step(obs, rew, term, trunc, ~b.done if b._any_done else None,    # made when read
                        ended, final, stats)
         else:
             out = Step(obs[sel], rew[sel], term[sel], trunc[sel], ~b.done[sel],
@@ -543,6 +553,9 @@ def _after_fork_in_child():
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+_ALL = slice(None)
 
 
 def _as_index(ids):

@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from seer_envs._actions import check_action_dict
+from seer_envs._actions import check_action_dict, check_actions
 from seer_envs._batch import CopiesByReduce
 from seer_envs.core import EPISODE_KEY, EpisodeCore
 
@@ -81,7 +81,6 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
         self._n = n = len(self.possible_agents)
         self._all_rows = np.arange(n)
         self._lead, self._label = (n,), lambda i: f"agent {self.possible_agents[i]!r}"
-        self._lead1 = (1, n)
         self._set_agents([])
         self._closed = False
         spec = core.action_spec
@@ -244,14 +243,13 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
         True at the step it ends, and its rows are out of play afterwards
         (not in ``agents``: reward 0, no flags)."""
         self._check_steppable()
-        a = self.core.check_actions(actions, lead=self._lead, label=self._label)
-        return self._advance(a)
+        return self._advance(check_actions(actions, self.core.action_spec, self._lead, self._label))
 
     def _advance(self, a):
         """Run one step with a validated action array; returns ``(obs,
         rewards, terminations, truncations)``: the step's own arrays."""
         core = self.core
-        s = core.step(a.reshape(self._lead1 + a.shape[1:]), hold=True)   # marked until the agents are set
+        s = core.step(a[None], hold=True)      # (one copy); marked until the agents are set
         if s.ended is not None:
             self._set_agents([])
         elif s.stats is not None:
@@ -267,8 +265,10 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
         self.core.check_open()
 
     def _check_steppable(self):
-        self.core.check_steppable()
-        self.core.check_not_ended()
+        core = self.core
+        core.check_steppable()
+        if core._any_ended:
+            core.check_not_ended()
 
     def _check_started(self):
         self.core.check_open()

@@ -383,6 +383,23 @@ def test_bad_action_arrays(sid):
     assert env._cycle == 0 and env.engine.now == 0.0 and env.engine.stats()["events"] == events
 
 
+@pytest.mark.parametrize("dtype", ["i1", "<i2", ">i4", "<i8", ">i8", "u1", ">u2", "<u8"])
+def test_discrete_action_arrays_of_any_integer_width_and_byte_order(dtype):
+    """Valid actions pass (the array itself, not copied); a too large or a
+    negative one names its agent, in either byte order."""
+    from seer_envs._actions import check_actions
+    spec, label = ("discrete", 3), (lambda i: f"agent {i}")
+    a = np.array([0, 1, 2, 1], dtype)
+    assert check_actions(a, spec, (4,), label) is a
+    a[2] = 3
+    with pytest.raises(ValueError, match=r"agent 2 must be in \[0, 2\], got 3"):
+        check_actions(a, spec, (4,), label)
+    if np.dtype(dtype).kind == "i":
+        a[2], a[1] = 2, -1
+        with pytest.raises(ValueError, match=r"agent 1 must be in \[0, 2\], got -1"):
+            check_actions(a, spec, (4,), label)
+
+
 # --- seeds and serial equivalence over whole episodes ------------------------------
 
 @pytest.mark.parametrize("sid, params", CASES)
