@@ -34,7 +34,7 @@ from gymnasium.vector.utils import batch_space
 
 from seer_envs._batch import CopiesByReduce
 from seer_envs.attributes import CopyAttributes
-from seer_envs.core import EPISODE_KEY, MASK_KEY, PARAMS_KEY
+from seer_envs.core import EPISODE_KEY, MASK_KEY
 from seer_envs.vector import SeerVectorEnv
 
 __all__ = ["agent_vector_env", "SeerAgentVectorEnv"]
@@ -94,8 +94,9 @@ class SeerAgentVectorEnv(CopiesByReduce, CopyAttributes, VectorEnv):
     def reset(self, *, seed=None, options=None):
         """``seed``: an int, or one per row or per copy; ``options={"reset_mask":
         rows}`` under ``DISABLED`` (whole copies), ``{"params": {...}}`` as the
-        copy-level env takes them.  Returns ``(obs, {"mask", "seer_params"})``,
-        one entry per row."""
+        copy-level env takes them.  Returns ``(obs, {"mask"})``, one entry per
+        row; each copy's world is :attr:`params` (the infos keep one set of
+        keys, which TorchRL's ``GymWrapper`` reads from the reset)."""
         C, A, N = self.copies, self.agents_per_copy, self.num_envs
         if isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == N and A > 1:
             seed = list(seed)[::A]
@@ -112,11 +113,7 @@ class SeerAgentVectorEnv(CopiesByReduce, CopyAttributes, VectorEnv):
             options = dict(options, reset_mask=rows.any(axis=1))
         obs, info = self.vec.reset(seed=seed, options=options)
         self._mask = info[MASK_KEY]
-        return obs.reshape(N, -1), {MASK_KEY: info[MASK_KEY].reshape(N), PARAMS_KEY: self._rows(info[PARAMS_KEY])}
-
-    def _rows(self, params):
-        """Per-copy values, one per row (a copy's rows share its world)."""
-        return {k: np.repeat(v, self.agents_per_copy) for k, v in params.items()}
+        return obs.reshape(N, -1), {MASK_KEY: info[MASK_KEY].reshape(N)}
 
     @property
     def params(self):
@@ -150,8 +147,6 @@ class SeerAgentVectorEnv(CopiesByReduce, CopyAttributes, VectorEnv):
         if s.final_obs is not None:
             infos["final_obs"] = s.final_obs.reshape(N, -1)
             infos["_final_obs"] = np.repeat(s.ended, A)
-        if s.restarted is not None:
-            infos[PARAMS_KEY], infos["_" + PARAMS_KEY] = self._rows(s.params), np.repeat(s.restarted, A)
         return s.obs.reshape(N, -1), s.rew.reshape(N), term.reshape(N), s.trunc.reshape(N), infos
 
     @property
