@@ -64,7 +64,8 @@ def main():
     for env_id, n, params in CASES[:1] if a.quick else CASES:
         spread = _run(tree, SPREAD, env_id, str(n), json.dumps(params))
         for threads in (1,) if a.quick else (1, 2):
-            base = dict(kind="vector", env=env_id, n=n, threads=threads, blocks=blocks, per=per, params=params)
+            base = dict(kind="vector", env=env_id, n=n, threads=threads, blocks=blocks, per=per, params=params,
+                        stat="median")
             cases.append((f"{env_id} x{n} {threads}t", [base, base, dict(base, params=dict(params, **spread))],
                           sorted(spread)))
     try:
