@@ -144,6 +144,7 @@ def test_rllib_sub_envs_of_one_runner_get_different_seeds():
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
     rllib.register()
+    rllib._BUILT.clear()        # the process's earlier builds (other tests) would shift the offsets
     cfg = (PPOConfig().environment("seer/pcs_v0", env_config=dict(SMALL["pcs_v0"], num_threads=1, seed=7))
            .multi_agent(policies={"shared"}, policy_mapping_fn=lambda a, *x, **k: "shared")
            .env_runners(num_env_runners=0, num_envs_per_env_runner=2))
