@@ -8,8 +8,10 @@ The policy is MAPPO-sized: an actor MLP (obs -> 64 -> 64 -> actions, tanh)
 over all agents in one batch.  Each step: policy forward on the observation
 array, then ``env.step_arrays``.  Reported per configuration: inference
 steps/s, and per-step latency split into policy and environment time;
-then the end-to-end ratio auto / serial.  Target (issue 7): >= 1.3x on
-Aircraft with 1024 UAVs.  Also reports which OpenMP runtimes are loaded.
+then the end-to-end ratio auto / serial.  Two warm-up steps are not timed,
+and with "auto" neither are the thread tuner's closed-loop steps (the
+steady rate; ``loop_steps`` says how many).  Also reports which OpenMP
+runtimes are loaded.
 """
 
 import argparse
@@ -24,6 +26,7 @@ import torch
 import torch.nn as nn
 
 import seer_envs
+from seer_bench import LOOP_MAX, closed_loop_running
 
 
 class Actor(nn.Module):
@@ -50,23 +53,25 @@ def run(name, kw, threads, steps, seed=0):
     discrete = hasattr(space, "n")
     actor = Actor(obs.shape[1], space.n if discrete else int(np.prod(space.shape)))
     pol = envt = 0.0
-    n = 0
+    n = warm = 0
     with torch.inference_mode():
-        for k in range(steps + 2):
+        while n < steps:
             t0 = time.perf_counter()
             out = actor(torch.from_numpy(obs))
             acts = (out.argmax(-1).numpy() if discrete else torch.tanh(out).numpy())
             t1 = time.perf_counter()
             obs, rew, term, trunc = env.step_arrays(acts)
             t2 = time.perf_counter()
-            if k >= 2:                  # two warm-up steps
+            if warm < 2 or (closed_loop_running(env) and warm < LOOP_MAX):
+                warm += 1
+            else:
                 pol += t1 - t0
                 envt += t2 - t1
                 n += 1
             if not env.agents:
-                obs = env.reset_arrays(seed=seed + k + 1)
+                obs = env.reset_arrays(seed=seed + n + warm)
     return {"policy_ms": pol / n * 1e3, "env_ms": envt / n * 1e3, "sps": n / (pol + envt),
-            "threads": env.num_threads, "choice": env.thread_choice.to_dict()}
+            "threads": env.num_threads, "choice": env.thread_choice.to_dict(), "loop_steps": warm - 2}
 
 
 def openmp_runtimes():

@@ -37,7 +37,7 @@ from tqdm import tqdm
 
 import seer_envs
 import seer_runtime
-from seer_bench import interleaved, median_of as med
+from seer_bench import LOOP_MAX, closed_loop_running, interleaved, median_of as med
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NOISY = 0.15
@@ -46,13 +46,22 @@ NOISY = 0.15
 # --- measurement ------------------------------------------------------------------
 
 def env_run(name, params, threads, steps, seed=0):
-    """Steps/s and statistics of ``steps`` env steps (array path, zero actions)."""
+    """Steps/s and statistics of ``steps`` env steps (array path, zero actions).
+
+    Timed after one warm-up step, and with ``"auto"`` after the thread
+    tuner's closed loop (its trials of neighbouring counts over the first
+    steps of an env; ``loop_steps``): the figures are the steady rate a run
+    gets, and the loop's length is reported beside them."""
     env = seer_envs.make(name, num_threads=threads, max_cycles=10**6, **params)
     env.reset_arrays(seed=seed)
     n = len(env.possible_agents)
     sp = env.action_space(env.possible_agents[0])
     acts = np.zeros(n, np.int64) if hasattr(sp, "n") else np.zeros((n,) + sp.shape, np.float32)
     env.step_arrays(acts)
+    loop = 1
+    while closed_loop_running(env) and loop < LOOP_MAX:
+        env.step_arrays(acts)
+        loop += 1
     env.engine.reset_stats()
     t0 = time.perf_counter()
     for _ in range(steps):
@@ -62,7 +71,7 @@ def env_run(name, params, threads, steps, seed=0):
     return {"sps": steps / wall, "latency_ms": wall / steps * 1e3,
             "event_us": sum(st["busy_s"]) / max(1, st["events"]) * 1e6,
             "busy_s": st["busy_s"], "idle_s": st["idle_s"], "threads": env.num_threads,
-            "events_per_step": st["events"] / steps}
+            "events_per_step": st["events"] / steps, "loop_steps": loop if env.thread_choice.tuned else 0}
 
 
 def noisy(rs, key):
@@ -139,6 +148,7 @@ def sweep_threads(name, points, steps, reps):
             row[f"latency_ms[{k}]"] = med(res[k], "latency_ms")
             row[f"noisy[{k}]"] = noisy(res[k], "sps")
         row["stpa_threads"] = res["STPA (auto)"][-1]["threads"]
+        row["loop_steps"] = max(r["loop_steps"] for r in res["STPA (auto)"])
         rows.append(row)
         tqdm.write(f"    {name} {label}: " + ", ".join(f"{k} {row[f'sps[{k}]']:.1f}/s" for k, _ in THREADS)
                    + f" (STPA chose {row['stpa_threads']})")
@@ -380,14 +390,18 @@ def main():
       f"repeats per point (medians); it took {took / 60:.1f} minutes. Raw numbers: `docs/evaluation/*.csv`. "
       f"'noisy' marks a point whose repeats spread by more than {NOISY:.0%} of the median. "
       f"Thread counts measured: {', '.join(map(str, counts))}; 'STPA' is `num_threads=\"auto\"` "
-      f"(it may pick any count from 1 to the cores).\n")
+      f"(it may pick any count from 1 to the cores): STPA's pick at the first reset, then the thread "
+      f"tuner's closed loop tries the neighbouring counts for a few steps and keeps the best "
+      f"([docs/stpa.md](stpa.md)). Every column is timed after one warm-up step, and STPA's after its "
+      f"closed loop as well, so the figures are the steady rate of a run; 'closed loop (steps)' is how "
+      f"many steps that loop took (later episodes of the same env start at its result).\n")
 
     def tbl(rows, key, unit):
-        w("| point | " + " | ".join(k for k, _ in THREADS) + " | STPA chose |")
-        w("| --- " * (len(THREADS) + 2) + "|")
+        w("| point | " + " | ".join(k for k, _ in THREADS) + " | STPA chose | closed loop (steps) |")
+        w("| --- " * (len(THREADS) + 3) + "|")
         for r in rows:
             w(f"| {r['point']} | " + " | ".join(fmt(r[f'{key}[{k}]'], r[f'noisy[{k}]']) for k, _ in THREADS)
-              + f" | {r['stpa_threads']} |")
+              + f" | {r['stpa_threads']} | {r['loop_steps']} |")
         w(f"\n({unit})\n")
     if "fig7" in res and run("fig7"):
         r7, n7 = res["fig7"]

@@ -9,7 +9,7 @@ Prints, with medians of interleaved repeats (1 thread, 2 threads, 1, 2, ...):
      engine minus the PHOLD handler's time per call measured alone;
   3. the 2-thread speedup at work sizes calibrated to ~2 us and ~20 us per
      event.
-Targets (issue 2): >= 5 M events/s at 2 threads; <= 150 ns engine overhead;
+Targets: >= 5 M events/s at 2 threads; <= 150 ns engine overhead;
 speedup >= 1.5 at ~2 us and >= 1.85 at ~20 us.  Writes a JSON copy to
 benchmarks/results/runtime_phold.json.
 """

@@ -352,7 +352,7 @@ def _puffer_part(env_id, E, kw, acts, rounds):
 def pufferlib_rows(args):
     """PufferLib's Serial and Multiprocessing vectorisation of the single
     PettingZoo env beside the vector env: PCS ``--grid`` x ``--copies``
-    and Aircraft 16 UAVs x ``--aircraft-copies`` (issue 26's target: the
+    and Aircraft 16 UAVs x ``--aircraft-copies`` (the target: the
     vector env >= 5x PufferLib's best backend on both)."""
     try:
         import pufferlib

@@ -13,6 +13,8 @@ them alike; a ratio of two runners is the median of the per-round ratios
 - :mod:`seer_bench.rounds`: :func:`interleave` (times), :func:`interleaved`
   (results), :func:`median_rates`, :func:`paired`, :func:`median_of`,
   :func:`spread`;
+- :mod:`seer_bench.warmup`: :func:`closed_loop_running` (warm-up until the
+  thread tuner's closed loop has ended);
 - :mod:`seer_bench.workloads`: :func:`pcs_workload`, :func:`supersuit_pcs`,
   :class:`Halves` (two worker processes of half the copies each),
   :func:`steps_timed`;
@@ -25,6 +27,7 @@ The package sits above every layer (it imports ``seer_envs`` and
 
 from .load import load1, start_busy, stop
 from .rounds import interleave, interleaved, median_of, median_rates, paired, spread
+from .warmup import LOOP_MAX, closed_loop_running
 
-__all__ = ["interleave", "interleaved", "load1", "median_of", "median_rates", "paired", "spread", "start_busy",
+__all__ = ["LOOP_MAX", "closed_loop_running", "interleave", "interleaved", "load1", "median_of", "median_rates", "paired", "spread", "start_busy",
            "stop"]

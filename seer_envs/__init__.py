@@ -53,7 +53,7 @@ def _lifted_max_cycles(spec, params, top=10**9):
     """The largest ``max_cycles`` in [the user's, ``top``] that the config's
     validation accepts.  Bounds derived from the horizon ``max_cycles * dt``
     tighten as it grows, so lifting blindly to ``top`` refused valid
-    configurations (issue 28); every value tried is re-validated and the
+    configurations; every value tried is re-validated and the
     user's own is the floor, so the lifted copy opens wherever the original
     does.  The invariant ``ok(lo)`` holds even if a bound is not monotone."""
     lo = int(params["max_cycles"])
@@ -105,10 +105,13 @@ def stpa_chooser(spec, params, headless=None, seed=0):
     (preflight + model, cached per configuration and hardware) for ``params``
     of ``spec`` in the env form (or ``headless``)."""
     cfg = spec.build_config(params)
+    key = []             # built at the first call: an env asks at every episode start
 
     def choose():
         import stpa      # ImportError -> resolve_threads falls back to the hard caps
-        return stpa.choose(spec.stpa_key(cfg, headless), spec.opener(cfg, headless), seed=seed)
+        if not key:
+            key.append(spec.stpa_key(cfg, headless))
+        return stpa.choose(key[0], spec.opener(cfg, headless), seed=seed)
     return choose
 
 

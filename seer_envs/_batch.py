@@ -69,6 +69,7 @@ class Batch:
         self.thread_choice = None
         self.engine = None
         self.tuner = None
+        self._tuned = None                       # the closed loop's result (tuner.learned)
         # copy c's actions are one contiguous LP range after the one before
         self._contiguous = cp.lps_per_copy == A
         self._all_starts = cp.agent_starts(np.arange(E))
@@ -242,7 +243,9 @@ class Batch:
                 eng.set_stream_keys(lo, hi, s, first)
         eng.init(0.0)
         self.engine = eng
-        self.tuner = _tuner.tuner_for(eng, self.num_threads_setting, self.thread_choice)
+        if self.tuner is not None:         # its closed loop is not rerun every episode
+            self._tuned = self.tuner.learned() or self._tuned
+        self.tuner = _tuner.tuner_for(eng, self.num_threads_setting, self.thread_choice, learned=self._tuned)
         self.after_step(started=True)            # its first trial may be a smaller team
         self.cycle[:] = 0
         self.done[:] = False if self._absent is None else self._absent

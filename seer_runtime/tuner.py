@@ -18,6 +18,11 @@ point because results do not depend on the thread count.
    closed loop went below it) it probes upward now and then (exponential
    backoff) and keeps a probe only when it is faster.
 
+An env starts a tuner at every episode start; the closed loop runs at the
+first one, and later starts from the same STPA pick begin at its result
+(:meth:`ThreadTuner.learned`): its trials would cost every short episode
+their slower units again, and contention and recovery still act.
+
 Per unit it reads two counters and a few numbers: O(1), no per-agent work.
 Every switch is reported in :meth:`ThreadTuner.report` (``adapted``: step,
 from, to, reason, measured seconds per event); a trial that was not kept
@@ -106,6 +111,10 @@ class ThreadTuner:
         For :meth:`after_unit`: the engine to read and switch, and a
         callable returning cumulative (busy_s, idle_s) of its team (default
         ``engine.thread_times``).
+    learned : dict, optional
+        An earlier tuner's :meth:`learned` for the same workload: when it
+        started from the same count, the closed loop is skipped and the run
+        starts at its pick (its report's ``closed_loop`` says ``carried``).
     free : callable, optional
         ``free(own_threads)`` -> CPUs other processes leave free (e.g.
         :func:`free_cpus`); a larger team is then tried (closed loop or
@@ -120,7 +129,7 @@ class ThreadTuner:
     """
 
     def __init__(self, start, cap=None, predicted=None, explore=True, engine=None,
-                 thread_times=None, free=None):
+                 thread_times=None, free=None, learned=None):
         self.count = self._start = int(start)
         self.cap = max(int(cap if cap is not None else usable_threads()), self.count, 1)
         self.predicted = {int(k): float(v) for k, v in (predicted or {}).items()}
@@ -141,6 +150,12 @@ class ThreadTuner:
         self._skip = SETTLE
         self.closed_loop = None
         self.best = self.count             # the probes' ceiling (set by the closed loop)
+        if explore and learned is not None and learned["start"] == self._start:
+            self.count = min(learned["picked"], self.cap)
+            self.measured = dict(learned["measured"])
+            self.best = min(learned["best"], self.cap)
+            self.closed_loop = dict(learned["closed_loop"], carried=True)
+            explore = False
         if explore and self.cap > 1:
             # Fewer threads first: a smaller team is never the catastrophic
             # one, and its time lets a much slower larger team be cut short.
@@ -384,6 +399,15 @@ class ThreadTuner:
         self._skip = 0                     # back to a known count
         return old
 
+    def learned(self):
+        """What a later start of the same workload may begin from (the
+        ``learned`` argument): the closed loop's pick, the costs it measured
+        and the probes' ceiling; None until the closed loop has ended."""
+        if self.closed_loop is None:
+            return None
+        return {"start": self._start, "picked": self.closed_loop["picked"], "best": self.best,
+                "measured": dict(self.measured), "closed_loop": dict(self.closed_loop)}
+
     # --- engine glue --------------------------------------------------------------
 
     def _sample(self):
@@ -423,10 +447,10 @@ class ThreadTuner:
         return out
 
 
-def tuner_for(engine, num_threads_setting, choice=None, thread_times=None):
+def tuner_for(engine, num_threads_setting, choice=None, thread_times=None, learned=None):
     """A :class:`ThreadTuner` for ``engine`` when the setting is "auto" and
     more than one thread is usable; None otherwise (an explicit count is the
-    user's)."""
+    user's).  ``learned``: an earlier tuner's :meth:`ThreadTuner.learned`."""
     if num_threads_setting != "auto":
         return None
     cap = usable_threads()
@@ -434,7 +458,7 @@ def tuner_for(engine, num_threads_setting, choice=None, thread_times=None):
         return None
     pred = (choice.predicted_speedup if choice is not None else None) or None
     return ThreadTuner(engine.num_threads, cap, predicted=pred, engine=engine,
-                       thread_times=thread_times)
+                       thread_times=thread_times, learned=learned)
 
 
 # Headless runs split the run into units of about this much wall time.

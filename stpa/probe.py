@@ -69,6 +69,23 @@ def affinity_cpus():
     return available_cpus()
 
 
+_physical = None
+
+
+def physical_cores():
+    """Physical cores (psutil; the logical count without it), read once per
+    process: the cap of a choice already made is checked at every episode
+    start, and the full :func:`probe` costs a millisecond of sysfs reads."""
+    global _physical
+    if _physical is None:
+        try:
+            import psutil
+            _physical = psutil.cpu_count(logical=False) or os.cpu_count() or 1
+        except ImportError:
+            _physical = os.cpu_count() or 1
+    return _physical
+
+
 def probe():
     """Hardware features of this machine now (a dict of numbers)."""
     logical = os.cpu_count() or 1
@@ -100,6 +117,8 @@ def probe():
 def thread_caps(hw=None):
     """The hard caps on a thread count and which of them bind: (cap, reasons).
 
-    :func:`seer_runtime.thread_caps` with the probed physical cores."""
-    hw = hw or probe()
+    :func:`seer_runtime.thread_caps` with the probed physical cores (of
+    ``hw``, else :func:`physical_cores`) and the affinity mask now."""
+    if hw is None:
+        return _runtime_caps(physical_cores=physical_cores(), affinity=affinity_cpus())
     return _runtime_caps(physical_cores=hw["physical_cores"], affinity=hw["affinity_cpus"])

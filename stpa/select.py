@@ -13,7 +13,7 @@ from stpa import cache as _disk
 from stpa import features
 from stpa import model as _model
 from stpa.preflight import preflight
-from stpa.probe import cpu_model, omp_num_threads_cap, probe, thread_caps
+from stpa.probe import affinity_cpus, cpu_model, omp_num_threads_cap, probe, thread_caps
 
 # Bump when the preflight measures something different: old entries are ignored.
 # 3: env steps execute their actions at injection (fewer LPs per round on PCS).
@@ -80,13 +80,13 @@ def choose(key, open_run, seed=0, model_path=None):
     if not callable(open_run):
         raise ValueError("choose(key, open_run): open_run must be a callable "
                          f"(num_threads, seed) -> Run, got {type(open_run).__name__}")
-    hw = probe()
-    cap, binding = thread_caps(hw)
-    mem_key = json.dumps([key, cap, hw["affinity_cpus"], omp_num_threads_cap(), model_path,
+    cap, binding = thread_caps(None)       # no full probe for a choice already made
+    mem_key = json.dumps([key, cap, affinity_cpus(), omp_num_threads_cap(), model_path,
                           os.environ.get("STPA_MODEL")], sort_keys=True, default=str)
     if mem_key in _CACHE:
         n, choice = _CACHE[mem_key]
         return n, choice.replace(cache="memory")
+    hw = probe()
     if cap == 1:
         n, choice = 1, ThreadChoice(chosen=1, method="cap", cap=1, caps=binding,
                                     predicted_speedup={1: 1.0}, probe_speedup={}, features={},

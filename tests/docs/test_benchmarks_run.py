@@ -54,6 +54,7 @@ CASES = {
                     "spreading on over off"),
     "core_ab": ([ROOT, ROOT, "--quick"], "tree 1 us"),          # this tree against itself (A/A)
     "worlds_ab": ([ROOT, "--quick"], "per-copy/shared"),
+    "tuner_carry_ab": (["--quick"], "per episode / A"),
 }
 
 

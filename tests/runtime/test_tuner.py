@@ -72,6 +72,26 @@ def test_a_closed_loop_that_stepped_down_under_load_goes_back_up_when_it_leaves(
     assert last["reason"] == "probe up" and last["kept"] and last["step"] > 30
 
 
+def test_a_later_start_from_the_same_count_begins_at_the_closed_loops_pick():
+    s = {1: 1.0, 2: 1.8, 3: 2.5, 4: 2.2, 5: 2.0, 6: 1.9}
+    first = ThreadTuner(2, cap=6)
+    assert first.learned() is None                          # nothing learned before the loop ends
+    drive(first, curve(s), 40)
+    again = ThreadTuner(2, cap=6, learned=first.learned())
+    assert again.state == "steady" and again.count == 3 and again.best == 3
+    assert again.closed_loop["carried"] and again.closed_loop["picked"] == 3
+    assert set(drive(again, curve(s), 30)) == {3}           # no trials
+    assert again.report()["adapted"] == [] and again.report()["chosen"] == 3
+    # another start count (STPA picked differently): the loop runs again
+    other = ThreadTuner(4, cap=6, learned=first.learned())
+    assert other.state == "explore" and other.closed_loop is None
+    # it still steps down when the learned pick turns slow under load
+    slow = ThreadTuner(2, cap=6, learned=first.learned())
+    drive(slow, lambda t, k: 1e-6 / {1: 1.0, 2: 0.6, 3: 0.4, 4: 0.4, 5: 0.4, 6: 0.4}[t], 40,
+          idle_of=lambda t: 0.6 if t > 1 else 0.1)
+    assert slow.count < 3 and slow.decisions[0]["reason"].startswith("contention")
+
+
 def test_closed_loop_keeps_a_good_pick_and_prefers_fewer_threads_within_the_margin():
     tu = ThreadTuner(2, cap=4)
     drive(tu, curve({1: 1.0, 2: 1.9, 3: 1.92, 4: 1.5}), 30)     # 3 is < MARGIN faster

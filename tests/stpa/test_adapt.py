@@ -69,8 +69,15 @@ def test_steps_down_under_load_and_back_up_after_with_unchanged_outputs(name, tw
     assert 12 < ch.adapted[0]["step"] <= 12 + tn.CONTENTION_WINDOW + 2
     assert reasons[-1] == ("probe up", 1, 2) and ch.adapted[-1]["kept"]
     assert 1 in counts and counts[-1] == 2                  # both directions, mid-episode
-    env.reset_arrays(seed=4)                                # next episode: the loop again
-    assert env.num_threads == 1 and env.thread_choice.adapted == []
+    # next episode: no closed loop again, it starts at the loop's pick
+    env.reset_arrays(seed=4)
+    ch = env.thread_choice
+    assert env.num_threads == env.engine.num_threads == 2 and ch.adapted == []
+    assert ch.closed_loop["picked"] == 2 and ch.closed_loop["carried"]
+    _fake_timings(env, lambda k: False)
+    for k in range(12):
+        env.step_arrays(_actions(env, rng1))
+        assert env.engine.num_threads == 2, k               # no trial of the smaller team
 
 
 def test_no_change_when_healthy_or_user_fixed(two_threads):
