@@ -335,6 +335,55 @@ def fmt(v, nz=False):
     return text + (" (noisy)" if nz else "")
 
 
+# --- README's headline block ----------------------------------------------------------
+
+README = os.path.join(HERE, "..", "README.md")
+BLOCK = ("<!-- written by benchmarks/run_all.py: headline -->", "<!-- end of run_all.py's headline -->")
+
+
+def _read_csv(outdir, name):
+    with open(os.path.join(outdir, name), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def headline(outdir):
+    """README's headline table, from the CSVs of the run in ``outdir``
+    (Figs. 8 and 10, the comparison); None when one is missing."""
+    try:
+        air, pcs = _read_csv(outdir, "fig8_aircraft_scale.csv")[-1], _read_csv(outdir, "fig8_pcs_scale.csv")[-1]
+        e2e, cmp = _read_csv(outdir, "fig10_pcs_e2e.csv")[-1], _read_csv(outdir, "compare_reference.csv")
+    except (OSError, IndexError):
+        return None
+    auto = "STPA (auto)"
+    rows = []
+    for what, r in ((f"Aircraft, {air['point']} UAVs", air), (f"PCS, {pcs['point']} cells", pcs)):
+        one, st = float(r["latency_ms[1 thread]"]), float(r[f"latency_ms[{auto}]"])
+        rows.append(f"| {what}, one env: ms per step, 1 thread / `num_threads=\"auto\"` "
+                    f"| {fmt(one)} / {fmt(st)} ({r['stpa_threads']} threads, {one / st:.2f}x) |")
+    best = []
+    for r in cmp:
+        ref = max(float(v) for k, v in r.items() if k.startswith("sps[reference"))
+        best.append(f"{r['config']}: {float(r['sps[SEER STPA]']) / ref:.0f}x")
+    rows.append("| SEER's env steps/s over the pure-Python reference of the same scenario (the better of one "
+                "process and one per core) | " + "; ".join(best) + " |")
+    rows.append(f"| end-to-end inference (torch policy + env), PCS {e2e['point']} (pc: `power_control_iters`): "
+                f"steps/s, `\"auto\"` / serial | {float(e2e['ratio']):.2f}x |")
+    return "\n".join(["| what | figure |", "| --- | --- |"] + rows)
+
+
+def write_block(path, text):
+    """Replace the text between the BLOCK markers of ``path``."""
+    with open(path, encoding="utf-8") as f:
+        page = f.read()
+    i, j = page.find(BLOCK[0]), page.find(BLOCK[1])
+    if i < 0 or j < i:
+        return False
+    page = page[:i + len(BLOCK[0])] + "\n" + text + "\n" + page[j:]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(page)
+    return True
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true")
@@ -459,6 +508,10 @@ def main():
     with open(os.path.join(a.out, "evaluation.md"), "w") as f:
         f.write("\n".join(L) + "\n")
     print(f"wrote {os.path.join(a.out, 'evaluation.md')} in {took / 60:.1f} min")
+    if os.path.realpath(a.out) == os.path.realpath(os.path.join(HERE, "..", "docs")):
+        text = headline(outdir)
+        if text and write_block(README, text):
+            print("wrote README.md's headline table")
     return 0
 
 
