@@ -4,6 +4,7 @@ meet runs each slice as one phase, every thread taking whole copies.  The
 same state as the round-by-round team at every thread count, and the same
 errors at every thread count (handling errors: the team's too)."""
 
+import math
 import time
 
 import pytest
@@ -214,15 +215,20 @@ def test_set_copy_groups_validation():
 
 
 def test_ctrl_c_interrupts_promptly_and_the_run_continues_exactly(ctrl_c_after):
-    end = 600.0         # 10M events: most of a second at 2 threads
     copies, lps = 64, 256
 
     def make(t, groups):
         eng = Engine(FaultyModel(copies * lps, "none", fault_lps=[], copy_lps=lps),
-                     num_threads=t, max_events_per_run=10**9)
+                     num_threads=t, max_events_per_run=10**10)
         if groups:
             eng.set_copy_groups([(0, lps)], copies)
         return eng
+    # a run of about a second at 2 threads on this machine now (a fixed length
+    # finished before the signal on a quiet machine): 16384 events a time unit
+    probe = make(2, True)
+    t0 = time.perf_counter()
+    probe.run_until(40.0)
+    end = float(max(600, math.ceil(40.0 / (time.perf_counter() - t0))))
     eng = make(2, True)
     t0 = time.perf_counter()
     with ctrl_c_after(0.15):
