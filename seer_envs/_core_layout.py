@@ -65,9 +65,11 @@ class Layout:
 
     def _stpa_chooser(self):
         env_id, E = self.env_id, self.num_copies
-        if E == 1:
-            from seer_envs import stpa_chooser
-            return stpa_chooser(self.spec, self.config)
+        if E == 1:                   # one chooser per env: its STPA key is built once
+            if getattr(self, "_single_choose", None) is None:
+                from seer_envs import stpa_chooser
+                self._single_choose = stpa_chooser(self.spec, self.config)
+            return self._single_choose
 
         def choose():
             import stpa      # ImportError -> the hard caps

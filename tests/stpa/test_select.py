@@ -182,6 +182,21 @@ def test_env_reset_uses_the_cache():
     assert first.predicted_speedup and first.features and first.caps and first.method
 
 
+def test_later_resets_neither_rebuild_the_key_nor_probe(monkeypatch):
+    """A reset of an "auto" env checks the caps and reads the memory cache:
+    the configuration's key is built once per env, the hardware probed once."""
+    spec = seer_envs.get("pcs_v0")
+    keys, probes = [], []
+    real_key, real_probe = type(spec).stpa_key, stpa_select.probe
+    monkeypatch.setattr(type(spec), "stpa_key", lambda self, *a, **k: keys.append(1) or real_key(self, *a, **k))
+    monkeypatch.setattr(stpa_select, "probe", lambda: probes.append(1) or real_probe())
+    env = pcs_v0.parallel_env(**PARAMS)
+    for seed in range(4):
+        env.reset(seed=seed)
+    assert env.unwrapped.thread_choice.cached is True
+    assert (len(keys), len(probes)) == (1, 1)
+
+
 def test_choice_is_deterministic_for_fixed_features():
     trace = {"workload_code": 2, "n_entities": 4096, "n_agents": 4096, "events_per_unit": 20000.0,
              "event_ns": 170.0, "event_ns_cv": 0.04, "cross_frac": 0.03, "ready_per_round": 330.0,
