@@ -48,7 +48,6 @@ def stopping_cases():
 def random_actions(env, rng):
     """A random valid action for every possible agent, in
     ``possible_agents`` order, from the env's action space."""
-    import numpy as np
     space = env.action_space(env.possible_agents[0])
     n = len(env.possible_agents)
     if hasattr(space, "n"):
@@ -124,3 +123,84 @@ def three_values(cfg, field):
         out.append(v)
     assert len(out) == 3, f"no three valid values of {field} around {d}"
     return out
+
+
+def events_place(raw):
+    """(offset, length) of the pending events' bytes in the snapshot bytes
+    ``raw`` (length 0 if it holds none): where a test flips a bit of an
+    event."""
+    import json
+    from seer_envs import _snapshot as S
+    hlen = S._HEAD.unpack_from(raw)[3]
+    head = json.loads(raw[S._HEAD.size:S._HEAD.size + hlen])
+    off = S._HEAD.size + hlen
+    for name, dtype, shape in head["arrays"]:
+        nb = np.dtype(dtype).itemsize * int(np.prod(shape, dtype=np.int64))
+        if name.endswith("engine/events"):
+            return off, nb
+        off += nb + S._pad8(nb)
+    return off, 0
+
+
+def benchmarl_config(save_folder, iters=1, copies=4, steps=6):
+    """BenchMARL's default ``ExperimentConfig`` cut to a test's size:
+    ``iters`` on-policy iterations of ``copies`` copies x ``steps`` steps,
+    two minibatches each, no evaluation, logger, JSON or checkpoint."""
+    from seer_envs.integrations.benchmarl import ExperimentConfig   # SEER's module goes first
+    cfg = ExperimentConfig.get_from_yaml()
+    cfg.max_n_iters = iters
+    cfg.max_n_frames = iters * copies * steps
+    cfg.on_policy_collected_frames_per_batch = copies * steps
+    cfg.on_policy_n_envs_per_worker = copies
+    cfg.on_policy_n_minibatch_iters = 1
+    cfg.on_policy_minibatch_size = copies * steps // 2
+    cfg.evaluation = False
+    cfg.render = False
+    cfg.loggers = []
+    cfg.create_json = False
+    cfg.checkpoint_interval = 0
+    cfg.save_folder = str(save_folder)
+    return cfg
+
+
+def per_copy_equals_singles(env_id, kw, per, threads, steps, actions, seed, **vkw):
+    """Copy ``c`` of a vector env of ``env_id`` (``same_step`` autoreset)
+    built from ``kw`` and the per-copy values ``per`` (``{field: [value per
+    copy]}``) gives, bit for bit, what a single env built with copy ``c``'s
+    values and seeded ``seed + c`` gives, at every step of ``steps``: the
+    observations, rewards, terminations, truncations, final observations
+    and global state.  ``actions(rng)`` gives one step's ``(copies, agents,
+    ...)`` actions.  Returns the agents that stopped in each copy."""
+    import seer_envs
+    E = len(next(iter(per.values())))
+    v = seer_envs.vector_env(env_id, E, num_threads=threads, autoreset_mode="same_step",
+                             **dict(kw, **per), **vkw)
+    singles = [seer_envs.make(env_id, num_threads=1, **dict(kw, **{f: vs[c] for f, vs in per.items()}))
+               for c in range(E)]
+    obs, _ = v.reset(seed=seed)
+    for c, s in enumerate(singles):
+        np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=seed + c), err_msg=f"copy {c}")
+    for f, vs in per.items():
+        np.testing.assert_array_equal(v.params[f], vs)
+    rng = np.random.default_rng(threads)
+    stopped = np.zeros(E, np.int64)
+    for k in range(steps):
+        a = actions(rng)
+        obs, rew, term, trunc, infos = v.step(a)
+        states = v.state()
+        for c, s in enumerate(singles):
+            o, r, t, tr = s.step_arrays(a[c])
+            msg = f"{per} step {k} copy {c}"
+            np.testing.assert_array_equal(rew[c].view(np.uint32), r.view(np.uint32), err_msg=msg)
+            np.testing.assert_array_equal(term[c], t, err_msg=msg)
+            np.testing.assert_array_equal(trunc[c], tr, err_msg=msg)
+            stopped[c] += int(np.sum(t))
+            if not s.agents:                    # same_step: the copy has restarted
+                np.testing.assert_array_equal(infos["final_obs"][c], o, err_msg=msg)
+                o = s.reset_arrays()
+            np.testing.assert_array_equal(obs[c], o, err_msg=msg)
+            np.testing.assert_array_equal(states[c], s.state(), err_msg=msg)
+    for c, s in enumerate(singles):
+        s.close()
+    v.close()
+    return stopped

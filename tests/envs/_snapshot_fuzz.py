@@ -18,6 +18,7 @@ neither crash nor hang (a model may still refuse an altered event with a
 ``ContractViolation``).  Prints one JSON line: the counts."""
 
 import json
+import os
 import sys
 import time
 
@@ -27,6 +28,9 @@ import seer_envs
 from seer_envs import Snapshot
 from seer_envs import _snapshot as S
 from seer_runtime import ContractViolation
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "_shared"))
+from seer_test_helpers import events_place  # noqa: E402
 
 PATHS = ("env", "vector", "copies")
 SIDS = sorted(seer_envs.envs())
@@ -78,16 +82,6 @@ class Pair:
         return self.dst.snapshot().to_bytes()
 
 
-def _events_place(raw):
-    hlen = S._HEAD.unpack_from(raw)[3]
-    head = json.loads(raw[S._HEAD.size:S._HEAD.size + hlen])
-    off = S._HEAD.size + hlen
-    for name, dtype, shape in head["arrays"]:
-        nb = np.dtype(dtype).itemsize * int(np.prod(shape, dtype=np.int64))
-        if name.endswith("engine/events"):
-            return off, nb
-        off += nb + S._pad8(nb)
-    return off, 0
 
 
 def damage(raw, rng):
@@ -107,7 +101,7 @@ def damage(raw, rng):
         for k in (int(i), int(j)):
             b[k // 8] ^= 1 << (k % 8)
     elif kind == "sign2":
-        off, nb = _events_place(raw)
+        off, nb = events_place(raw)
         m = nb // S.EVENT.itemsize
         if m >= 2:
             i = int(rng.integers(m - 1))

@@ -15,6 +15,7 @@ import seer_envs
 from seer_envs import aircraft_v0
 from seer_envs.aircraft.config import AircraftConfig
 from seer_envs.aircraft.copies import AircraftCopies
+from seer_test_helpers import per_copy_equals_singles
 
 pytestmark = pytest.mark.filterwarnings("ignore:num_threads=.*exceeds:RuntimeWarning")
 
@@ -69,42 +70,13 @@ def _actions(rng, continuous, E, U):
 
 
 def _compare(field_values, threads, continuous=True, steps=STEPS, extra={}, **vkw):
-    """Copy 1 keeps the base config; copies 0 and 2 take the values.  Step
-    the vector env (SAME_STEP autoreset) and three single envs with the
-    same actions; returns the UAVs that stopped in each copy."""
+    """Copy 1 keeps the base config; copies 0 and 2 take the values.
+    Returns the UAVs that stopped in each copy."""
     kw = dict(BASE, continuous_actions=continuous, **extra)
     base = AircraftConfig(**kw)
     per = {f: [v0, getattr(base, f), v2] for f, (v0, v2) in field_values.items()}
-    E, U = 3, base.num_uavs
-    v = seer_envs.vector_env("aircraft_v0", E, num_threads=threads, autoreset_mode="same_step",
-                             **dict(kw, **per), **vkw)
-    obs, infos = v.reset(seed=SEED)
-    singles = [aircraft_v0.parallel_env(num_threads=1, **dict(kw, **{f: vs[c] for f, vs in per.items()}))
-               for c in range(E)]
-    for c, s in enumerate(singles):
-        np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=SEED + c), err_msg=f"copy {c}")
-    for f, vs in per.items():
-        np.testing.assert_array_equal(v.params[f], vs)
-    rng = np.random.default_rng(threads)
-    stopped = np.zeros(E, np.int64)
-    for k in range(steps):
-        a = _actions(rng, continuous, E, U)
-        obs, rew, term, trunc, infos = v.step(a)
-        for c, s in enumerate(singles):
-            o, r, t, tr = s.step_arrays(a[c])
-            msg = f"{field_values} step {k} copy {c}"
-            np.testing.assert_array_equal(rew[c].view(np.uint32), r.view(np.uint32), err_msg=msg)
-            np.testing.assert_array_equal(term[c], t, err_msg=msg)
-            np.testing.assert_array_equal(trunc[c], tr, err_msg=msg)
-            stopped[c] += int(np.sum(t))
-            if not s.agents:
-                np.testing.assert_array_equal(infos["final_obs"][c], o, err_msg=msg)
-                o = s.reset_arrays()
-            np.testing.assert_array_equal(obs[c], o, err_msg=msg)
-    states = v.state()                  # the global state (positions, energy), too
-    for c, s in enumerate(singles):
-        np.testing.assert_array_equal(states[c], s.state())
-    return stopped
+    return per_copy_equals_singles("aircraft_v0", kw, per, threads, steps,
+                                   lambda rng: _actions(rng, continuous, 3, base.num_uavs), SEED, **vkw)
 
 
 @pytest.mark.parametrize("threads", [1, 2, 4])

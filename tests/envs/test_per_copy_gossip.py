@@ -13,6 +13,7 @@ import pytest
 import seer_envs
 from seer_envs.gossip.config import GossipConfig
 from seer_envs.gossip.copies import GossipCopies
+from seer_test_helpers import per_copy_equals_singles
 
 pytestmark = pytest.mark.filterwarnings("ignore:num_threads=.*exceeds:RuntimeWarning")
 
@@ -35,36 +36,13 @@ def test_every_per_copy_field_is_tried():
 
 
 def _compare(field_values, threads, steps=25, **vkw):
+    """Copy 1 keeps the base config; copies 0 and 2 take the values.
+    Returns the agents that stopped, all copies together."""
     base = GossipConfig(**BASE)
     per = {f: [v0, getattr(base, f), v2] for f, (v0, v2) in field_values.items()}
-    E = 3
-    v = seer_envs.vector_env("gossip_v0", E, num_threads=threads, autoreset_mode="same_step",
-                             **dict(BASE, **per), **vkw)
-    singles = [seer_envs.make("gossip_v0", num_threads=1, **dict(BASE, **{f: vs[c] for f, vs in per.items()}))
-               for c in range(E)]
-    obs, _ = v.reset(seed=SEED)
-    for c, s in enumerate(singles):
-        np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=SEED + c))
-    rng = np.random.default_rng(threads)
-    stopped = 0
-    for k in range(steps):
-        a = rng.integers(0, base.num_actions, (E, base.num_agents))
-        obs, rew, term, trunc, infos = v.step(a)
-        for c, s in enumerate(singles):
-            o, r, t, tr = s.step_arrays(a[c])
-            msg = f"{field_values} step {k} copy {c}"
-            np.testing.assert_array_equal(rew[c].view(np.uint32), r.view(np.uint32), err_msg=msg)
-            np.testing.assert_array_equal(term[c], t, err_msg=msg)
-            np.testing.assert_array_equal(trunc[c], tr, err_msg=msg)
-            stopped += int(t.sum())
-            if not s.agents:
-                np.testing.assert_array_equal(infos["final_obs"][c], o, err_msg=msg)
-                o = s.reset_arrays()
-            np.testing.assert_array_equal(obs[c], o, err_msg=msg)
-        states = v.state()
-        for c, s in enumerate(singles):
-            np.testing.assert_array_equal(states[c], s.state())
-    return stopped
+    return per_copy_equals_singles("gossip_v0", BASE, per, threads, steps,
+                                   lambda rng: rng.integers(0, base.num_actions, (3, base.num_agents)),
+                                   SEED, **vkw).sum()
 
 
 @pytest.mark.parametrize("threads", [1, 2, 4])

@@ -15,7 +15,7 @@ import pytest
 
 import seer_envs
 from seer_envs import Snapshot
-from seer_envs import _snapshot as S
+from seer_test_helpers import events_place
 
 pytestmark = pytest.mark.filterwarnings("ignore:num_threads=.*exceeds:RuntimeWarning")
 
@@ -43,25 +43,13 @@ def _steps_alike(env, twin, acts, n=3):
 
 def _damaged_events(raw, at=0.5):
     """``raw`` with one bit flipped inside the pending events (most of the bytes)."""
-    off, length = _events_place(raw)
+    off, length = events_place(raw)
     assert length > 0
     b = bytearray(raw)
     b[off + int(at * (length - 1))] ^= 0x10
     return bytes(b)
 
 
-def _events_place(raw):
-    """(offset, length) of the pending events' bytes in ``raw``."""
-    import json
-    hlen = S._HEAD.unpack_from(raw)[3]
-    head = json.loads(raw[S._HEAD.size:S._HEAD.size + hlen])
-    off = S._HEAD.size + hlen
-    for name, dtype, shape in head["arrays"]:
-        nb = np.dtype(dtype).itemsize * int(np.prod(shape, dtype=np.int64))
-        if name == "engine/events":
-            return off, nb
-        off += nb + S._pad8(nb)
-    raise AssertionError("no events")
 
 
 def test_damaged_events_are_refused_by_the_restore_and_change_nothing():

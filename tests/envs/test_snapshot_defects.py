@@ -22,6 +22,7 @@ import xxhash
 import seer_envs
 from seer_envs import Snapshot
 from seer_envs import _snapshot as S
+from seer_test_helpers import events_place
 
 pytestmark = pytest.mark.filterwarnings("ignore:num_threads=.*exceeds:RuntimeWarning")
 
@@ -163,17 +164,6 @@ def test_per_copy_restores_check_every_array_before_anything_changes(name, value
 # --- the digest ------------------------------------------------------------------------
 
 
-def _events_place(raw):
-    import json
-    hlen = S._HEAD.unpack_from(raw)[3]
-    head = json.loads(raw[S._HEAD.size:S._HEAD.size + hlen])
-    off = S._HEAD.size + hlen
-    for name, dtype, shape in head["arrays"]:
-        nb = np.dtype(dtype).itemsize * int(np.prod(shape, dtype=np.int64))
-        if name == "engine/events":
-            return off, nb
-        off += nb + S._pad8(nb)
-    raise AssertionError("no events")
 
 
 def test_two_flipped_sign_bits_of_event_times_are_refused():
@@ -184,7 +174,7 @@ def test_two_flipped_sign_bits_of_event_times_are_refused():
     for _ in range(2):
         env.step_arrays(np.ones(len(env.possible_agents), np.int64))
     raw = env.snapshot().to_bytes()
-    off, n = _events_place(raw)
+    off, n = events_place(raw)
     assert n >= 2 * S.EVENT.itemsize
     for i, j in ((0, 1), (0, 2), (1, 3)):
         b = bytearray(raw)

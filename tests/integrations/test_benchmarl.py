@@ -22,6 +22,7 @@ if importlib.util.find_spec("benchmarl") is None:      # found, not imported: SE
 
 from seer_envs.integrations.benchmarl import SeerTask  # noqa: E402  (before benchmarl itself)
 from seer_envs.vector import supported  # noqa: E402
+from seer_test_helpers import benchmarl_config  # noqa: E402
 
 TINY = {"PCS_V0": dict(grid_width=2, grid_height=2, max_cycles=6),
         "AIRCRAFT_V0": dict(num_uavs=3, num_targets=1, dynamics_substeps=2, max_cycles=6)}
@@ -61,22 +62,10 @@ def test_one_iteration_trains(name, algorithm, tmp_path):
     policy's weights move."""
     import torch
     from benchmarl.algorithms import IppoConfig, MappoConfig
-    from benchmarl.experiment import Experiment, ExperimentConfig
+    from benchmarl.experiment import Experiment
     from benchmarl.models.mlp import MlpConfig
     torch.set_num_threads(1)
-    cfg = ExperimentConfig.get_from_yaml()
-    cfg.max_n_iters = 1
-    cfg.max_n_frames = 4 * 6
-    cfg.on_policy_collected_frames_per_batch = 4 * 6
-    cfg.on_policy_n_envs_per_worker = 4
-    cfg.on_policy_n_minibatch_iters = 1
-    cfg.on_policy_minibatch_size = 12
-    cfg.evaluation = False
-    cfg.render = False
-    cfg.loggers = []
-    cfg.create_json = False
-    cfg.checkpoint_interval = 0
-    cfg.save_folder = str(tmp_path)
+    cfg = benchmarl_config(tmp_path)
     algo = (MappoConfig if algorithm == "mappo" else IppoConfig).get_from_yaml()
     exp = Experiment(task=SeerTask[name].get_task(TINY[name]), algorithm_config=algo,
                      model_config=MlpConfig.get_from_yaml(), critic_model_config=MlpConfig.get_from_yaml(),

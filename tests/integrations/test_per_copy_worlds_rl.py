@@ -16,6 +16,7 @@ torch = pytest.importorskip("torch", reason="torch is not installed (pip install
 pytest.importorskip("torchrl", reason="torchrl is not installed (pip install -e '.[torchrl]')")
 
 from seer_envs.integrations import torchrl as seer_torchrl  # noqa: E402
+from seer_test_helpers import benchmarl_config  # noqa: E402
 
 SMALL = {
     "pcs_v0": dict(grid_width=4, grid_height=3, dt=30.0, move_interval_mean=20.0, call_interarrival_mean=60.0),
@@ -344,19 +345,7 @@ def test_benchmarl_callback_curriculum_reaches_the_collector(tmp_path):
     globals()["_Curriculum"] = Curriculum
     curriculum = Curriculum()
 
-    cfg = bm.ExperimentConfig.get_from_yaml()
-    cfg.max_n_iters = 3
-    cfg.max_n_frames = 3 * 4 * 6
-    cfg.on_policy_collected_frames_per_batch = 4 * 6
-    cfg.on_policy_n_envs_per_worker = 4
-    cfg.on_policy_n_minibatch_iters = 1
-    cfg.on_policy_minibatch_size = 12
-    cfg.evaluation = False
-    cfg.render = False
-    cfg.loggers = []
-    cfg.create_json = False
-    cfg.checkpoint_interval = 0
-    cfg.save_folder = str(tmp_path)
+    cfg = benchmarl_config(tmp_path, iters=3)
     task = bm.SeerTask.PCS_V0.get_task(dict(grid_width=2, grid_height=2, max_cycles=6,
                                             param_sampler={"team_reward_share": {"choice": [0.0, 0.5]}}))
     exp = bm.Experiment(task=task, algorithm_config=MappoConfig.get_from_yaml(), model_config=MlpConfig.get_from_yaml(),
