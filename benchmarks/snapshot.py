@@ -14,7 +14,9 @@ median, and the median over rounds of each path's time over that round's
 step (the step right after the path) and over the step after that (a step
 after a step, the steady state of a loop).  Then the snapshot's size
 against the live state it holds (the engine's pending events and per-LP
-arrays, the model's arrays).  Targets: snapshot + restore at most one step;
+arrays, the model's arrays), and one copy of a vector env (16 x PCS 16x16,
+1024 x PCS 4x4) saved alone and restored into another slot, against one
+step of the vector env.  Targets: snapshot + restore at most one step;
 size at most 2x the live state.  ``--small`` runs PCS 16x16 and Aircraft
 256 (a quick check).
 
@@ -147,7 +149,9 @@ def main():
         med = steady[label][0]
         print(f"{label:<14} steady step {1e3 * med['steady']:.2f} ms: bytes path/step "
               f"{med['ratio_bytes_steady']:.2f}, in memory/step {med['ratio_memory_steady']:.2f}")
-    per_copy(a.repeats)
+    print()
+    for copies, grid in ((16, 16), (1024, 4)):       # a copy's restore does not grow with the copies
+        per_copy(a.repeats, copies, grid)
     return 0
 
 
@@ -186,9 +190,9 @@ def side_by_side(a, cases):
     return 0
 
 
-def per_copy(repeats, copies=16):
+def per_copy(repeats, copies=16, grid=16):
     """One copy of a vector env saved alone and restored into another slot."""
-    kw = dict(grid_width=16, grid_height=16, max_cycles=10**6, num_threads=1)
+    kw = dict(grid_width=grid, grid_height=grid, max_cycles=10**6, num_threads=1)
     venv = seer_envs.vector_env("pcs_v0", copies, **kw)
     other = seer_envs.vector_env("pcs_v0", copies, **kw)
     venv.reset(seed=0)
@@ -207,7 +211,7 @@ def per_copy(repeats, copies=16):
         times["copy"].append(t1 - t0)
         times["step"].append(t2 - t1)
     med = {k: statistics.median(v) for k, v in times.items()}
-    print(f"\nvector PCS 16x16 x {copies} copies: one step {1e3 * med['step']:.2f} ms; one copy "
+    print(f"vector PCS {grid}x{grid} x {copies} copies: one step {1e3 * med['step']:.2f} ms; one copy "
           f"saved, to bytes and back, restored into another slot {1e3 * med['copy']:.2f} ms "
           f"({med['copy'] / med['step']:.2f}x the step)")
 

@@ -58,7 +58,8 @@ class Batch:
         self.worlds = Worlds(config, per_copy_fields(copies_cls), E, cp.configs, copies_cls.per_copy_counts)
         self.max_cycles = np.full(E, config.max_cycles, np.int64)
         self._any_pending = False
-        self._absent = None             # rows beyond a copy's agent count (_worlds_changed)
+        self._counts = np.full(E, A, np.int64)      # each copy's agent count (_worlds_changed)
+        self._absent = None             # rows beyond a copy's agent count
         if rows is not None:
             n = len(self.worlds.fields)
             self._set_worlds(*(np.array(rows, np.float64).reshape(E, n) for _ in range(2)),
@@ -176,18 +177,13 @@ class Batch:
         base[:, 0] = vals[:, 0] = np.broadcast_to(np.asarray(values, np.int64), (self.num_copies,))
         self._set_worlds(base, vals, w.pending)
 
-    def _set_worlds(self, base, values, pending):
-        """Whole world arrays (checked before anything changes)."""
-        for c, cfg in self.worlds.set_arrays(base, values, pending):
+    def _set_worlds(self, base, values, pending, idx=None):
+        """World arrays, whole or rows ``idx`` (a per-copy restore): checked
+        before anything changes; only those copies' configs are built."""
+        idx = np.arange(self.num_copies) if idx is None else np.asarray(idx, np.int64)
+        for c, cfg in self.worlds.set_rows(idx, base, values, pending):
             self.copies.configure(c, cfg)
-        self._worlds_changed()
-
-    def set_world(self, c, base, values, pending):
-        """Copy ``c``'s world rows (a per-copy restore; checked first)."""
-        w = self.worlds
-        B, V, P = w.base.copy(), w.values.copy(), w.pending.copy()
-        B[c], V[c], P[c] = base, values, pending
-        self._set_worlds(B, V, P)
+        self._worlds_changed(idx)
 
     def set_pending(self, idx, rows):
         """Values for copies ``idx``'s next reset (rows validated by the caller)."""
@@ -197,15 +193,16 @@ class Batch:
     def set_sampler(self, sampler):
         self.worlds.sampler = sampler
 
-    def _worlds_changed(self):
+    def _worlds_changed(self, idx):
+        """Copies ``idx`` changed their worlds: the per-copy arrays the steps read."""
         self.max_cycles[:] = self.worlds.values[:, 0]
         self._mc_min = int(self.max_cycles.min())
         self._any_pending = not np.isnan(self.worlds.pending).all()
         # Copies with fewer agents than the batch's width (a per-copy agent
         # count): their other rows are out of play from each start on.
         cp, A = self.copies, self.num_agents
-        counts = np.array([cp.agent_count(cfg) for cfg in cp.configs])
-        self._absent = None if (counts == A).all() else np.arange(A)[None, :] >= counts[:, None]
+        self._counts[idx] = [cp.agent_count(cp.configs[c]) for c in idx]
+        self._absent = None if (self._counts == A).all() else np.arange(A)[None, :] >= self._counts[:, None]
 
     def _new_worlds(self, idx, seeds):
         """Copies ``idx`` start episodes of ``seeds``: their worlds
@@ -216,7 +213,7 @@ class Batch:
             return
         for c, cfg in w.commit(idx, *w.next_worlds(idx, seeds)):
             self.copies.configure(c, cfg)
-        self._worlds_changed()
+        self._worlds_changed(idx)
 
     def start(self, episode_seeds=None, fresh=True):
         """A fresh engine and a first episode in every copy (``episode_seeds``:

@@ -254,8 +254,7 @@ def restore_copies(batch, prepared, slots, gens):
     # Arrays a step handed out stay the caller's: rows go into copies of them.
     for k in _COPY_ARRAYS:
         setattr(cp, k, getattr(cp, k).copy())
-    w = batch.worlds
-    worlds = [a.copy() for a in (w.base, w.values, w.pending)]
+    worlds = [[] for _ in _WORLDS]
     rng_list = batch.rngs()
     for (_, _, _, _, model, rows), d, g in zip(prepared, slots, gens):
         for arr, idx, got in model:
@@ -266,8 +265,8 @@ def restore_copies(batch, prepared, slots, gens):
         for k in _BATCH:
             getattr(batch, k)[d] = rows[f"batch/{k}"][0]
         for arr, k in zip(worlds, _WORLDS):
-            arr[d] = rows[f"batch/{k}"][0]
+            arr.append(rows[f"batch/{k}"][0])
         rng_list[d] = g
-    batch._set_worlds(*worlds)             # checked (prepare_copy): cannot fail
+    batch._set_worlds(*map(np.array, worlds), idx=slots)      # checked (prepare_copy): cannot fail
     batch._any_done = bool(batch.done.any())
     batch._aligned = False

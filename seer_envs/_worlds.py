@@ -190,19 +190,20 @@ class Worlds:
                 changed.append((c, cfg))
         return changed
 
-    def set_arrays(self, base, values, pending):
-        """Whole arrays from a snapshot: checked by building each copy's
-        config (``ValueError`` before anything changes); returns ``(copy,
-        config)`` of the copies whose config changed."""
+    def set_rows(self, idx, base, values, pending):
+        """Rows ``idx`` of the arrays (all of them from a whole snapshot,
+        one from a per-copy restore): checked by building each row's config
+        (``ValueError`` before anything changes); returns ``(copy, config)``
+        of the copies whose config changed."""
         configs = [self.config_for(r) for r in values]
         for r in base:
             self.config_for(r)
         for b, p in zip(base, pending):
             self.config_for(np.where(np.isnan(p), b, p))
-        self.base[...] = base
-        self.values[...] = values
-        self.pending[...] = pending
-        return [(c, cfg) for c, cfg in enumerate(configs) if cfg is not self.configs[c]]
+        self.base[idx] = base
+        self.values[idx] = values
+        self.pending[idx] = pending
+        return [(c, cfg) for c, cfg in zip(idx.tolist(), configs) if cfg is not self.configs[c]]
 
 
 def _number(name, v, what="set_params"):

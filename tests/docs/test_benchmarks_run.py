@@ -55,6 +55,7 @@ CASES = {
     "core_ab": ([ROOT, ROOT, "--quick"], "tree 1 us"),          # this tree against itself (A/A)
     "worlds_ab": ([ROOT, "--quick"], "per-copy/shared"),
     "tuner_carry_ab": (["--quick"], "per episode / A"),
+    "copy_restore_scale": (["--copies", "4", "8", "--repeats", "1"], "from_bytes"),
 }
 
 

@@ -309,6 +309,36 @@ def test_vector_copies_restore_into_other_slots_bit_for_bit(sid, mode, threads):
         _same_rows(_rows_of(got, [2, 3]), _rows_of(tw, [2, 3]))
 
 
+def test_restoring_one_copy_builds_only_its_worlds(monkeypatch):
+    """Restoring one copy checks and configures that copy's world alone:
+    the configs it builds and the agent counts it reads do not grow with
+    the number of copies (they were 3 configs a copy of the env)."""
+    from seer_envs._worlds import Worlds
+    calls = {"config_for": 0, "agent_count": 0}
+
+    def counted(cls, name):
+        fn = getattr(cls, name)
+
+        def wrapper(*a, **kw):
+            calls[name] += 1
+            return fn(*a, **kw)
+        monkeypatch.setattr(cls, name, wrapper)
+    got = []
+    for n in (4, 64):
+        v = _vec("pcs_v0", n, 1, [9] * n)
+        v.reset(seed=1)
+        for a in _vec_actions(v, 2, 1):
+            v.step(a)
+        snap = v.snapshot(copies=[1])
+        if not got:
+            counted(Worlds, "config_for")
+            counted(type(v.core.batch.copies), "agent_count")
+        calls.update(config_for=0, agent_count=0)
+        v.restore(snap, copies=[2])
+        got.append(dict(calls))
+    assert got[0] == got[1] and 0 < got[1]["config_for"] <= 8, got
+
+
 @pytest.mark.parametrize("sid", sorted(SPECS))
 def test_vector_copy_into_its_own_slot_and_a_single_env(sid):
     """A copy restored into a slot of a vector env and into a single env (a
