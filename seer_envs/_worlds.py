@@ -38,14 +38,6 @@ def per_copy_fields(copies_cls):
     return ("max_cycles",) + tuple(f for f in copies_cls.per_copy if f != "max_cycles")
 
 
-def _cast(config, name, value):
-    """``value`` as the type of field ``name`` (ints stay ints)."""
-    f = config.__dataclass_fields__[name]
-    if f.metadata.get("integer") and float(value).is_integer():
-        return int(value)
-    return float(value)
-
-
 def refuse_field(config, name, fields, what):
     """The ValueError of a field that cannot take per-copy values (or does not exist)."""
     known = [f.name for f in dataclasses.fields(config)]
@@ -126,6 +118,7 @@ class Worlds:
         self.config, self.fields = config, tuple(fields)
         self.caps = {self.fields.index(f): getattr(config, f) for f in counts}
         self.index = {f: i for i, f in enumerate(self.fields)}
+        self._integer = tuple(bool(config.__dataclass_fields__[f].metadata.get("integer")) for f in self.fields)
         row = np.array([getattr(config, f) for f in self.fields], np.float64)
         self.base = np.tile(row, (num_copies, 1))
         self.values = self.base.copy()
@@ -136,15 +129,15 @@ class Worlds:
 
     def config_for(self, row, where="copy"):
         """The validated config with these per-copy values (the config's own errors)."""
-        key = tuple(float(v) for v in row)
+        key = tuple(np.asarray(row, np.float64).tolist())
         cfg = self._cache.get(key)
         if cfg is None:
             for i, cap in self.caps.items():
                 if key[i] > cap:
                     raise ValueError(f"{type(self.config).__name__}.{self.fields[i]} must be <= {cap} in this "
                                      f"batch (built for the largest value of each copy), got {key[i]:g}")
-            cfg = dataclasses.replace(self.config, **{f: _cast(self.config, f, v)
-                                                      for f, v in zip(self.fields, key)})
+            cfg = dataclasses.replace(self.config, **{f: int(v) if integer and v.is_integer() else v
+                                                      for f, v, integer in zip(self.fields, key, self._integer)})
             if len(self._cache) < 4096:
                 self._cache[key] = cfg
         return cfg

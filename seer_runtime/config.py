@@ -10,6 +10,7 @@ same way as the envs.
 
 import dataclasses
 import difflib
+import functools
 import math
 
 
@@ -85,14 +86,36 @@ def check_number(name, value, lo=0.0):
     return v
 
 
-def validate(cfg):
-    """Check every field of a config dataclass; normalise numeric types."""
-    name = type(cfg).__name__
-    for f in dataclasses.fields(cfg):
-        if f.metadata.get("unit") is None and not f.metadata:
+@functools.lru_cache(maxsize=None)
+def _rules(cls):
+    """Each declared field of ``cls`` with what :func:`_check` would pass
+    unchanged: ``(field, exact type, lo, lo_open, hi, allow_inf)``, the type
+    ``None`` for a field of choices (always checked in full)."""
+    out = []
+    for f in dataclasses.fields(cls):
+        m = f.metadata
+        if not m:
             continue
-        v = _check(name, f, getattr(cfg, f.name))
-        object.__setattr__(cfg, f.name, v)
+        kind = None if m.get("choices") is not None else int if m.get("integer") else float
+        out.append((f, kind, m.get("lo"), bool(m.get("lo_open")), m.get("hi"), bool(m.get("allow_inf"))))
+    return tuple(out)
+
+
+def validate(cfg):
+    """Check every field of a config dataclass; normalise numeric types.
+
+    A value already of its field's exact type (an ``int`` for an integer
+    field, a ``float`` otherwise) that is finite and in range passes at
+    once: per-copy worlds build a config at every copy's episode start.
+    Anything else takes :func:`_check`, which converts it or names what is
+    wrong."""
+    name = type(cfg).__name__
+    for f, kind, lo, lo_open, hi, allow_inf in _rules(type(cfg)):
+        v = getattr(cfg, f.name)
+        if (kind is not None and type(v) is kind and v == v and (allow_inf or -math.inf < v < math.inf)
+                and (lo is None or (v > lo if lo_open else v >= lo)) and (hi is None or v <= hi)):
+            continue
+        object.__setattr__(cfg, f.name, _check(name, f, v))
 
 
 def build(cls, kwargs):

@@ -56,6 +56,7 @@ CASES = {
     "worlds_ab": ([ROOT, "--quick"], "per-copy/shared"),
     "tuner_carry_ab": (["--quick"], "per episode / A"),
     "copy_restore_scale": (["--copies", "4", "8", "--repeats", "1"], "from_bytes"),
+    "world_draws": (["--copies", "8", "--steps", "2", "--rounds", "1", "--max-cycles", "2"], "per copy start"),
 }
 
 
