@@ -10,7 +10,7 @@ copies, and reports which copies' episodes ended.  What happens then (a
 single env's agent list, a vector env's auto-reset) is the env kind's.
 
 **Bit-identity.**  Copy ``c`` gives exactly what a batch of one gives: its
-LP ``j`` draws from the stream ``(seed_c, j)`` (``Engine.set_stream_keys``),
+LP ``j`` draws from the stream ``(seed_c, j)`` (``Engine.set_stream_keys_at``),
 its events keep their order (keys ``(time, src, seq)`` are monotone under
 the LP offset, and injected events keep their relative order), and it runs
 at its own step times: when copies are at different step counts (after an
@@ -234,10 +234,8 @@ class Batch:
         eng = Engine(cp.model, num_threads=threads, seed=0)
         if self.copy_groups and E > 1:
             eng.set_copy_groups(cp.engine_blocks(), E)
-        for c, s in enumerate(episode_seeds):
-            self.seeds_used[c] = s
-            for lo, hi, first in cp.copy_blocks(c):
-                eng.set_stream_keys(lo, hi, s, first)
+        self.seeds_used[:] = episode_seeds
+        self._key_streams(eng, np.arange(E), episode_seeds)
         eng.init(0.0)
         self.engine = eng
         if self.tuner is not None:         # its closed loop is not rerun every episode
@@ -258,15 +256,13 @@ class Batch:
         """Start a new episode in copies ``idx`` (sorted; the next seed of
         each copy's generator) on the running engine."""
         cp, eng = self.copies, self.engine
-        seeds = dict(zip(np.asarray(idx).tolist(), self._next_seeds(idx)))
-        self._new_worlds(list(seeds), list(seeds.values()))
+        idx = np.asarray(idx, np.int64)
+        seeds = self._next_seeds(idx)
+        self._new_worlds(idx.tolist(), seeds)
+        self.seeds_used[idx] = seeds
+        self._key_streams(eng, idx, seeds)
         for lo, hi in runs(idx):
             cp.restart(lo, hi)
-            for c in range(lo, hi):
-                s = seeds[c]
-                self.seeds_used[c] = s
-                for blo, bhi, first in cp.copy_blocks(c):
-                    eng.set_stream_keys(blo, bhi, s, first)
             for blo, bhi in cp.range_blocks(lo, hi):
                 eng.reset_lps(blo, bhi, 0.0)
             self.cycle[lo:hi] = 0
@@ -276,6 +272,12 @@ class Batch:
             cp.boundary(lo, hi, np.zeros(self.num_copies), self.num_threads)
         self._any_done = bool(self.done.any())
         self._aligned = False
+
+    def _key_streams(self, eng, idx, seeds):
+        """Copy ``idx[i]``'s LPs draw from the streams of episode seed ``seeds[i]``."""
+        seeds = np.asarray(seeds, np.uint64)
+        for starts, n, firsts in self.copies.key_blocks(idx):
+            eng.set_stream_keys_at(starts, n, seeds, firsts)
 
     def restart_obs(self, idx):
         """Restart copies ``idx`` (sorted) and return their first

@@ -206,9 +206,16 @@ class Copies:
 
     # --- layout (generic) ----------------------------------------------------
 
+    def key_blocks(self, members):
+        """``(starts, lps per copy, first entities)`` of each LP block of
+        copies ``members``: LP ``starts[i] + j`` draws as entity
+        ``firsts[i] + j`` of a single env (``Engine.set_stream_keys_at``)."""
+        m = np.asarray(members, np.int64)
+        return [(b + m * n, n, np.full(len(m), first, np.int64)) for b, n, first in self._blocks]
+
     def copy_blocks(self, c):
         """``(lo, hi, first entity)`` of each LP block of copy ``c``."""
-        return [(b + c * n, b + (c + 1) * n, first) for b, n, first in self._blocks]
+        return [(int(s[0]), int(s[0]) + n, int(f[0])) for s, n, f in self.key_blocks([c])]
 
     def engine_blocks(self):
         """``(base, lps per copy)`` of each LP block: the layout

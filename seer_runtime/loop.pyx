@@ -670,6 +670,43 @@ cdef class Engine:
             c.rng_key[lp] = seer_rng_key(sd, <uint64_t>(f + lp - a))
         return None
 
+    def set_stream_keys_at(self, starts, count, seeds, firsts):
+        """Key many LP blocks at once, as :meth:`set_stream_keys` of each
+        would: LP ``starts[i] + j`` (``j < count``) by ``(seeds[i], firsts[i]
+        + j)``.  ``starts``, ``seeds`` (ints in ``[0, 2**64)``) and ``firsts``
+        are integer arrays of one length (the copies of a vector env that
+        start episodes together); everything is checked before any key
+        changes."""
+        import numpy as np
+        self._check_idle()
+        if not _is_int(count) or not 0 <= count <= self.core.n:
+            raise ValueError(f"count must be an int in [0, {self.core.n}], got {count!r}")
+        arrs = []
+        for name, v in (("starts", starts), ("seeds", seeds), ("firsts", firsts)):
+            a = np.asarray(v)
+            if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
+                raise ValueError(f"{name} must be a 1-d array of ints, got {a.dtype} {a.shape}")
+            arrs.append(a)
+        st, sd, fs = arrs
+        if not len(st) == len(sd) == len(fs):
+            raise ValueError(f"starts, seeds and firsts differ in length: {len(st)}, {len(sd)}, {len(fs)}")
+        if len(st) and (st.min() < 0 or st.max() > self.core.n - count):
+            raise ValueError(f"an LP block [start, start + {count}) lies outside the {self.core.n} LPs")
+        if len(sd) and sd.dtype.kind == "i" and sd.min() < 0:
+            raise ValueError("seeds must be ints in [0, 2**64)")
+        if len(fs) and (fs.min() < 0 or fs.max() >= SEER_ENV_SOURCE):
+            raise ValueError(f"firsts must be ints in [0, {SEER_ENV_SOURCE})")
+        cdef int64_t[::1] s64 = np.ascontiguousarray(st, np.int64)
+        cdef uint64_t[::1] k64 = np.ascontiguousarray(sd, np.uint64)
+        cdef int64_t[::1] f64 = np.ascontiguousarray(fs, np.int64)
+        cdef EngineCore* c = &self.core
+        cdef int64_t i, j, m = len(s64), k = count
+        with nogil:
+            for i in range(m):
+                for j in range(k):
+                    c.rng_key[s64[i] + j] = seer_rng_key(k64[i], <uint64_t>(f64[i] + j))
+        return None
+
     def reset_lps(self, lo, hi, start_time=0.0):
         """Restart LPs ``[lo, hi)`` as a fresh engine would at ``start_time``:
         drop their pending events, zero their RNG and emission counters and

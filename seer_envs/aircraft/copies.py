@@ -54,12 +54,13 @@ class AircraftCopies(Copies):
     def agent_count(self, config):
         return config.num_uavs
 
-    def copy_blocks(self, c):
-        """As the base's, but the target block's first entity is the copy's
+    def key_blocks(self, members):
+        """As the base's, but the target block's first entity is each copy's
         own ``num_uavs`` (a single env's target ``j`` draws from entity
         ``num_uavs + j``)."""
-        (ulo, uhi, _), (tlo, thi, _) = super().copy_blocks(c)
-        return [(ulo, uhi, 0), (tlo, thi, self.configs[c].num_uavs)]
+        uavs, (starts, n, _) = super().key_blocks(members)
+        firsts = np.array([self.configs[c].num_uavs for c in np.asarray(members).tolist()], np.int64)
+        return [uavs, (starts, n, firsts)]
 
     @classmethod
     def agent_names(cls, config):

@@ -224,6 +224,37 @@ def test_engine_copy_methods():
         eng.reset_lps(0, 6)
 
 
+def test_set_stream_keys_at_keys_as_each_block_would():
+    """Many blocks keyed in one call equal each block keyed alone (the
+    same pending events and counters after a run); bad arguments are
+    refused before any key changes."""
+    from seer_envs.pcs.handlers import PcsModel
+    cfg = seer_envs.get("pcs_v0").build_config(dict(KW))
+    engines = [Engine(PcsModel(cfg, 3), num_threads=1, seed=0) for _ in range(2)]
+    seeds, firsts = [9, 2**63 + 5, 0], [0, 3, 7]
+    for c in range(3):
+        engines[0].set_stream_keys(12 * c, 12 * (c + 1), seeds[c], firsts[c])
+    engines[1].set_stream_keys_at(np.array([0, 12, 24]), 12, np.array(seeds, np.uint64), firsts)
+    for eng in engines:
+        eng.init(0.0)
+    np.testing.assert_array_equal(*(e.export_state()["rng_key"] for e in engines))
+    for eng in engines:
+        eng.run_until(60.0)
+    assert engines[0].state_digest() == engines[1].state_digest()
+    eng = engines[1]
+    before = eng.export_state()["rng_key"]
+    for args, msg in [(([0, 30], 12, [1, 2], [0, 0]), "outside the 36 LPs"),
+                      (([-1], 12, [1], [0]), "outside the 36 LPs"),
+                      (([0], 12, [-1], [0]), r"seeds must be ints in \[0, 2\*\*64\)"),
+                      (([0], 12, [1], [-2]), "firsts must be ints"),
+                      (([0], 12, [1, 2], [0]), "differ in length"),
+                      (([0.5], 12, [1], [0]), "starts must be a 1-d array of ints"),
+                      (([0], 37, [1], [0]), r"count must be an int in \[0, 36\]")]:
+        with pytest.raises(ValueError, match=msg):
+            eng.set_stream_keys_at(*args)
+    np.testing.assert_array_equal(eng.export_state()["rng_key"], before)
+
+
 def _restarted(threads, lo, hi):
     """Three PCS copies run to t = 90, then LPs [lo, hi) restart at 0: what
     the restart left (per-LP counters), and the state after a run to 180;

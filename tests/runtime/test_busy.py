@@ -40,6 +40,7 @@ MISUSE = {
     "thaw": lambda e: e.thaw(),
     "rewind": lambda e: e.rewind(5.0),
     "set_stream_keys": lambda e: e.set_stream_keys(0, 4, 1),
+    "set_stream_keys_at": lambda e: e.set_stream_keys_at([0], 4, [1], [0]),
     "state_digest": lambda e: e.state_digest(),
     "pending": lambda e: e.pending(),
 }
