@@ -409,13 +409,16 @@ def test_a_member_moved_off_a_teammates_cpu_is_pinned_nowhere_and_changes_nothin
     # Setting 2 moves a member at every join, as if it had woken on its
     # caller's CPU: the move narrows its affinity and restores it at once,
     # so afterwards every thread may run anywhere it could before.
+    # Phases of 4096 LPs: long enough that the parked member wakes and joins
+    # some (on a quiet machine the caller finished most 512-LP phases alone).
     from seer_runtime import loop
-    ref = _digest(1, end=10.0)
+    big = dict(end=10.0, num_lps=4096, start_events=4)
+    ref = _digest(1, **big)
     allowed = os.sched_getaffinity(0)
     moves0 = loop._team_spread_moves()
     old = loop._set_team_spread(2)
     try:
-        got = _digest(2, end=10.0)
+        got = _digest(2, **big)
     finally:
         loop._set_team_spread(old)
     assert got == ref
