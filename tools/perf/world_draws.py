@@ -8,12 +8,17 @@ two samplers of ``call_interarrival_mean``, alternated within each round:
 ``[60.0]`` (one value: every start finds its config in the cache) and
 ``(59.0, 61.0)`` (a new value, so a new validated config, at every copy's
 start); the work the engine does is about the same.  Prints the median ms
-a step of each and the difference per copy start in us.  For an A/B, run
-it with ``PYTHONPATH`` set to each tree, alternated, twice for the A/A."""
+a step of each and the difference per copy start in us; then the part
+itself, timed alone: the draw and the checked config of every copy
+(``Worlds.next_worlds``) with fresh seeds, so no config comes from the
+cache, in us a copy.  For an A/B, run it with ``PYTHONPATH`` set to each
+tree, alternated, twice for the A/A."""
 
 import argparse
+import itertools
 import statistics
 import time
+import timeit
 
 import numpy as np
 
@@ -37,6 +42,23 @@ def seconds_per_step(sampler, a):
     return s
 
 
+def new_world_us(a):
+    """Us a copy for its draw and checked config, none from the cache."""
+    v = seer_envs.vector_env("pcs_v0", a.copies, grid_width=a.grid, grid_height=a.grid, num_threads=1,
+                             call_interarrival_mean=60.0, param_sampler=SAMPLERS["drawn"])
+    v.reset(seed=0)
+    w = v.core.batch.worlds
+    idx, seeds = list(range(a.copies)), itertools.count(10**6, a.copies)
+
+    def once():
+        w._cache.clear()
+        s = next(seeds)
+        w.next_worlds(idx, range(s, s + a.copies))
+    best = min(timeit.repeat(once, number=1, repeat=max(3, a.rounds)))
+    v.close()
+    return 1e6 * best / a.copies
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--copies", type=int, default=2048)
@@ -55,6 +77,8 @@ def main():
     for k in SAMPLERS:
         print(f"  {k:<7} {1e3 * med[k]:8.2f} ms a step")
     print(f"  drawn - cached: {1e6 * (med['drawn'] - med['cached']) / starts:.1f} us per copy start")
+    print(f"  a new world alone (draw and checked config): {new_world_us(a):.1f} us a copy (best of "
+          f"{max(3, a.rounds)})")
 
 
 if __name__ == "__main__":
