@@ -54,12 +54,17 @@ def _check(cls_name, f, value):
                              f"{value.bit_length()} bits") from None
         if math.isnan(value) or (math.isinf(value) and not m.get("allow_inf")):
             raise ValueError(f"{where} must be a finite number, got {value!r}")
-    lo, hi = m.get("lo"), m.get("hi")
-    if lo is not None and (value < lo or (m.get("lo_open") and value == lo)):
-        raise ValueError(f"{where} must be {'>' if m.get('lo_open') else '>='} {lo}, got {value!r}")
-    if hi is not None and value > hi:
+    lo, hi, lo_open = m.get("lo"), m.get("hi"), m.get("lo_open")
+    if not _fits(value, lo, lo_open, None):
+        raise ValueError(f"{where} must be {'>' if lo_open else '>='} {lo}, got {value!r}")
+    if not _fits(value, None, False, hi):
         raise ValueError(f"{where} must be <= {hi}, got {value!r}")
     return value
+
+
+def _fits(v, lo, lo_open, hi):
+    """Whether the number ``v`` lies within a field's bounds (None: none)."""
+    return (lo is None or (v > lo if lo_open else v >= lo)) and (hi is None or v <= hi)
 
 
 def check_number(name, value, lo=0.0):
@@ -113,7 +118,7 @@ def validate(cfg):
     for f, kind, lo, lo_open, hi, allow_inf in _rules(type(cfg)):
         v = getattr(cfg, f.name)
         if (kind is not None and type(v) is kind and v == v and (allow_inf or -math.inf < v < math.inf)
-                and (lo is None or (v > lo if lo_open else v >= lo)) and (hi is None or v <= hi)):
+                and _fits(v, lo, lo_open, hi)):
             continue
         object.__setattr__(cfg, f.name, _check(name, f, v))
 

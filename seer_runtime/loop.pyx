@@ -655,20 +655,13 @@ cdef class Engine:
         before :meth:`init` or :meth:`reset_lps` (counters are not touched
         here)."""
         self._check_idle()
-        cdef EngineCore* c = &self.core
-        cdef int64_t lp, a, b, f
-        cdef uint64_t sd
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
             raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
         a, b = self._check_range(lo, hi)
         if isinstance(first_entity, bool) or not isinstance(first_entity, int) \
                 or not 0 <= first_entity < SEER_ENV_SOURCE:
             raise ValueError(f"first_entity must be an int in [0, {SEER_ENV_SOURCE}), got {first_entity!r}")
-        sd = <uint64_t>seed
-        f = first_entity
-        for lp in range(a, b):
-            c.rng_key[lp] = seer_rng_key(sd, <uint64_t>(f + lp - a))
-        return None
+        return self.set_stream_keys_at([a], b - a, [seed], [first_entity])
 
     def set_stream_keys_at(self, starts, count, seeds, firsts):
         """Key many LP blocks at once, as :meth:`set_stream_keys` of each
