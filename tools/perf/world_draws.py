@@ -11,7 +11,8 @@ start); the work the engine does is about the same.  Prints the median ms
 a step of each and the difference per copy start in us; then the part
 itself, timed alone: the draw and the checked config of every copy
 (``Worlds.next_worlds``) with fresh seeds, so no config comes from the
-cache, in us a copy.  For an A/B, run it with ``PYTHONPATH`` set to each
+cache, in us a copy; and ``validate`` and ``dataclasses.replace`` of
+PCS's default config.  For an A/B, run it with ``PYTHONPATH`` set to each
 tree, alternated, twice for the A/A."""
 
 import argparse
@@ -40,6 +41,16 @@ def seconds_per_step(sampler, a):
     s = (time.perf_counter() - t) / a.steps
     v.close()
     return s
+
+
+def check_us():
+    """Us for ``validate`` and ``dataclasses.replace`` of PCS's default config."""
+    import dataclasses
+    from seer_runtime.config import validate
+    cfg = seer_envs.get("pcs_v0").build_config({})
+    n = 20000
+    return [1e6 * min(timeit.repeat(f, number=n, repeat=5)) / n
+            for f in (lambda: validate(cfg), lambda: dataclasses.replace(cfg))]
 
 
 def new_world_us(a):
@@ -79,6 +90,7 @@ def main():
     print(f"  drawn - cached: {1e6 * (med['drawn'] - med['cached']) / starts:.1f} us per copy start")
     print(f"  a new world alone (draw and checked config): {new_world_us(a):.1f} us a copy (best of "
           f"{max(3, a.rounds)})")
+    print("  validate(PCSConfig()) {:.1f} us, dataclasses.replace(PCSConfig()) {:.1f} us".format(*check_us()))
 
 
 if __name__ == "__main__":
