@@ -2,10 +2,10 @@
 """Baselines a researcher can cite, in one command.
 
     python benchmarks/baselines.py [--quick] [--budget X] [--train-seeds N] [--eval-seeds N]
-        [--tasks pcs_hotspot_v0,aircraft_v0] [--no-speed] [--speed-seeds N]
+        [--tasks pcs_hotspot_v1,aircraft_v0] [--no-speed] [--speed-seeds N]
         [--aircraft-target F] [--out DIR] [--report PATH]
 
-For each task (``pcs_hotspot_v0``; ``aircraft_v0``) it evaluates a uniformly
+For each task (``pcs_hotspot_v1``; ``aircraft_v0``) it evaluates a uniformly
 random policy, every constant action (PCS: each guard; Aircraft: zero
 acceleration) and the task's hand-written heuristic, and trains IPPO and
 MAPPO (the CleanRL examples' trainers, imported from ``examples/``:
@@ -35,12 +35,9 @@ against wall time) to ``--out``, and the report (``--report``, default
 docs/baselines.md, its PNGs under ``plots/baselines/`` beside it), which
 names the machine, the versions, the budget and the command.
 
-``--budget`` scales every training budget (updates) by X: 1.0 (PCS 150
-updates of 4 copies, Aircraft 200 updates of 2 copies of 64 UAVs) took
-24.9 minutes on the shared 2-core development machine without the Aircraft
-speed rows (``python benchmarks/baselines.py --out DIR --report PATH``) and
-29.9 minutes with them (``python benchmarks/baselines.py``; the report
-gives each run's wall time); a bigger machine can raise it.
+``--budget`` scales every training budget (updates) by X: 1.0 is PCS 150
+updates of 16 copies and Aircraft 200 updates of 2 copies of 64 UAVs (the
+report gives the run's wall time); a bigger machine can raise it.
 ``--quick`` is the test's size: 2 training seeds, 4 evaluation seeds,
 2 updates, small Aircraft.
 """
@@ -59,7 +56,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "examples"))
 
 EVAL_SEED0 = 10_000
-PCS = "pcs_hotspot_v0"
+PCS = "pcs_hotspot_v1"
 AIRCRAFT = "aircraft_v0"
 TASKS = (PCS, AIRCRAFT)
 
@@ -71,7 +68,7 @@ def budgets(a):
     if a.quick:
         return {PCS: dict(updates=2, num_envs=2),
                 AIRCRAFT: dict(updates=2, num_envs=2, num_uavs=8, episode=20)}
-    return {PCS: dict(updates=max(1, round(150 * a.budget)), num_envs=4),
+    return {PCS: dict(updates=max(1, round(150 * a.budget)), num_envs=16),
             AIRCRAFT: dict(updates=max(1, round(200 * a.budget)), num_envs=2, num_uavs=64, episode=100)}
 
 
@@ -112,11 +109,11 @@ def evaluate(env_id, policy, seeds, env_kw, num_threads=1):
 
 
 def pcs_fixed_policies(n_actions):
-    from seer_envs.pcs.heuristic import adaptive_guard
+    from seer_envs.pcs.heuristic import rush_guard
     pols = {"random": lambda e, o, rng: rng.integers(0, n_actions, len(o))}
     for g in range(n_actions):
         pols[f"constant guard {g}"] = lambda e, o, rng, g=g: np.full(len(o), g, np.int64)
-    pols["heuristic (adaptive guard)"] = lambda e, o, rng: adaptive_guard(e, o)
+    pols["heuristic (rush rule)"] = lambda e, o, rng: rush_guard(e, o)
     return pols
 
 
@@ -535,7 +532,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="the tests' size (a few minutes of one core)")
     p.add_argument("--budget", type=float, default=1.0,
-                   help="scale every training budget (updates) by this; 1.0 ~ 30 min on 2 cores")
+                   help="scale every training budget (updates) by this (the report gives the run's wall time)")
     p.add_argument("--train-seeds", type=int, default=None, help="training seeds per algorithm (default 5)")
     p.add_argument("--eval-seeds", type=int, default=None, help="held-out evaluation seeds (default 64)")
     p.add_argument("--speed-seeds", type=int, default=None, help="training seeds of the speed part (default 2)")
@@ -546,9 +543,12 @@ def main(argv=None):
     p.add_argument("--tasks", default=",".join(TASKS), help="comma-separated: " + ", ".join(TASKS))
     p.add_argument("--no-speed", action="store_true", help="leave out the speed part")
     p.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results", "baselines"))
-    p.add_argument("--report", default=os.path.join(ROOT, "docs", "baselines.md"))
+    p.add_argument("--report", default=None,
+                   help="the report's path (default: docs/baselines.md; with --quick, baselines.md in --out)")
     argv = sys.argv[1:] if argv is None else list(argv)
     a = p.parse_args(argv)
+    if a.report is None:          # a --quick run never overwrites the published report
+        a.report = os.path.join(a.out if a.quick else os.path.join(ROOT, "docs"), "baselines.md")
     if not (np.isfinite(a.budget) and a.budget > 0):
         p.error(f"--budget must be a number > 0, got {a.budget}")
     if not (np.isfinite(a.aircraft_target) and 0 < a.aircraft_target <= 1):

@@ -69,6 +69,66 @@ def ppo_loss(logp, old_logp, adv, val, ret, ent, clip, ent_coef):
                   "approx_kl": approx_kl, "clipfrac": clipfrac}
 
 
+class ReturnScaler:
+    """Rewards divided by a running standard deviation of the discounted
+    return (Gymnasium's ``NormalizeReward``, CleanRL's default for
+    continuous control), one return per agent row: PPO's value targets then
+    have a scale near 1 on every task, so the critic's loss and the policy's
+    advantages stay in range whatever the reward's units.  Statistics are
+    float64 and updated once per step from the whole batch; ``reset(rows)``
+    restarts the returns of rows whose episode began."""
+
+    def __init__(self, n, gamma, eps=1e-8):
+        self.ret = np.zeros(n)
+        self.gamma, self.eps = gamma, eps
+        self.count, self.mean, self.var = 1e-4, 0.0, 1.0
+
+    def __call__(self, rew, alive=None):
+        """``rew`` (n,) -> rewards divided by the running std, as float32."""
+        rew = np.asarray(rew, np.float64).reshape(-1)
+        self.ret = self.ret * self.gamma + rew
+        live = self.ret if alive is None else self.ret[np.asarray(alive, bool).reshape(-1)]
+        if live.size:
+            m, v, k = live.mean(), live.var(), live.size
+            d, tot = m - self.mean, self.count + k
+            self.mean += d * k / tot
+            self.var = (self.var * self.count + v * k + d * d * self.count * k / tot) / tot
+            self.count = tot
+        return (rew / np.sqrt(self.var + self.eps)).astype(np.float32)
+
+    def reset(self, rows=None):
+        if rows is None:
+            self.ret[:] = 0
+        else:
+            self.ret[np.asarray(rows).reshape(-1)] = 0
+
+    @property
+    def scale(self):
+        """The divisor in force: a return in the task's units is this times
+        a scaled one."""
+        return float(np.sqrt(self.var + self.eps))
+
+
+def explained_variance(pred, target):
+    """1 - Var(target - pred) / Var(target): 1 is a perfect critic, 0 one no
+    better than a constant (NaN when the targets do not vary)."""
+    pred, target = np.asarray(pred, np.float64).ravel(), np.asarray(target, np.float64).ravel()
+    var = target.var()
+    return float("nan") if var == 0 else float(1.0 - (target - pred).var() / var)
+
+
+def minibatch_rng(seed, update):
+    """The generator of one update's minibatch order: its own stream of the
+    run's seed, so two training seeds never share an order."""
+    return np.random.default_rng([seed, update, 0x6D62])
+
+
+def time_feature(t, horizon):
+    """The critic's time input, ``t / horizon`` in [0, 1): with a fixed
+    horizon the return still to come depends on the step."""
+    return float(t) / float(horizon)
+
+
 def threads(value):
     """argparse type: "auto" or an int >= 1 (SEER's ``num_threads``)."""
     if value == "auto":
@@ -118,6 +178,16 @@ def add_habits(p, exp_name):
     p.add_argument("--torch-threads", type=positive_int, default=1)
 
 
+def add_scaling(p):
+    """The flags of reward scaling and the entropy bonus (both PPO examples'
+    defaults: scaled rewards, no bonus)."""
+    p.add_argument("--no-reward-scaling", dest="reward_scaling", action="store_false",
+                   help="train on raw rewards (default: divided by a running std of the return)")
+    p.add_argument("--ent-coef", type=float, default=0.0,
+                   help="entropy bonus weight (0: the clipped objective alone; a bonus on noisy "
+                        "advantages keeps the policy near uniform)")
+
+
 def run_dir(env_id, a):
     """``runs/<env>__<exp name>__<seed>__<time>``, created when something
     will be written there."""
@@ -157,15 +227,20 @@ class Logger:
 def report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret, **extra):
     """One update's figures: to the logger (TensorBoard, W&B) and to
     ``on_update`` (benchmarks/baselines.py) when given; returns whether the
-    caller prints its own progress line (no ``on_update``)."""
+    caller prints its own progress line (no ``on_update``).  ``stats`` are
+    the last minibatch's (:func:`ppo_loss`); ``extra`` carries the update's
+    own figures (``explained_variance``, ``env_s``, ...)."""
     wall = time.perf_counter() - t0
     if log is not None:
         log.scalars({"charts/episodic_return": ep_ret, "charts/learning_rate": opt.param_groups[0]["lr"],
                      "charts/SPS": env_steps / wall, **{f"losses/{k}": v for k, v in stats.items()},
-                     "losses/clipfrac": float(np.mean(clipfracs))}, env_steps)
+                     "losses/clipfrac": float(np.mean(clipfracs)),
+                     **{f"losses/{k}": v for k, v in extra.items() if k == "explained_variance"}}, env_steps)
     if on_update is None:
         return True
-    on_update({"update": update + 1, "env_steps": env_steps, "wall_s": wall, **extra, "episode_return": ep_ret})
+    on_update({"update": update + 1, "env_steps": env_steps, "wall_s": wall, **extra,
+               "entropy": stats["entropy"], "approx_kl": stats["approx_kl"],
+               "clipfrac": float(np.mean(clipfracs)), "episode_return": ep_ret})
     return False
 
 def save_gif(frames, path):

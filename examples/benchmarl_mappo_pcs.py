@@ -3,8 +3,8 @@
 policy against the random one on held-out seeds.
 
 BenchMARL's ``Experiment`` runs on :class:`seer_envs.integrations.benchmarl.SeerTask`
-``.PCS_HOTSPOT_V0`` (the task of ``cleanrl_ippo_pcs.py``: hot spots of load
-moving over the cells, a daily swing, neighbours' drops in the reward, 48
+``.PCS_HOTSPOT_V1`` (the task of ``cleanrl_ippo_pcs.py``: hot spots of load
+moving over the cells, a daily swing, rush hours, the team's reward, 48
 steps of an hour): ``--copies`` copies of a ``--grid`` x ``--grid`` grid, in one engine, one episode of
 every copy per iteration, parameter sharing, MAPPO's critic on the global
 state.  Then the greedy policy (BenchMARL's deterministic mode) and the
@@ -24,7 +24,7 @@ import argparse
 import tempfile
 import time
 
-ENV_ID = "pcs_hotspot_v0"
+ENV_ID = "pcs_hotspot_v1"
 ENV_KW = dict(max_cycles=48)
 
 
@@ -77,7 +77,7 @@ def main():
     from benchmarl.algorithms import IppoConfig, MappoConfig         # noqa: E402
     from benchmarl.models.mlp import MlpConfig
 
-    task = SeerTask.PCS_HOTSPOT_V0.get_task(dict(ENV_KW, grid_width=a.grid, grid_height=a.grid))
+    task = SeerTask.PCS_HOTSPOT_V1.get_task(dict(ENV_KW, grid_width=a.grid, grid_height=a.grid))
     cfg = ExperimentConfig.get_from_yaml()
     frames = a.copies * ENV_KW["max_cycles"]
     cfg.max_n_iters = a.iters

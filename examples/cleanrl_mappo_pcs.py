@@ -3,24 +3,26 @@
 observation, a centralised critic on the global state, single file.
 
     pip install torch==2.13.0 && pip install -e ".[train]"
-    python examples/cleanrl_mappo_pcs.py [--updates 150 | --total-timesteps N] [--num-envs 4]
+    python examples/cleanrl_mappo_pcs.py [--updates 150 | --total-timesteps N] [--num-envs 16]
         [--track] [--save-model] [--capture-video]
 
 The actor (MLP, 2 x 64) is shared by every cell and sees only the cell's
 observation (11 numbers), so it runs decentralised at execution.  The
 critic (MLP, 2 x 128) is used only in training: it reads the global state,
 ``venv.state()`` (every cell's observation, ``(copies, 64 x 11)`` on the
-8 x 8 grid of ``pcs_hotspot_v0``), and outputs one value per cell, since each cell is trained on
-its own reward (``--team-reward-share`` mixes in the team's).  Uses SEER's
+8 x 8 grid of ``pcs_hotspot_v1``) and the step's fraction of the episode,
+and outputs one value per cell (the task pays every cell the team's reward;
+``--team-reward-share`` mixes in each cell's own).  Rewards are scaled and
+there is no entropy bonus by default, as in the IPPO example.  Uses SEER's
 vector env: all ``--num-envs`` copies in one engine, one ``(copies, cells,
 11)`` observation array and one ``(copies, state)`` array per step, no
 per-agent dicts.  Copy i of update u is seeded as a single env
 ``reset(seed=seed * 100000 + u * num_envs + i)``, as in the IPPO example,
-whose task (``pcs_hotspot_v0``), evaluation and video this example shares
+whose task (``pcs_hotspot_v1``), evaluation and video this example shares
 (``cleanrl_ippo_pcs.py``).
 
-CleanRL's habits (``_cleanrl.py``): ``--track`` logs the losses, approximate
-KL, clip fraction, learning rate, SPS and episodic return to TensorBoard
+CleanRL's habits (``_cleanrl.py``): ``--track`` logs the losses, entropy, approximate
+KL, clip fraction, explained variance, learning rate, SPS and episodic return to TensorBoard
 under ``runs/<run name>``; ``--total-timesteps`` sets the env steps (copies
 x steps) instead of ``--updates``; ``--save-model`` writes the weights (actor
 and critic) there; ``--capture-video`` writes the greedy policy's first
@@ -28,8 +30,8 @@ evaluation episode as an animated GIF of ``rgb_array`` frames.  No
 ``--async``: the critic needs every copy's state at each step, which the
 two halves in flight do not give at one time.
 
-At the end it evaluates the learned actor (greedy), a uniformly random
-policy and fixed guards on held-out seeds and prints the comparison.
+At the end it evaluates the learned actor (sampled and greedy), a uniformly random
+policy, fixed guards and the rush rule on held-out seeds and prints the comparison.
 """
 
 import argparse
@@ -38,7 +40,8 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from _cleanrl import Logger, add_habits, layer, positive_float, positive_int, ppo_loss, report_update, run_dir
+from _cleanrl import (Logger, ReturnScaler, add_habits, add_scaling, explained_variance, layer, minibatch_rng,
+                      positive_float, positive_int, ppo_loss, report_update, run_dir)
 from cleanrl_ippo_pcs import ENV_ID, ENV_KW, episode_length, save_and_evaluate
 from torch.distributions import Categorical
 
@@ -53,12 +56,13 @@ class Agent(nn.Module):
         super().__init__()
         self.actor = nn.Sequential(layer(obs_dim, 64), nn.Tanh(), layer(64, 64), nn.Tanh(),
                                    layer(64, n_actions, 0.01))
-        self.critic = nn.Sequential(layer(state_dim, 128), nn.Tanh(), layer(128, 128), nn.Tanh(),
+        self.critic = nn.Sequential(layer(state_dim + 1, 128), nn.Tanh(), layer(128, 128), nn.Tanh(),
                                     layer(128, n_agents, 1.0))
 
-    def value(self, state):
-        """``(batch, state_dim)`` -> ``(batch, n_agents)``."""
-        return self.critic(state)
+    def value(self, state, tf):
+        """``(batch, state_dim)`` and the time input ``(batch,)`` ->
+        ``(batch, n_agents)``."""
+        return self.critic(torch.cat([state, tf.unsqueeze(-1)], -1))
 
     def act(self, x, action=None):
         dist = Categorical(logits=self.actor(x))
@@ -81,7 +85,7 @@ def rollout(venv, agent, seed, T):
         x, s = torch.from_numpy(obs), torch.from_numpy(venv.state())
         with torch.no_grad():
             act, logp, _ = agent.act(x)
-            val = agent.value(s)
+            val = agent.value(s, torch.full((E,), t / T))
         obs_buf[t], st_buf[t], act_buf[t], logp_buf[t], val_buf[t] = x, s, act, logp, val
         # The last step (t = T - 1) ends every copy; the next update resets
         # with fresh seeds.
@@ -95,17 +99,19 @@ def make_parser():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_habits(p, "cleanrl_mappo_pcs")
     p.add_argument("--updates", type=positive_int, default=150)
-    p.add_argument("--num-envs", type=positive_int, default=4)
+    p.add_argument("--num-envs", type=positive_int, default=16)
     p.add_argument("--lr", type=positive_float, default=2.5e-3)
     p.add_argument("--epochs", type=positive_int, default=4)
     p.add_argument("--minibatches", type=positive_int, default=4)
-    p.add_argument("--gamma", type=float, default=0.99)
-    p.add_argument("--gae-lambda", type=float, default=0.95)
+    # A guard's effect on drops plays out within hours; over the whole day the
+    # team reward's noise swamps it (gamma 0.99 drifted to low guards).
+    p.add_argument("--gamma", type=float, default=0.9)
+    p.add_argument("--gae-lambda", type=float, default=0.9)
     p.add_argument("--clip", type=positive_float, default=0.2)
-    p.add_argument("--ent-coef", type=float, default=0.01)
+    add_scaling(p)
     p.add_argument("--eval-seeds", type=positive_int, default=8)
-    p.add_argument("--team-reward-share", type=float, default=0.0,
-                   help="train on (1 - share) * own cell reward + share * team mean")
+    p.add_argument("--team-reward-share", type=float, default=None,
+                   help="train on (1 - share) * own cell reward + share * team mean (default: the task's, 1)")
     return p
 
 
@@ -124,18 +130,24 @@ def train(a, venv=None, on_update=None, log=None):
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.torch_threads)
     if venv is None:
-        venv = seer_envs.vector_env(ENV_ID, a.num_envs, num_threads=a.num_threads,
-                                    team_reward_share=a.team_reward_share, **ENV_KW)
+        share = {} if a.team_reward_share is None else {"team_reward_share": a.team_reward_share}
+        venv = seer_envs.vector_env(ENV_ID, a.num_envs, num_threads=a.num_threads, **share, **ENV_KW)
     E, A = a.num_envs, venv.num_agents
     n_actions = venv.single_action_space.n
     S = venv.single_state_space.shape[0]
     agent = Agent(11, n_actions, S, A)
     opt = torch.optim.Adam(agent.parameters(), lr=a.lr, eps=1e-5)
+    scaler = ReturnScaler(E * A, a.gamma) if a.reward_scaling else None
+    t_in = (torch.arange(T).float() / T).repeat_interleave(E)                 # the critic's time input
     t0 = time.perf_counter()
     for update in range(a.updates):
         opt.param_groups[0]["lr"] = (1.0 - update / a.updates) * a.lr
         obs_buf, st_buf, act_buf, logp_buf, rew_buf, val_buf = rollout(
             venv, agent, a.seed * 100_000 + update * E, T)
+        raw_rew = rew_buf
+        if scaler is not None:                       # every episode starts at the rollout's reset
+            scaler.reset()
+            rew_buf = torch.from_numpy(np.stack([scaler(r) for r in raw_rew.numpy()])).reshape(T, E, A)
         # GAE per cell; episodes end by truncation after T steps: bootstrap with 0
         adv = torch.zeros(T, E, A)
         last = torch.zeros(E, A)
@@ -145,6 +157,7 @@ def train(a, venv=None, on_update=None, log=None):
             last = delta + a.gamma * a.gae_lambda * last
             adv[t] = last
         ret = adv + val_buf
+        ev = explained_variance(val_buf, ret)
         # A sample is one (step, copy): its state and all its cells' rows.
         b_obs, b_st = obs_buf.reshape(T * E, A, 11), st_buf.reshape(T * E, S)
         b_act, b_logp = act_buf.reshape(T * E, A), logp_buf.reshape(T * E, A)
@@ -152,23 +165,26 @@ def train(a, venv=None, on_update=None, log=None):
         idx = np.arange(T * E)
         mb = len(idx) // a.minibatches
         clipfracs = []
+        order = minibatch_rng(a.seed, update)
         for _ in range(a.epochs):
-            np.random.default_rng(update).shuffle(idx)
+            order.shuffle(idx)
             for s in range(0, mb * a.minibatches, mb):
                 j = torch.from_numpy(idx[s:s + mb])
                 _, logp, ent = agent.act(b_obs[j], b_act[j])
-                val = agent.value(b_st[j])
+                val = agent.value(b_st[j], t_in[j])
                 loss, stats = ppo_loss(logp, b_logp[j], b_adv[j], val, b_ret[j], ent, a.clip, a.ent_coef)
                 clipfracs.append(stats["clipfrac"])
                 opt.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
                 opt.step()
-        ep_ret = rew_buf.sum(0).mean().item()
+        ep_ret = raw_rew.sum(0).mean().item()
         env_steps = (update + 1) * E * T
-        if report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret):
+        if report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret,
+                         explained_variance=ev):
             print(f"update {update + 1:3d}/{a.updates}: episode return per cell {ep_ret:8.2f}  "
-                  f"mean guard {act_buf.float().mean().item():.2f}  ({time.perf_counter() - t0:5.1f} s)")
+                  f"mean guard {act_buf.float().mean().item():.2f}  entropy {stats['entropy']:.2f}  "
+                  f"EV {ev:5.2f}  ({time.perf_counter() - t0:5.1f} s)")
 
     return agent
 

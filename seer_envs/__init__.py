@@ -7,7 +7,7 @@ package (``seer_envs/<name>/spec.py``, found at the first
 
 >>> import seer_envs
 >>> sorted(seer_envs.envs())
-['aircraft_v0', 'gossip_v0', 'pcs_hotspot_v0', 'pcs_v0']
+['aircraft_v0', 'gossip_v0', 'pcs_hotspot_v0', 'pcs_hotspot_v1', 'pcs_v0']
 >>> env = seer_envs.make("pcs_v0", grid_width=4, grid_height=4)
 """
 

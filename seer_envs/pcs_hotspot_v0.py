@@ -8,8 +8,12 @@
 ``pcs_v0``'s model and parameters with other defaults
 (:class:`~seer_envs.pcs.config.PCSHotspotConfig`): call load that varies
 over the cells (hot spots moving over the torus) and over the day, and each
-cell's reward charged for its neighbours' dropped handoffs, so how many
-channels to hold back depends on the state.  docs/pcs.md, "pcs_hotspot_v0".
+cell's own reward charged for a share of its neighbours' dropped handoffs.
+That reward is a social dilemma: a cell gains by holding back fewer
+channels than is best for the team, so independent learners settle below
+the team's best.  It is kept as a research task that says so; the learning
+task is ``pcs_hotspot_v1`` (the team's reward).  docs/pcs.md,
+"pcs_hotspot_v0".
 """
 
 from pettingzoo.utils.conversions import parallel_to_aec

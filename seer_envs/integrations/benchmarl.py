@@ -3,7 +3,7 @@
 (:mod:`seer_envs.integrations.torchrl`).
 
 >>> from seer_envs.integrations.benchmarl import Experiment, ExperimentConfig, SeerTask
->>> task = SeerTask.PCS_HOTSPOT_V0.get_task()      # the PCS task with headroom (DEFAULT_TASK)
+>>> task = SeerTask.PCS_HOTSPOT_V1.get_task()      # the PCS task with headroom (DEFAULT_TASK)
 >>> # Experiment(task=task, algorithm_config=MappoConfig.get_from_yaml(), ...)
 
 **Import order.**  ``from benchmarl.experiment import Experiment`` on its
@@ -15,7 +15,7 @@ the order of imports no longer matters; importing this module after a
 failed ``benchmarl.experiment`` import also works.
 
 One task per scenario with a vector env (``seer_envs.vector.supported()``:
-``SeerTask.PCS_HOTSPOT_V0``, ``SeerTask.PCS_V0``, ``SeerTask.AIRCRAFT_V0``,
+``SeerTask.PCS_HOTSPOT_V1``, ``SeerTask.PCS_V0``, ``SeerTask.AIRCRAFT_V0``,
 ``SeerTask.GOSSIP_V0``); a
 task's config is the scenario's parameters (``seer list``), plus
 ``num_threads`` (default 1: BenchMARL's collector and torch share the
@@ -234,10 +234,10 @@ class _SeerTaskBase(Task):
 #: One member per scenario with a vector env (``PCS_V0``, ``AIRCRAFT_V0``, ...).
 SeerTask = _SeerTaskBase("SeerTask", [sid.upper() for sid in supported()])
 
-#: The task the examples train by default: PCS with load that moves over the
-#: cells and the day (``pcs_hotspot_v0``, docs/pcs.md), where the guard is a
-#: state-dependent decision.
-DEFAULT_TASK = SeerTask.PCS_HOTSPOT_V0
+#: The task the examples train by default: the PCS learning task, with load
+#: that moves over the cells and the day, rush hours and the team's reward
+#: (``pcs_hotspot_v1``, docs/pcs.md), where the guard follows the hour.
+DEFAULT_TASK = SeerTask.PCS_HOTSPOT_V1
 
 
 def __getattr__(name):

@@ -58,14 +58,23 @@ class PCSConfig:
                                         "handoff block of its 4 neighbours, divided among them (each "
                                         "neighbour pays share / 4): the drops its admissions push onto "
                                         "them", lo=0.0, hi=1.0)
+    # --- rush hours: phones move at another rate part of the day (off: pcs_v0 as it was) ---
+    rush_fraction: float = param(0.0, "", "share of each rush_period spent in rush hours, one window a "
+                                 "period centred a quarter period in (the daily swing's peak), in which phones move every "
+                                 "rush_move_interval_mean on average (0 = no rush hours)",
+                                 lo=0.0, hi=0.99)
+    rush_period: float = param(1440.0, "min", "period of the rush hours", lo=0.0, lo_open=True)
+    rush_move_interval_mean: float = param(10.0, "min", "mean exponential time between a phone's moves "
+                                           "in rush hours (inf: no moves then)", lo=0.0, lo_open=True,
+                                           allow_inf=True)
 
     def __post_init__(self):
         validate(self)
         if self.grid_width * self.grid_height >= 2**32 - 1:
             raise ValueError("PCSConfig: grid_width * grid_height must be < 2**32 - 1")
-        if self.load_varies:
-            check_horizon("PCSConfig", self, ["diurnal_period"], self.max_cycles * self.dt,
-                          "max_cycles * dt")
+        periods = (["diurnal_period"] if self.load_varies else []) + (["rush_period"] if self.rush_hours else [])
+        if periods:
+            check_horizon("PCSConfig", self, periods, self.max_cycles * self.dt, "max_cycles * dt")
         self.check_run(self.max_cycles * self.dt, "max_cycles * dt", self.dt, "dt")
         # Float32 rewards: -(blocks + handoff_penalty * drops), each count at
         # most the step's work budget.
@@ -86,7 +95,7 @@ class PCSConfig:
         events), and an admission (pc iterations) per attempt or handoff."""
         rate = self.peak_load / self.call_interarrival_mean
         if self.moves_enabled:
-            rate += 1.0 / self.move_interval_mean
+            rate += 1.0 / self.fastest_move_mean
         phones = self.num_cells * self.portables_per_cell
         return phones * span * rate * (2 + self.power_control_iters) + self.num_cells
 
@@ -100,18 +109,18 @@ class PCSConfig:
                              "finite and <= 1e300")
         names = ["handoff_latency", "call_interarrival_mean"]
         if self.moves_enabled:
-            names.append("move_interval_mean")
+            names.append(self.fastest_move_field)
         check_horizon("PCSConfig", self, names, horizon, horizon_text)
         if self.moves_enabled:
             # An idle phone's moves up to its next call are walked inside one
             # handler: call_interarrival_mean / move_interval_mean moves on
             # average, with a geometric tail (8x the mean: probability e**-8),
             # hence 2**17 / 8.
-            ratio = self.call_interarrival_mean / self.move_interval_mean    # at load 1: the longest walks
-            top = HANDLER_WORK_BUDGET // 8 * self.move_interval_mean
+            ratio = self.call_interarrival_mean / self.fastest_move_mean    # at load 1: the longest walks
+            top = HANDLER_WORK_BUDGET // 8 * self.fastest_move_mean
             if ratio > HANDLER_WORK_BUDGET // 8:
                 raise bound_error("PCSConfig", "call_interarrival_mean", self.call_interarrival_mean,
-                                  "<=", top, "2**14 x move_interval_mean: an idle phone's moves "
+                                  "<=", top, f"2**14 x {self.fastest_move_field}: an idle phone's moves "
                                   "before its next call are walked in one handler call")
             # reset() walks every phone to its first call at once.
             init = self.num_cells * self.portables_per_cell * (1 + ratio)
@@ -126,7 +135,7 @@ class PCSConfig:
             # Name the parameter that drives the rate hardest.
             rates = {"call_interarrival_mean": self.peak_load / self.call_interarrival_mean}
             if self.moves_enabled:
-                rates["move_interval_mean"] = 1.0 / self.move_interval_mean
+                rates[self.fastest_move_field] = 1.0 / self.fastest_move_mean
             name = max(rates, key=rates.get)
             v = getattr(self, name)
             raise ValueError(
@@ -195,8 +204,26 @@ class PCSConfig:
         return self.channels_per_cell // 2 + 1
 
     @property
+    def rush_hours(self):
+        """Whether phones move at another rate in rush hours."""
+        return self.rush_fraction > 0 and self.rush_move_interval_mean != self.move_interval_mean
+
+    @property
+    def fastest_move_field(self):
+        """The field of the shortest mean time between moves (the bounds'
+        worst case): ``rush_move_interval_mean`` in rush hours when it is
+        the shorter one, else ``move_interval_mean``."""
+        if self.rush_hours and self.rush_move_interval_mean < self.move_interval_mean:
+            return "rush_move_interval_mean"
+        return "move_interval_mean"
+
+    @property
+    def fastest_move_mean(self):
+        return getattr(self, self.fastest_move_field)
+
+    @property
     def moves_enabled(self):
-        return not math.isinf(self.move_interval_mean)
+        return not math.isinf(self.fastest_move_mean)
 
 
 def _preset(base, name, doc, **defaults):
@@ -229,3 +256,20 @@ PCSHotspotConfig = _preset(
     "PCSConfig with the defaults of the ``pcs_hotspot_v0`` task (``HOTSPOT_DEFAULTS``): load that "
     "varies over cells and over the day, and neighbours' drops in each cell's reward.",
     **HOTSPOT_DEFAULTS)
+
+
+#: The defaults of ``pcs_hotspot_v1``, the PCS learning task (docs/pcs.md,
+#: "pcs_hotspot_v1"): ``pcs_hotspot_v0``'s grid, hot spots and daily swing,
+#: with rush hours (phones move every 10 minutes for half of each day,
+#: every 10 hours otherwise) and the team's reward: every cell is paid the
+#: mean over all cells, so the policy best for the team is one no cell gains
+#: by leaving.  How many channels to hold back follows the hour and the cell.
+HOTSPOT_V1_DEFAULTS = dict(HOTSPOT_DEFAULTS, move_interval_mean=600.0, rush_fraction=0.5,
+                           rush_move_interval_mean=10.0, team_reward_share=1.0, neighbour_drop_share=0.0)
+
+PCSHotspotV1Config = _preset(
+    PCSConfig, "PCSHotspotV1Config",
+    "PCSConfig with the defaults of the ``pcs_hotspot_v1`` learning task (``HOTSPOT_V1_DEFAULTS``): "
+    "load that varies over cells and over the day, rush hours of fast-moving phones, and the team's "
+    "reward.",
+    **HOTSPOT_V1_DEFAULTS)

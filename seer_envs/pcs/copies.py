@@ -35,7 +35,8 @@ class PcsCopies(Copies):
     #: (the action space), ``dt`` nor the lookahead ``handoff_latency``.
     per_copy = ("call_interarrival_mean", "call_duration_mean", "move_interval_mean", "power_control_iters",
                 "handoff_penalty", "team_reward_share", "hotspot_amplitude", "hotspot_radius",
-                "hotspot_speed", "diurnal_amplitude", "diurnal_period", "neighbour_drop_share")
+                "hotspot_speed", "diurnal_amplitude", "diurnal_period", "neighbour_drop_share",
+                "rush_fraction", "rush_move_interval_mean", "rush_period")
 
     @classmethod
     def agent_names(cls, config):

@@ -54,12 +54,13 @@ return NumPy arrays in ``possible_agents`` order, with no per-agent dicts.
 The dict API costs well under 1 us per agent on top of it (docs/guide.md).
 
 Version history: v0 — first release.  ``pcs_hotspot_v0`` (:class:`PcsHotspotEnv`)
-is a separate task on the same model: the same parameters, other defaults.
+and ``pcs_hotspot_v1`` (:class:`PcsHotspotV1Env`) are separate tasks on the
+same model: the same parameters, other defaults.
 """
 
 
 from seer_envs.parallel import SeerParallelEnv
-from seer_envs.pcs.config import PCSConfig, PCSHotspotConfig
+from seer_envs.pcs.config import PCSConfig, PCSHotspotConfig, PCSHotspotV1Config
 from seer_envs.pcs.copies import PcsCopies
 from seer_envs.pcs.handlers import OBS_LAYOUT
 
@@ -97,3 +98,15 @@ class PcsHotspotEnv(PcsEnv):
     _scenario_id = "pcs_hotspot_v0"
     _config_cls = PCSHotspotConfig
 
+
+
+class PcsHotspotV1Env(PcsEnv):
+    """The ``pcs_hotspot_v1`` learning task: :class:`PcsEnv` with the
+    defaults of :class:`~seer_envs.pcs.config.PCSHotspotV1Config` (moving
+    hot spots, a daily swing, rush hours of fast-moving phones, the team's
+    reward; docs/pcs.md).  Every ``pcs_v0`` parameter is accepted; only the
+    defaults differ."""
+
+    metadata = dict(PcsEnv.metadata, name="pcs_hotspot_v1")
+    _scenario_id = "pcs_hotspot_v1"
+    _config_cls = PCSHotspotV1Config

@@ -33,9 +33,17 @@ period)`` times ``1 + amplitude * sum_k exp(-d_k**2 / (2 r**2))`` over the
 hot spots, ``d_k`` the torus distance from the cell to hot spot k, which
 moves in a straight line at constant speed (``PCSConfig.hotspot_tracks``).
 No state, no draws: it reads only the cell's own coordinates and the clock.
+
+Rush hours (off at ``pcs_v0``'s defaults): in one window a
+``rush_period``, ``rush_fraction`` of it long and centred a quarter period
+in (where the daily swing of the load peaks when the periods are equal),
+phones move every
+``rush_move_interval_mean`` on average instead of ``move_interval_mean``.
+A move time is one unit exponential draw of hazard spent window by window
+(``_next_move_rush``), so a phone still makes one draw a move.
 """
 
-from libc.math cimport INFINITY, exp, fmod, isinf, sin
+from libc.math cimport INFINITY, exp, floor, fmod, isinf, sin
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free
 
@@ -106,6 +114,10 @@ ctypedef struct PcsParams:
     double diurnal_amp          # a of the diurnal factor
     double diurnal_omega        # 2 pi / diurnal_period (1/min)
     double penalty              # handoff_penalty (the boundary's reward)
+    bint rush                   # rush hours: moves at rush_mean inside the rush windows
+    double rush_mean            # mean time between moves in rush hours (min); inf: none
+    double rush_period            # the windows' spacing: rush_period (min)
+    double rush_h               # rush_fraction / 2: a window's half width over rush_period
 
 
 ctypedef struct PcsState:
@@ -190,9 +202,45 @@ cdef inline double _call_delay(const PcsState* s, const PcsParams* p, Ctx* ctx, 
 
 
 cdef inline double _next_move(const PcsParams* p, Ctx* ctx, double t) noexcept nogil:
+    if p.rush:
+        return _next_move_rush(p, ctx, t)
     if isinf(p.move_mean):
         return INFINITY
     return t + seer_exponential(ctx, p.move_mean)
+
+
+# The next move after t when the rate changes in rush hours: one unit
+# exponential of hazard, spent window by window at each window's rate (exact
+# for a piecewise-constant rate, one draw a move).  Rush window k spans
+# [(k + 1/4 - h) H, (k + 1/4 + h) H]; the quiet window after it ends at
+# (k + 5/4 - h) H.
+cdef double _next_move_rush(const PcsParams* p, Ctx* ctx, double t) noexcept nogil:
+    cdef double H = p.rush_period, h = p.rush_h
+    cdef double e = seer_exponential(ctx, 1.0)
+    cdef double u = t / H - 0.25
+    cdef double k = floor(u)
+    cdef double r = u - k, end, mean
+    cdef bint rush = True        # p.rush: the two means differ, so one is finite
+    if r >= 1.0 - h:
+        k = k + 1.0
+    elif r >= h:
+        rush = False
+    while True:
+        if rush:
+            end, mean = (k + 0.25 + h) * H, p.rush_mean
+        else:
+            end, mean = (k + 1.25 - h) * H, p.move_mean
+        if not isinf(mean):
+            if t + e * mean <= end:
+                return t + e * mean
+            e = e - (end - t) / mean
+        if end > t:
+            t = end
+        if rush:
+            rush = False
+        else:
+            rush = True
+            k = k + 1.0
 
 
 # A fixed point p = 0.1 + 0.5 * load * p / (1 + 0.01 p), iterated from the
@@ -409,6 +457,10 @@ cdef class PcsModel(Scenario):
         p.diurnal_amp = cfg.diurnal_amplitude
         p.diurnal_omega = cfg.diurnal_omega
         p.penalty = cfg.handoff_penalty
+        p.rush = cfg.rush_hours
+        p.rush_mean = cfg.rush_move_interval_mean
+        p.rush_period = cfg.rush_period
+        p.rush_h = cfg.rush_fraction / 2.0
 
     def load(self, cells, double t):
         """The load factor of each of ``cells`` (global LP ids) at time ``t``

@@ -115,9 +115,45 @@ class PcsReference(ReferenceEngine):
         return self.rng[c].exponential(cfg.call_interarrival_mean / self.load(c, t))
 
     def _next_move(self, c, t):
-        if math.isinf(self.cfg.move_interval_mean):
+        cfg = self.cfg
+        if cfg.rush_hours:
+            return self._next_move_rush(c, t)
+        if math.isinf(cfg.move_interval_mean):
             return INF
-        return t + self.rng[c].exponential(self.cfg.move_interval_mean)
+        return t + self.rng[c].exponential(cfg.move_interval_mean)
+
+    def _next_move_rush(self, c, t):
+        """The handlers' ``_next_move_rush``: one unit exponential of hazard
+        spent window by window (rush window k spans ``[(k + 1/4 - h) H,
+        (k + 1/4 + h) H]``, ``H = rush_period``, ``h = rush_fraction / 2``), the
+        same operations in the same order."""
+        cfg = self.cfg
+        H, h = cfg.rush_period, cfg.rush_fraction / 2.0
+        e = self.rng[c].exponential(1.0)
+        u = t / H - 0.25
+        k = float(math.floor(u))
+        r = u - k
+        rush = True
+        if r >= 1.0 - h:
+            k = k + 1.0
+        elif r >= h:
+            rush = False
+        while True:
+            if rush:
+                end, mean = (k + 0.25 + h) * H, cfg.rush_move_interval_mean
+            else:
+                end, mean = (k + 1.25 - h) * H, cfg.move_interval_mean
+            if not math.isinf(mean):
+                if t + e * mean <= end:
+                    return t + e * mean
+                e = e - (end - t) / mean
+            if end > t:
+                t = end
+            if rush:
+                rush = False
+            else:
+                rush = True
+                k = k + 1.0
 
     def _power_control(self, c):
         cfg = self.cfg

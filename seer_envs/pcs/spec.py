@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""PCS's entries in the scenario registry: ``pcs_v0`` and the ``pcs_hotspot_v0`` task."""
+"""PCS's entries in the scenario registry: ``pcs_v0`` and the ``pcs_hotspot_v0`` and
+``pcs_hotspot_v1`` tasks."""
 
 from seer_envs import env_run
-from seer_envs.pcs.config import PCSConfig, PCSHotspotConfig
+from seer_envs.pcs.config import PCSConfig, PCSHotspotConfig, PCSHotspotV1Config
 from seer_envs.pcs.copies import PcsCopies
-from seer_envs.pcs.env import PcsEnv, PcsHotspotEnv
+from seer_envs.pcs.env import PcsEnv, PcsHotspotEnv, PcsHotspotV1Env
 from seer_envs.pcs.handlers import PcsModel
 from seer_envs.pcs.headless import ENV_ONLY, run_headless
-from seer_envs.pcs.heuristic import adaptive_guard, heuristic
+from seer_envs.pcs.heuristic import adaptive_guard, heuristic, rush_guard
 from seer_runtime.spec import ScenarioSpec, register
 
 SPEC = register(ScenarioSpec(
@@ -29,13 +30,29 @@ SPEC = register(ScenarioSpec(
 HOTSPOT_SPEC = register(ScenarioSpec(
     id="pcs_hotspot_v0",
     description="PCS with hot spots of load moving over the cells, a daily swing and neighbours' "
-                "drops in each cell's reward: guard channels as a state-dependent decision",
+                "drops in each cell's own reward: a social dilemma (selfish low guards are an "
+                "equilibrium below the team's best); the learning task is pcs_hotspot_v1",
     config=PCSHotspotConfig,
     model=PcsModel,
     env=PcsHotspotEnv,
     copies=PcsCopies,
     headless=None,
     heuristic=adaptive_guard,
+    test_params={"grid_width": 4, "grid_height": 3, "max_cycles": 6, "dt": 30.0},
+    env_run=env_run,
+    workload_codes={"env": 3},
+))
+
+HOTSPOT_V1_SPEC = register(ScenarioSpec(
+    id="pcs_hotspot_v1",
+    description="PCS learning task: hot spots of load, a daily swing, rush hours of fast-moving phones "
+                "and the team's reward: guard channels that follow the hour and the cell",
+    config=PCSHotspotV1Config,
+    model=PcsModel,
+    env=PcsHotspotV1Env,
+    copies=PcsCopies,
+    headless=None,
+    heuristic=rush_guard,
     test_params={"grid_width": 4, "grid_height": 3, "max_cycles": 6, "dt": 30.0},
     env_run=env_run,
     workload_codes={"env": 3},

@@ -34,7 +34,7 @@ def test_quick_run_writes_csv_plots_and_report(tmp_path):
     runs = {}
     for x in curves:
         runs.setdefault((x["task"], x["algo"], x["train_seed"]), []).append(int(x["update"]))
-    assert set(runs) == {(t, a, s) for t in ("pcs_hotspot_v0", "aircraft_v0") for a in ("ippo", "mappo")
+    assert set(runs) == {(t, a, s) for t in ("pcs_hotspot_v1", "aircraft_v0") for a in ("ippo", "mappo")
                          for s in ("1", "2")}
     assert all(u == [1, 2] for u in runs.values())
     # every policy on the 4 held-out seeds
@@ -42,17 +42,17 @@ def test_quick_run_writes_csv_plots_and_report(tmp_path):
     for x in evals:
         per.setdefault((x["task"], x["policy"], x["train_seed"]), set()).add(int(x["eval_seed"]))
     assert all(s == {10000, 10001, 10002, 10003} for s in per.values())
-    assert ("pcs_hotspot_v0", "heuristic (adaptive guard)", "") in per
+    assert ("pcs_hotspot_v1", "heuristic (rush rule)", "") in per
     # the speed part: both paths on both tasks, the same seeds, sane figures
     assert {(x["task"], x["path"]) for x in speed} == {
-        (t, p) for t in ("pcs_hotspot_v0", "aircraft_v0") for p in ("seer vector env", "supersuit concat_vec_envs_v1")}
+        (t, p) for t in ("pcs_hotspot_v1", "aircraft_v0") for p in ("seer vector env", "supersuit concat_vec_envs_v1")}
     for x in speed:
         assert float(x["sps"]) > 0 and math.isfinite(float(x["final_return"])) and math.isfinite(float(x["target"]))
         assert math.isclose(float(x["sps"]), float(x["env_steps"]) / float(x["wall_s"]))
         steps, wall = float(x["steps_to_target"]), float(x["wall_to_target"])
         assert math.isnan(steps) == math.isnan(wall)
         assert math.isnan(steps) or (0 < steps <= float(x["env_steps"]) and 0 < wall <= float(x["wall_s"]))
-    for task in ("pcs_hotspot_v0", "aircraft_v0"):
+    for task in ("pcs_hotspot_v1", "aircraft_v0"):
         seer, ss = ([x for x in speed if x["task"] == task and x["path"] == p]
                     for p in ("seer vector env", "supersuit concat_vec_envs_v1"))
         assert [x["train_seed"] for x in seer] == [x["train_seed"] for x in ss] == ["1"]
@@ -65,7 +65,7 @@ def test_quick_run_writes_csv_plots_and_report(tmp_path):
     heur = sum(evals_by[("aircraft_v0", "heuristic (steer + separate)")]) / 4
     aircraft_target = float(next(x["target"] for x in speed if x["task"] == "aircraft_v0"))
     assert math.isclose(aircraft_target, 0.5 * heur, rel_tol=1e-9)
-    for task in ("pcs_hotspot_v0", "aircraft_v0"):
+    for task in ("pcs_hotspot_v1", "aircraft_v0"):
         for png in (out / f"{task}.png", report.parent / "plots" / "baselines" / f"{task}.png"):
             assert png.stat().st_size > 10_000
             assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -73,10 +73,10 @@ def test_quick_run_writes_csv_plots_and_report(tmp_path):
     assert "Budget: `--quick`" in text and "no learning claim" in text
     assert "python benchmarks/baselines.py --quick" in text
     assert "Versions: python" in text and "Machine:" in text
-    assert "## pcs_hotspot_v0" in text and "## aircraft_v0" in text and "SuperSuit" in text
+    assert "## pcs_hotspot_v1" in text and "## aircraft_v0" in text and "SuperSuit" in text
     assert "the same on both paths" in text and "NOT the same" not in text
     speed_part = text[text.index("## Speed"):]
-    assert "### pcs_hotspot_v0" in speed_part and "### aircraft_v0" in speed_part
+    assert "### pcs_hotspot_v1" in speed_part and "### aircraft_v0" in speed_part
     assert speed_part.count("Training env steps/s, SEER / SuperSuit: **") == 2
     assert speed_part.count("Wall time to target, SuperSuit / SEER: **") + speed_part.count(
         "no seed reaches the target on both paths") == 2

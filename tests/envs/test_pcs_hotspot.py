@@ -112,6 +112,8 @@ def _rollout(steps, seed, threads, **params):
     dict(grid_width=7, grid_height=5, hotspot_count=3, hotspot_speed=0.2, diurnal_period=300.0,
          handoff_latency=0.3, team_reward_share=0.5),
     dict(grid_width=12, grid_height=10, max_cycles=30, power_control_iters=5, neighbour_drop_share=0.3),
+    dict(grid_width=6, grid_height=5, rush_fraction=0.4, rush_move_interval_mean=3.0, rush_period=500.0,
+         team_reward_share=1.0, neighbour_drop_share=0.0),
 ])
 def test_identical_across_thread_counts(params, thread_counts):
     runs = [_rollout(48, 11, t, **params) for t in thread_counts]
@@ -154,6 +156,10 @@ def test_vector_env_copies_equal_single_envs(thread_counts):
     dict(grid_width=5, grid_height=4),
     dict(grid_width=3, grid_height=6, hotspot_count=3, hotspot_speed=0.3, diurnal_period=100.0,
          channels_per_cell=4, dt=30.0, neighbour_drop_share=0.7),
+    dict(grid_width=5, grid_height=4, rush_fraction=0.5, rush_move_interval_mean=5.0, move_interval_mean=300.0,
+         rush_period=700.0),
+    dict(grid_width=4, grid_height=4, rush_fraction=0.3, rush_move_interval_mean=float("inf"),
+         move_interval_mean=20.0, rush_period=250.0, dt=30.0),
 ])
 @pytest.mark.parametrize("threads", [1, 3])
 def test_matches_pure_python_reference(params, threads):

@@ -148,7 +148,7 @@ def test_bad_actions_name_copy_and_agent():
 def test_bad_arguments():
     with pytest.raises(ValueError, match="num_envs must be an int >= 1"):
         vector_env("pcs_v0", 0, **KW)
-    with pytest.raises(ValueError, match="declares no copies; the envs are aircraft_v0, gossip_v0, pcs_hotspot_v0, pcs_v0"):
+    with pytest.raises(ValueError, match="declares no copies; the envs are aircraft_v0, gossip_v0, pcs_hotspot_v0, pcs_hotspot_v1, pcs_v0"):
         vector_env("phold", 2)
     with pytest.raises(ValueError, match="max_cycles must be one value or 2 values"):
         vector_env("pcs_v0", 2, max_cycles=[3, 4, 5], **KW)

@@ -23,8 +23,8 @@ def test_experiment_from_seer_module_first():
     r = _run("from seer_envs.integrations.benchmarl import Experiment, ExperimentConfig, DEFAULT_TASK\n"
              "import benchmarl.experiment as e\n"
              "assert Experiment is e.Experiment and ExperimentConfig is e.ExperimentConfig\n"
-             "assert DEFAULT_TASK.name == 'PCS_HOTSPOT_V0'\n"
-             "assert DEFAULT_TASK.get_task().env_id == 'pcs_hotspot_v0'")
+             "assert DEFAULT_TASK.name == 'PCS_HOTSPOT_V1'\n"
+             "assert DEFAULT_TASK.get_task().env_id == 'pcs_hotspot_v1'")
     assert r.returncode == 0, r.stderr[-2000:]
 
 

@@ -176,11 +176,12 @@ def _reset_singles(envs, seed):
     return np.concatenate([e.reset_arrays(seed=seed + i) for i, e in enumerate(envs)])
 
 
-def _act(torch, agent, obs):
-    """The examples' policy on one batch of observations, without gradients."""
+def _act(torch, agent, obs, *inputs):
+    """The examples' policy on one batch of observations (and the critic's
+    other ``inputs``, e.g. the PCS critic's time input), without gradients."""
     x = torch.from_numpy(obs)
     with torch.no_grad():
-        act, logp, _, val = agent.act(x)
+        act, logp, _, val = agent.act(x, *inputs)
     return x, act, logp, val
 
 
@@ -206,7 +207,7 @@ def test_cleanrl_pcs_rollout_equals_a_loop_of_single_envs(threads):
     obs = _reset_singles(envs, seed)
     ref = []
     for t in range(T):
-        x, act, logp, val = _act(torch, agent, obs)
+        x, act, logp, val = _act(torch, agent, obs, torch.full((len(obs),), t / T))
         acts = act.numpy()
         outs = [e.step_arrays(acts[i * n:(i + 1) * n]) for i, e in enumerate(envs)]
         obs = np.concatenate([o[0] for o in outs])
@@ -368,8 +369,8 @@ HABIT_TAGS = {"charts/SPS", "charts/episodic_return", "charts/learning_rate", "l
 
 @pytest.mark.parametrize("script, args, updates, frames, env_id", [
     # 96 env steps = 2 updates of 1 copy x 48 steps
-    ("cleanrl_ippo_pcs.py", ["--total-timesteps", "96", "--num-envs", "1"], 2, 49, "pcs_hotspot_v0"),
-    ("cleanrl_mappo_pcs.py", ["--total-timesteps", "192", "--num-envs", "2"], 2, 49, "pcs_hotspot_v0"),
+    ("cleanrl_ippo_pcs.py", ["--total-timesteps", "96", "--num-envs", "1"], 2, 49, "pcs_hotspot_v1"),
+    ("cleanrl_mappo_pcs.py", ["--total-timesteps", "192", "--num-envs", "2"], 2, 49, "pcs_hotspot_v1"),
     # 80 env steps = 2 updates of 2 copies x 20 steps (at most)
     ("cleanrl_ppo_aircraft.py", ["--total-timesteps", "80", "--num-envs", "2", "--num-uavs", "8",
                                  "--episode", "20"], 2, 21, "aircraft_v0"),
@@ -409,8 +410,8 @@ def test_cleanrl_examples_bad_flags_are_argparse_errors(tmp_path, script, flag, 
 
 def test_cleanrl_mappo_critic_reads_the_copies_global_state():
     """The MAPPO rollout's critic input at each step is every copy's global
-    state (a single env's ``state()`` with that copy's seed), beside the
-    per-cell observations the actor reads."""
+    state (a single env's ``state()`` with that copy's seed) and the time
+    input, beside the per-cell observations the actor reads."""
     torch = pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
     ex = _load_example("cleanrl_mappo_pcs.py")
     from seer_envs import pcs_v0
@@ -432,7 +433,9 @@ def test_cleanrl_mappo_critic_reads_the_copies_global_state():
             if t + 1 < 6:
                 np.testing.assert_array_equal(obs_b[t + 1, i].numpy(), o)
     with torch.no_grad():
-        np.testing.assert_allclose(val_b[2].numpy(), agent.value(st_b[2]).numpy())
+        # step 2 of 6: the critic also reads the time input 2 / 6
+        np.testing.assert_allclose(val_b[2].numpy(), agent.value(st_b[2], torch.full((E,), 2 / 6)).numpy())
+        assert not np.allclose(val_b[2].numpy(), agent.value(st_b[2], torch.full((E,), 0.0)).numpy())
 
 
 def test_rllib_vector_multi_agent_env_equals_single_envs():
