@@ -29,6 +29,12 @@ def test_site_builds_strict(tmp_path):
     for name in ("vector_env", "Snapshot", "make"):
         assert name in api                 # the reference is generated from the docstrings
     assert "run_until" in (site / "api" / "seer_runtime" / "index.html").read_text()
+    spec = importlib.util.spec_from_file_location("doc_math", os.path.join(ROOT, "tests", "docs", "test_doc_math.py"))
+    doc_math = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(doc_math)                       # 2**14 rendered as "2" and a bold "14"
+    mangled = [f"{p.relative_to(site)}: {m}" for p in sorted(site.rglob("*.html"))
+               for m in doc_math.mangled_html(p.read_text(encoding="utf-8"))]
+    assert not mangled, "math mangled by Markdown in the built site:\n" + "\n".join(mangled[:20])
 
 
 @pytest.mark.skipif(importlib.util.find_spec("griffe") is None,
