@@ -115,7 +115,9 @@ def cmd_run(a):
                                             for kind, v in d.items()) + " (drawn at every reset of every copy)")
     if spec.scenario.kind == "env":
         copies = f" x {res['copies']} copies" if "copies" in res else ""
-        print(f"  steps       {res['steps']:,}{copies} over {len(run['seeds'])} seed(s), policy {run['policy']}")
+        resumed = (f", resumed at step {res['resumed_at_step']} from {a.from_state}"
+                   if res.get("resumed_at_step") is not None else "")
+        print(f"  steps       {res['steps']:,}{copies} over {len(run['seeds'])} seed(s), policy {run['policy']}{resumed}")
         print(f"  speed       {res['steps_per_s']:,.1f} steps/s, {res['events_per_s'] / 1e6:.2f} M events/s")
         print(f"  reward      {res['mean_reward']:.4f} per agent per step "
               f"(per seed: {', '.join(f'{r:.4f}' for r in res['reward_per_seed'])})")

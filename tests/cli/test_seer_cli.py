@@ -3,6 +3,7 @@
 
 import csv
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -224,3 +225,40 @@ def test_run_saves_and_continues_a_state(tmp_path, capsys):
                           '[run]\nsteps = 2\nseeds = [1, 2]\n')
     assert main(["run", str(two), "--save-state", str(state)]) != 0
     assert "one seed" in capsys.readouterr().err
+
+
+def _snap_events(path):
+    import seer_envs
+    env = seer_envs.make("pcs_v0", num_threads=1, grid_width=4, grid_height=4, max_cycles=40)
+    env.restore(path.read_bytes())
+    try:
+        return env._cycle, env.engine.stats()["events"]
+    finally:
+        env.close()
+
+
+def test_a_resumed_run_counts_only_its_own_events(tmp_path, capsys):
+    cfg = write(tmp_path, 'scenario = "pcs_v0"\n[params]\ngrid_width = 4\ngrid_height = 4\nmax_cycles = 40\n'
+                          '[run]\nsteps = 10\nseeds = [3]\nnum_threads = 1\n')
+    s10, s20 = tmp_path / "s10.snap", tmp_path / "s20.snap"
+    assert main(["run", str(cfg), "--save-state", str(s10)]) == 0
+    capsys.readouterr()
+    assert main(["run", str(cfg), "--from-state", str(s10), "--save-state", str(s20), "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    (c10, e10), (c20, e20) = _snap_events(s10), _snap_events(s20)
+    assert (c10, c20, res["steps"], res["resumed_at_step"]) == (10, 20, 10, 10)
+    assert 0 < res["events"] == e20 - e10          # not e20: the first 10 steps ran in another process
+    assert main(["run", str(cfg), "--from-state", str(s10)]) == 0
+    assert "resumed at step 10 from" in capsys.readouterr().out
+
+
+def test_resuming_an_ended_episode_says_so_in_one_line(tmp_path, capsys):
+    cfg = write(tmp_path, 'scenario = "pcs_v0"\n[params]\ngrid_width = 4\ngrid_height = 4\nmax_cycles = 40\n'
+                          '[run]\nsteps = 40\nseeds = [3]\nnum_threads = 1\n')
+    end = tmp_path / "end.snap"
+    assert main(["run", str(cfg), "--save-state", str(end)]) == 0
+    capsys.readouterr()
+    assert main(["run", str(cfg), "--from-state", str(end)]) == 2
+    out, err = capsys.readouterr()
+    assert "events/s" not in out
+    assert err.count("\n") == 1 and "the saved episode has ended (step 40 of max_cycles = 40" in err, err
