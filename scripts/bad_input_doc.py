@@ -49,7 +49,9 @@ print("\nThe runtime's own checks (tests/runtime): `num_threads` < 1 or not an i
       "a model scheduling into the past, under the lookahead, to a missing entity, overflowing its "
       "outbox, queue or message arena (`seer_runtime.ContractViolation` naming time, source, target "
       "and event kind). Config files (tests/cli): unknown keys, wrong types, out-of-range values, "
-      "empty sweeps, missing files, invalid TOML (`seer: FILE: [table] key: ...`, exit code 2).")
+      "empty sweeps, missing files, invalid TOML, a heuristic policy the scenario lacks, a configuration "
+      "larger than the available memory (`seer: FILE: [table] key: ...`, exit code 2, the same line from "
+      "`seer check` and `seer run`).")
 print("\nThe TorchRL env (`seer_envs.integrations.torchrl`; tests/integrations/test_torchrl_env.py, "
       "run where torchrl is installed, as in CI's RL step): a `vec` that is not a `SeerVectorEnv` or a "
       "`group` that is not a non-empty str or an `include_state` that is not a bool (`TypeError`); a "

@@ -212,6 +212,9 @@ def _check_run(path, scenario, run, where="[run]"):
                 raise _err(path, f"{where} policy", f"expected one of {', '.join(POLICIES)}, got {v!r}")
             if scenario.kind != "env":
                 raise _err(path, f"{where} policy", f"{scenario.name} is headless: it has no agents")
+            if v == "heuristic" and scenario.heuristic is None:
+                raise _err(path, f"{where} policy", f'{scenario.name} has no heuristic policy; use "random" '
+                           'or "fixed" with an action')
         elif k == "copies":
             if scenario.kind != "env":
                 raise _err(path, f"{where} copies", f"{scenario.name} is a headless run (one world): "
@@ -260,7 +263,8 @@ def _check_action(path, space, action, where):
 
 def _check_point(path, scenario, params, run, where, vector=False):
     """Checks that need the params and the run together: what `seer run`
-    would otherwise reject only once it has started.  ``params``: copy 0's
+    would otherwise reject only once it has started (the steps against
+    max_cycles, a fixed action, the memory the model and engine need).  ``params``: copy 0's
     (a vector run's copies restart when they end: no max_cycles check)."""
     cfg = build(scenario.config_cls, dict(params))
     run_where = "[run]" if where == "[params]" else where
@@ -270,6 +274,11 @@ def _check_point(path, scenario, params, run, where, vector=False):
                        f"ends at max_cycles; lower steps or raise max_cycles in [params]")
         if run.get("policy") == "fixed":
             _check_action(path, action_space(scenario, cfg), run["action"], run_where)
+    if hasattr(cfg, "check_memory"):        # the model's own check, before anything is allocated
+        try:
+            cfg.check_memory(run.get("copies", 1) if scenario.kind == "env" else 1)
+        except MemoryError as e:
+            raise _err(path, where, str(e)) from None
     for k in scenario.env_only:
         if k in params:
             raise _err(path, f"{where} {k}", f"{scenario.name} is a headless run (no agents, no steps): "
