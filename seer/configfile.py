@@ -297,8 +297,47 @@ def _check_params(path, scenario, params, where="[params]", copies=None):
     return per_copy
 
 
-def load(path):
-    """Read and validate a config file; returns a :class:`Spec`."""
+def _toml_value(text):
+    """A ``--set`` value as TOML reads it (``16``, ``1.5``, ``[1, 2]``,
+    ``"random"``); a bare word that is not TOML (``random``) is that string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        if text and all(c.isalnum() or c in "_-." for c in text):
+            return text
+        raise ConfigError(f"--set: {text!r} is not a TOML value (a number, true/false, \"text\", "
+                          "[a, b, ...])") from None
+
+
+def apply_overrides(path, doc, scenario, overrides):
+    """``doc`` with each ``KEY=VALUE`` of ``overrides`` (``seer run --set``)
+    put into its table: ``params.KEY`` / ``run.KEY``, or a bare ``KEY`` that
+    is a Config field ([params]) or a [run] key.  The values are then
+    validated like the file's own."""
+    fields = {f.name for f in dataclasses.fields(scenario.config_cls)}
+    for item in overrides:
+        key, eq, text = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise ConfigError(f"--set {item!r}: expected KEY=VALUE (e.g. --set grid_width=32 or "
+                              "--set run.steps=50)")
+        table, dot, name = key.rpartition(".")
+        if not dot:
+            table = "run" if name in RUN_KEYS else "params" if name in fields else None
+        if table not in ("params", "run") or (table == "params" and name not in fields) or (
+                table == "run" and name not in RUN_KEYS):
+            raise ConfigError(f"--set {key}: unknown key; expected a {scenario.config_cls.__name__} field "
+                              f"(`seer list {scenario.name}`) or a [run] key ({', '.join(RUN_KEYS)})")
+        target = doc.setdefault(table, {})
+        if not isinstance(target, dict):
+            raise _err(path, table, "expected a table ([%s])" % table)
+        target[name] = _toml_value(text.strip())
+    return doc
+
+
+def load(path, overrides=()):
+    """Read and validate a config file, with ``overrides`` (``KEY=VALUE``
+    strings, :func:`apply_overrides`) applied first; returns a :class:`Spec`."""
     if not os.path.exists(path):
         raise ConfigError(f"{path}: no such file")
     if os.path.isdir(path):
@@ -320,6 +359,8 @@ def load(path):
     if name not in scen:
         raise _err(path, "scenario", f"unknown scenario {name!r}; expected one of {', '.join(scen)}")
     scenario = scen[name]
+    if overrides:
+        doc = apply_overrides(path, doc, scenario, overrides)
     for table in ("params", "param_sampler", "run", "sweep"):
         if table in doc and not isinstance(doc[table], dict):
             raise _err(path, table, "expected a table ([%s])" % table)
