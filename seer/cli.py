@@ -231,7 +231,7 @@ def main(argv=None):
     s.add_argument("--overwrite", action="store_true",
                    help="replace a results.csv written by a different version of the sweep file")
     ls = sub.add_parser("list", help="scenarios and their parameters")
-    ls.add_argument("name", nargs="?", help="show this scenario only (e.g. pcs_v0)")
+    ls.add_argument("name", nargs="?", help="show this scenario only (a name `seer list` shows)")
     c = sub.add_parser("check", help="validate config files without running them")
     c.add_argument("files", nargs="+")
     _set_options(c)
