@@ -19,6 +19,8 @@ import textwrap
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
+from setuptools.command.editable_wheel import editable_wheel
 
 OMP_TEST = textwrap.dedent("""
     #include <omp.h>
@@ -106,7 +108,27 @@ directives = {
     "embedsignature": True,
 }
 
+# seer-torchrl-names.pth goes beside the packages in site-packages, in a wheel
+# and in an editable install alike: BenchMARL 1.5.2 imports TorchRL's collector
+# by its pre-0.14 name, and only a .pth runs before a script's first import
+# (seer_envs/integrations/_torchrl_names.py says what its one line does).
+PTH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "seer-torchrl-names.pth")
+
+
+class BuildPyWithPth(build_py):
+    def run(self):
+        super().run()
+        self.copy_file(PTH, os.path.join(self.build_lib, os.path.basename(PTH)), preserve_mode=0)
+
+
+class EditableWheelWithPth(editable_wheel):
+    def _install_namespaces(self, installation_dir, pth_prefix):
+        super()._install_namespaces(installation_dir, pth_prefix)
+        shutil.copy(PTH, os.path.join(installation_dir, os.path.basename(PTH)))
+
+
 setup(
     ext_modules=cythonize(extensions, compiler_directives=directives,
                           annotate=_flag("SEER_CYTHON_ANNOTATE"), nthreads=0),
+    cmdclass={"build_py": BuildPyWithPth, "editable_wheel": EditableWheelWithPth},
 )

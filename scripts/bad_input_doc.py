@@ -6,10 +6,20 @@
 
 import collections
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "reliability"))
 from bad_input_cases import CASES, HANG, NONSENSE  # noqa: E402
+
+POWER = re.compile(r"(?<=[\w).])\*\*(?=[\w(.-])")
+
+
+def prose(what):
+    """A case's description as Markdown: ``10**5`` would render as "10" and a
+    bold "5 ...", so powers are written ``10^5``."""
+    return POWER.sub("^", what)
+
 
 by = collections.OrderedDict()
 for env, cat, what, _fn, exc, match in CASES:
@@ -31,7 +41,7 @@ print(f"Every case below is a test (`tests/reliability/test_bad_input.py`, {len(
 print("| category | cases | what | exception |")
 print("| --- | --- | --- | --- |")
 for cat, rows in by.items():
-    whats = sorted({w for _, w, _ in rows})
+    whats = sorted({prose(w) for _, w, _ in rows})
     excs = sorted({e for _, _, e in rows})
     print(f"| {cat} | {len(rows)} | {'; '.join(whats)} | {', '.join(excs)} |")
 print("\nThe runtime's own checks (tests/runtime): `num_threads` < 1 or not an int, negative or NaN "
@@ -39,7 +49,9 @@ print("\nThe runtime's own checks (tests/runtime): `num_threads` < 1 or not an i
       "a model scheduling into the past, under the lookahead, to a missing entity, overflowing its "
       "outbox, queue or message arena (`seer_runtime.ContractViolation` naming time, source, target "
       "and event kind). Config files (tests/cli): unknown keys, wrong types, out-of-range values, "
-      "empty sweeps, missing files, invalid TOML (`seer: FILE: [table] key: ...`, exit code 2).")
+      "empty sweeps, missing files, invalid TOML, a heuristic policy the scenario lacks, a configuration "
+      "larger than the available memory (`seer: FILE: [table] key: ...`, exit code 2, the same line from "
+      "`seer check` and `seer run`).")
 print("\nThe TorchRL env (`seer_envs.integrations.torchrl`; tests/integrations/test_torchrl_env.py, "
       "run where torchrl is installed, as in CI's RL step): a `vec` that is not a `SeerVectorEnv` or a "
       "`group` that is not a non-empty str or an `include_state` that is not a bool (`TypeError`); a "

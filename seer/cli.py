@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``seer`` — run SEER scenarios from config files.
 
-    seer run FILE [--json]              one configuration, with a summary
+    seer run FILE [--set KEY=VALUE ...] [--num-threads N] [--json]
+                                        one configuration, with a summary
     seer sweep FILE [--out DIR] [--ray] every point of a sweep -> CSV + PNG plots
-    seer list                           scenarios and their parameters
-    seer check FILE [FILE ...]          validate files without running them
+    seer list [NAME]                    scenarios (or one) and their parameters
+    seer check FILE [FILE ...] [--set KEY=VALUE ...]
+                                        validate files without running them
     seer --version
 
 Errors reach the user as one line on stderr (``seer: ...``), never as a
@@ -78,9 +80,21 @@ def _fmt_choice(choice):
     return s
 
 
+def _plural(n, word):
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def _overrides(a):
+    """``--set`` items, then ``--num-threads`` as ``run.num_threads``."""
+    out = list(a.set or ())
+    if getattr(a, "num_threads", None) is not None:
+        out.append(f"run.num_threads={a.num_threads}")
+    return out
+
+
 def cmd_run(a):
     from seer.configfile import ConfigError, load
-    spec = load(a.file)
+    spec = load(a.file, _overrides(a))
     if spec.sweep:
         raise ConfigError(f"{a.file}: has a [sweep] table; run it with `seer sweep {a.file}`")
     run = dict(spec.run)
@@ -115,7 +129,9 @@ def cmd_run(a):
                                             for kind, v in d.items()) + " (drawn at every reset of every copy)")
     if spec.scenario.kind == "env":
         copies = f" x {res['copies']} copies" if "copies" in res else ""
-        print(f"  steps       {res['steps']:,}{copies} over {len(run['seeds'])} seed(s), policy {run['policy']}")
+        resumed = (f", resumed at step {res['resumed_at_step']} from {a.from_state}"
+                   if res.get("resumed_at_step") is not None else "")
+        print(f"  steps       {res['steps']:,}{copies} over {len(run['seeds'])} seed(s), policy {run['policy']}{resumed}")
         print(f"  speed       {res['steps_per_s']:,.1f} steps/s, {res['events_per_s'] / 1e6:.2f} M events/s")
         print(f"  reward      {res['mean_reward']:.4f} per agent per step "
               f"(per seed: {', '.join(f'{r:.4f}' for r in res['reward_per_seed'])})")
@@ -139,7 +155,7 @@ def cmd_sweep(a):
         rows, ran, csv_path, pngs = run_sweep(a.file, a.out, use_ray=a.ray, progress=bar,
                                               retry_failed=a.retry_failed, overwrite=a.overwrite)
     failed = [r for r in rows if r.get("error")]
-    print(f"{a.file}: {len(rows)} points ({ran} run now, {len(rows) - ran} already done); "
+    print(f"{a.file}: {_plural(len(rows), 'point')} ({ran} run now, {len(rows) - ran} already done); "
           f"{len(failed)} failed -> {csv_path}")
     for r in failed:
         print(f"  failed: {r['key']}: {r['error']}")
@@ -150,8 +166,14 @@ def cmd_sweep(a):
 
 def cmd_list(a):
     from seer.configfile import per_copy_fields
+    from seer.configfile import ConfigError
     from seer.scenarios import registry
-    for name, s in registry().items():
+    scenarios = registry()
+    if a.name is not None:
+        if a.name not in scenarios:
+            raise ConfigError(f"list: unknown scenario {a.name!r}; expected one of {', '.join(scenarios)}")
+        scenarios = {a.name: scenarios[a.name]}
+    for name, s in scenarios.items():
         print(f"{name}  ({s.kind}) — {s.description}")
         per_copy = per_copy_fields(s) if s.kind == "env" else ()
         for field, default, unit, doc in s.params():
@@ -172,13 +194,19 @@ def cmd_check(a):
     bad = 0
     for f in a.files:
         try:
-            spec = load(f)
+            spec = load(f, _overrides(a))
         except ConfigError as e:
             print(f"seer: {e}", file=sys.stderr)
             bad += 1
         else:
-            print(f"ok   {f}: {spec.scenario.name}, {len(spec.points())} point(s)")
+            print(f"ok   {f}: {spec.scenario.name}, {_plural(len(spec.points()), 'point')}")
     return EXIT_CONFIG if bad else 0
+
+
+def _set_options(parser):
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE",
+                        help="override a [params] or [run] key (repeatable; VALUE as in TOML, e.g. "
+                             "--set grid_width=32 --set run.seeds=[0,1]); checked like the file's own")
 
 
 def main(argv=None):
@@ -192,6 +220,9 @@ def main(argv=None):
                    help="save the env's state at the end of the run (a snapshot; one seed)")
     r.add_argument("--from-state", metavar="FILE",
                    help="start from a saved state instead of a fresh episode (one seed)")
+    _set_options(r)
+    r.add_argument("--num-threads", metavar="N",
+                   help='threads for the run: "auto" or an int >= 1 (as [run] num_threads)')
     s = sub.add_parser("sweep", help="run every point of a sweep into a CSV and PNG plots")
     s.add_argument("file")
     s.add_argument("--out", help="output folder (default sweeps/<file stem>)")
@@ -199,9 +230,11 @@ def main(argv=None):
     s.add_argument("--retry-failed", action="store_true", help="rerun points recorded as failed")
     s.add_argument("--overwrite", action="store_true",
                    help="replace a results.csv written by a different version of the sweep file")
-    sub.add_parser("list", help="scenarios and their parameters")
+    ls = sub.add_parser("list", help="scenarios and their parameters")
+    ls.add_argument("name", nargs="?", help="show this scenario only (a name `seer list` shows)")
     c = sub.add_parser("check", help="validate config files without running them")
     c.add_argument("files", nargs="+")
+    _set_options(c)
     a = p.parse_args(argv)
     cmd = {"run": cmd_run, "sweep": cmd_sweep, "list": cmd_list, "check": cmd_check}[a.cmd]
     if os.environ.get("SEER_DEBUG"):

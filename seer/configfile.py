@@ -212,6 +212,9 @@ def _check_run(path, scenario, run, where="[run]"):
                 raise _err(path, f"{where} policy", f"expected one of {', '.join(POLICIES)}, got {v!r}")
             if scenario.kind != "env":
                 raise _err(path, f"{where} policy", f"{scenario.name} is headless: it has no agents")
+            if v == "heuristic" and scenario.heuristic is None:
+                raise _err(path, f"{where} policy", f'{scenario.name} has no heuristic policy; use "random" '
+                           'or "fixed" with an action')
         elif k == "copies":
             if scenario.kind != "env":
                 raise _err(path, f"{where} copies", f"{scenario.name} is a headless run (one world): "
@@ -260,7 +263,8 @@ def _check_action(path, space, action, where):
 
 def _check_point(path, scenario, params, run, where, vector=False):
     """Checks that need the params and the run together: what `seer run`
-    would otherwise reject only once it has started.  ``params``: copy 0's
+    would otherwise reject only once it has started (the steps against
+    max_cycles, a fixed action, the memory the model and engine need).  ``params``: copy 0's
     (a vector run's copies restart when they end: no max_cycles check)."""
     cfg = build(scenario.config_cls, dict(params))
     run_where = "[run]" if where == "[params]" else where
@@ -270,6 +274,11 @@ def _check_point(path, scenario, params, run, where, vector=False):
                        f"ends at max_cycles; lower steps or raise max_cycles in [params]")
         if run.get("policy") == "fixed":
             _check_action(path, action_space(scenario, cfg), run["action"], run_where)
+    if hasattr(cfg, "check_memory"):        # the model's own check, before anything is allocated
+        try:
+            cfg.check_memory(run.get("copies", 1) if scenario.kind == "env" else 1)
+        except MemoryError as e:
+            raise _err(path, where, str(e)) from None
     for k in scenario.env_only:
         if k in params:
             raise _err(path, f"{where} {k}", f"{scenario.name} is a headless run (no agents, no steps): "
@@ -288,8 +297,47 @@ def _check_params(path, scenario, params, where="[params]", copies=None):
     return per_copy
 
 
-def load(path):
-    """Read and validate a config file; returns a :class:`Spec`."""
+def _toml_value(text):
+    """A ``--set`` value as TOML reads it (``16``, ``1.5``, ``[1, 2]``,
+    ``"random"``); a bare word that is not TOML (``random``) is that string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        if text and all(c.isalnum() or c in "_-." for c in text):
+            return text
+        raise ConfigError(f"--set: {text!r} is not a TOML value (a number, true/false, \"text\", "
+                          "[a, b, ...])") from None
+
+
+def apply_overrides(path, doc, scenario, overrides):
+    """``doc`` with each ``KEY=VALUE`` of ``overrides`` (``seer run --set``)
+    put into its table: ``params.KEY`` / ``run.KEY``, or a bare ``KEY`` that
+    is a Config field ([params]) or a [run] key.  The values are then
+    validated like the file's own."""
+    fields = {f.name for f in dataclasses.fields(scenario.config_cls)}
+    for item in overrides:
+        key, eq, text = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise ConfigError(f"--set {item!r}: expected KEY=VALUE (e.g. --set grid_width=32 or "
+                              "--set run.steps=50)")
+        table, dot, name = key.rpartition(".")
+        if not dot:
+            table = "run" if name in RUN_KEYS else "params" if name in fields else None
+        if table not in ("params", "run") or (table == "params" and name not in fields) or (
+                table == "run" and name not in RUN_KEYS):
+            raise ConfigError(f"--set {key}: unknown key; expected a {scenario.config_cls.__name__} field "
+                              f"(`seer list {scenario.name}`) or a [run] key ({', '.join(RUN_KEYS)})")
+        target = doc.setdefault(table, {})
+        if not isinstance(target, dict):
+            raise _err(path, table, "expected a table ([%s])" % table)
+        target[name] = _toml_value(text.strip())
+    return doc
+
+
+def load(path, overrides=()):
+    """Read and validate a config file, with ``overrides`` (``KEY=VALUE``
+    strings, :func:`apply_overrides`) applied first; returns a :class:`Spec`."""
     if not os.path.exists(path):
         raise ConfigError(f"{path}: no such file")
     if os.path.isdir(path):
@@ -311,6 +359,8 @@ def load(path):
     if name not in scen:
         raise _err(path, "scenario", f"unknown scenario {name!r}; expected one of {', '.join(scen)}")
     scenario = scen[name]
+    if overrides:
+        doc = apply_overrides(path, doc, scenario, overrides)
     for table in ("params", "param_sampler", "run", "sweep"):
         if table in doc and not isinstance(doc[table], dict):
             raise _err(path, table, "expected a table ([%s])" % table)

@@ -44,10 +44,19 @@ class EnvScenario(Scenario):
         for seed in run["seeds"]:
             env = self.spec.make_env(num_threads=run["num_threads"], **params)
             obs = env.reset_arrays(seed=seed)
+            resumed = None
             if run.get("from_state"):       # continue a saved episode (seer run --from-state)
                 with open(run["from_state"], "rb") as f:
                     env.restore(f.read())
                 obs = env._batch.copies.obs
+                resumed = env._cycle
+                if not env.agents:
+                    from seer.configfile import ConfigError
+                    env.close()
+                    raise ConfigError(f"--from-state {run['from_state']}: the saved episode has ended (step "
+                                      f"{resumed} of max_cycles = {env.max_cycles}, no agent in play): nothing "
+                                      f"to run; save a state before the end, or run without --from-state")
+            events0 = env.engine.stats()["events"]      # a restored run's events before the snapshot are not ours
             rng = np.random.default_rng(seed + 1)
             policy = self._policy(env, run, rng)
             t0 = time.perf_counter()
@@ -72,11 +81,12 @@ class EnvScenario(Scenario):
             totals["steps"] += k
             totals["reward_sum"] += rew_sum
             totals["agent_steps"] += agent_steps
-            totals["events"] += stats["events"]
+            totals["events"] += stats["events"] - events0
             totals["wall_s"] += wall
             env.close()
         w = totals["wall_s"]
-        return {"steps": totals["steps"], "events": totals["events"], "wall_s": w,
+        extra = {"resumed_at_step": resumed} if run.get("from_state") else {}
+        return {"steps": totals["steps"], "events": totals["events"], "wall_s": w, **extra,
                 "steps_per_s": totals["steps"] / w if w else 0.0,
                 "events_per_s": totals["events"] / w if w else 0.0,
                 "mean_reward": totals["reward_sum"] / max(1, totals["agent_steps"]),

@@ -192,11 +192,27 @@ def ray_task_options(point, node_cpus):
     return {"num_cpus": node_cpus if t == "auto" else max(1, min(int(t), node_cpus))}
 
 
+def _ray_requirement():
+    """The Ray requirement of SEER's [ray] extra (``ray>=2.9``), read from
+    the installed package's metadata; ``ray`` when that is not there."""
+    from importlib import metadata
+    try:
+        reqs = metadata.requires("seer") or []
+    except metadata.PackageNotFoundError:
+        reqs = []
+    for r in reqs:
+        spec, _, marker = r.partition(";")
+        if "extra" in marker and '"ray"' in marker.replace("'", '"') and spec.strip().startswith("ray"):
+            return spec.strip().replace(" ", "")
+    return "ray"
+
+
 def _run_on_ray(scenario_name, todo, progress):
     try:
         import ray
     except ImportError:
-        raise SystemExit('seer sweep --ray needs Ray: pip install -e ".[ray]"') from None
+        raise SystemExit(f"seer: sweep --ray needs Ray: pip install {_ray_requirement()!r} (what SEER's "
+                         "[ray] extra installs; SEER itself need not be reinstalled)") from None
     if not ray.is_initialized():
         ray.init(ignore_reinit_error=True, log_to_driver=False, include_dashboard=False)
     node_cpus = max([n["Resources"].get("CPU", 0) for n in ray.nodes() if n.get("Alive")] or [1])

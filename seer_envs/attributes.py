@@ -10,8 +10,9 @@ As Gymnasium's ``SyncVectorEnv``: ``get_attr(name)`` and ``call(name,
 ``set_attr(name, values)`` takes one value per sub-env (a list, tuple or
 1-d array) or one value for all.
 
-- read (``get_attr``): the config's fields (one config for every copy; a
-  copy's ``max_cycles`` is its own), ``cycles`` (steps of the copy's
+- read (``get_attr``): the config's fields (a per-copy field, ``max_cycles``
+  included, gives each copy's current value: its list entry, its sampler
+  draw, its ``set_params``; the others one value for all), ``cycles`` (steps of the copy's
   current episode), ``seeds_used`` (its episode seed), and the env-wide
   ``env_id``, ``possible_agents``, ``num_agents``, ``render_mode``;
 - set (``set_attr``): ``max_cycles`` alone, per copy, validated by the
@@ -124,6 +125,9 @@ class CopyAttributes:
         if name in _ENV_WIDE:
             value = getattr(vec, name)
         else:
+            per_copy = vec.params.get(name)   # a per-copy field: each copy's current value (list, sampler, set_params)
+            if per_copy is not None:
+                return tuple(v.item() for v in per_copy)
             value = getattr(vec.config, name)
         return (value,) * E
 

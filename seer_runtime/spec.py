@@ -20,9 +20,12 @@ what a user runs.
 """
 
 import dataclasses
+import functools
+import hashlib
 import importlib
 import os
 import pkgutil
+import sys
 import warnings
 from typing import Any, Callable, Mapping, Optional
 
@@ -171,8 +174,21 @@ class ScenarioSpec:
         return self.env(**kwargs)
 
     def stpa_key(self, params=None, headless=None):
-        """JSON-able identity of a configuration, for STPA's cache."""
-        return [self.id, self._form(headless), self.normalize(params)]
+        """JSON-able identity of a configuration, for STPA's cache: the
+        scenario, its form, its full parameters, the package version and
+        :meth:`code_hash` (a rebuilt model, another checkout or venv does
+        not reuse a thread choice measured on other code)."""
+        return [self.id, self._form(headless), self.normalize(params),
+                {"version": package_version(), "code": self.code_hash()}]
+
+    def code_hash(self):
+        """A hash of the code that runs this scenario: the files of the
+        modules of its model, config, copies and env, and of the runtime's
+        event loop (the compiled extensions as built)."""
+        mods = [getattr(x, "__module__", None) for x in (self.model, self.config, self.copies, self.env)]
+        mods.append("seer_runtime.loop")
+        files = sorted({f for f in (getattr(sys.modules.get(m), "__file__", None) for m in mods if m) if f})
+        return _files_hash(tuple(files))
 
     def _form(self, headless):
         if headless is None:
@@ -204,6 +220,46 @@ class ScenarioSpec:
         (what STPA's preflight takes)."""
         cfg = self.build_config(params)
         return lambda num_threads, seed: self.open_run(cfg, num_threads, seed, headless)
+
+
+_HASHES = {}
+
+
+def _files_hash(files):
+    """sha256 (16 hex digits) of ``files``' names and bytes, cached per
+    file state (size, mtime) so an env built again hashes nothing."""
+    state = tuple((f, *_stat(f)) for f in files)
+    h = _HASHES.get(state)
+    if h is None:
+        d = hashlib.sha256()
+        for f in files:
+            d.update(os.path.basename(f).encode() + b"\0")
+            try:
+                with open(f, "rb") as fh:
+                    d.update(fh.read())
+            except OSError:
+                d.update(b"?")
+        h = _HASHES[state] = d.hexdigest()[:16]
+    return h
+
+
+def _stat(f):
+    try:
+        st = os.stat(f)
+    except OSError:
+        return (None, None)
+    return (st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=None)
+def package_version():
+    """The installed SEER distribution's version (``"unknown"`` when it is
+    run from a source tree that is not installed)."""
+    from importlib import metadata
+    try:
+        return metadata.version("seer")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def register(spec):

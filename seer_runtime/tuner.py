@@ -18,6 +18,10 @@ point because results do not depend on the thread count.
    closed loop went below it) it probes upward now and then (exponential
    backoff) and keeps a probe only when it is faster.
 
+After the closed loop, a trial (2 or 3) replaces the current count only
+when it wins by ``HYSTERESIS`` (10%): the log shows decisions, not the
+noise of a shared machine.
+
 An env starts a tuner at every episode start; the closed loop runs at the
 first one, and later starts from the same STPA pick begin at its result
 (:meth:`ThreadTuner.learned`): its trials would cost every short episode
@@ -47,6 +51,13 @@ CONTENTION_WINDOW = 5      # units pooled to decide contention
 WINDOW = 3                 # units pooled per trial
 SETTLE = 1                 # units discarded after a switch (team start-up)
 MARGIN = 1.03              # more threads must be this much faster to win
+# Hysteresis: once the closed loop has picked, a trial of another count (a
+# step down under suspected contention, a probe up) is kept only when it is
+# this much faster than the count it left, measured just before.  Unit times
+# on a shared machine scatter by 5-15%: with MARGIN alone, a level trial
+# down was kept and the next probe up won on noise, and `seer run` printed
+# "2 -> 1 ... 1 -> 2 ..." six times in 240 steps.
+HYSTERESIS = 1.10
 # A team is dropped as slower than one thread only when it is clearly so:
 # its phases are elastic, so a team level with one thread costs nothing, and
 # under load unit times scatter by more than MARGIN.
@@ -369,7 +380,7 @@ class ThreadTuner:
         self.state = "steady"
         self._probe = None
         up = target > old
-        kept = not bad and self._prefer(target, pc, old, ref)
+        kept = not bad and pc * HYSTERESIS <= ref
         # Both costs are of this moment's load: later "slower than one
         # thread" checks compare with them, not with an older, quieter time.
         self.measured[target] = pc

@@ -5,6 +5,7 @@ examples in prose); the API pages are Markdown.  Before a docstring is
 parsed, its roles become code spans and each run of ``>>>`` lines (with the
 output lines after it) becomes a fenced Python block."""
 
+import importlib
 import re
 
 import griffe
@@ -93,10 +94,107 @@ def prose_out_of_sections(text):
     return "\n".join(lines)
 
 
+def _split_params(text):
+    """A parameter list's pieces, split at the commas outside brackets."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return [p.strip() for p in out + [cur] if p.strip()]
+
+
+def cython_init_params(source, cls_name):
+    """``[(name, kind, default)]`` of a ``cdef class``'s constructor in its
+    ``.pyx`` ``source``: its ``__init__``, else its ``__cinit__`` (Cython
+    types and ``not None`` dropped; ``kind`` one of "positional", "*",
+    "**", "keyword"), or None when the class is not there or takes only
+    ``*args, **kwargs``.  Compiled classes carry no signature of their own,
+    so the API pages would show ``Engine`` with none and every parameter
+    "required"."""
+    m = re.search(rf"^cdef class {re.escape(cls_name)}\b.*?:\n((?:[ \t]+.*\n|[ \t]*\n)*)", source, re.M)
+    if not m:
+        return None
+    body = m.group(1)
+    for hook in ("__init__", "__cinit__"):
+        d = re.search(rf"^[ \t]+def {hook}\(self,?(.*?)\):", body, re.M | re.S)
+        if not d:
+            continue
+        params, keyword = [], False
+        for piece in _split_params(d.group(1).replace("\n", " ")):
+            piece = piece.replace("not None", "").strip()
+            lhs, eq, default = piece.partition("=")
+            name = lhs.split()[-1] if lhs.split() else ""
+            if name == "*":
+                keyword = True
+                continue
+            kind = "*" if name.startswith("*") and not name.startswith("**") else "**" if name.startswith("**") else (
+                "keyword" if keyword else "positional")
+            keyword = keyword or kind == "*"
+            params.append((name.lstrip("*"), kind, default.strip() if eq else None))
+        if [k for _, k, _ in params] == ["*", "**"]:
+            continue                                    # (*args, **kwargs): not the real signature
+        return params
+    return None
+
+
+def _value(module, default):
+    """A default that names a module constant (``DEF_MAX_PENDING_PER_LP``) as its value."""
+    if default is None or not default.isidentifier() or default in ("None", "True", "False"):
+        return default
+    try:
+        value = getattr(importlib.import_module(module), default)
+    except (ImportError, AttributeError):
+        return default
+    return repr(value) if isinstance(value, (int, float, str)) else default
+
+
+_KINDS = {"positional": griffe.ParameterKind.positional_or_keyword, "*": griffe.ParameterKind.var_positional,
+          "**": griffe.ParameterKind.var_keyword, "keyword": griffe.ParameterKind.keyword_only}
+
+
+def _walk(obj):
+    for member in list(obj.members.values()):
+        if member.is_alias:
+            continue
+        yield member
+        if member.is_module or member.is_class:
+            yield from _walk(member)
+
+
 class RstToMarkdown(griffe.Extension):
-    """Rewrite every docstring as above, for static and inspected objects alike."""
+    """Rewrite every docstring as above, for static and inspected objects
+    alike; give compiled classes their constructor's signature (from the
+    ``.pyx``) and drop the "method descriptor" label of compiled functions."""
 
     def on_instance(self, *, obj, **kwargs):
         if obj.docstring is not None:
             text = prose_out_of_sections(markdown(obj.docstring.value))
             obj.docstring.value = definition_lists(text) if obj.is_module else text
+
+    def on_package(self, *, pkg, **kwargs):
+        sources = {}
+        for obj in _walk(pkg):
+            obj.labels.discard("method descriptor")
+            if not obj.is_class or obj.module.filepath is None:
+                continue
+            path = obj.module.filepath
+            pyx = path.parent / (path.name.split(".")[0] + ".pyx")
+            if path.suffix == ".py" or not pyx.exists():
+                continue
+            if pyx not in sources:
+                sources[pyx] = pyx.read_text(encoding="utf-8")
+            params = cython_init_params(sources[pyx], obj.name)
+            if params is None:
+                continue
+            params = [(n, k, _value(obj.module.path, d)) for n, k, d in params]
+            init = griffe.Function("__init__", parameters=griffe.Parameters(
+                griffe.Parameter("self", kind=griffe.ParameterKind.positional_or_keyword),
+                *(griffe.Parameter(n, kind=_KINDS[k], default=d) for n, k, d in params)))
+            obj.set_member("__init__", init)

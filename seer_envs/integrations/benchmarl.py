@@ -6,13 +6,16 @@
 >>> task = SeerTask.PCS_HOTSPOT_V1.get_task()      # the PCS task with headroom (DEFAULT_TASK)
 >>> # Experiment(task=task, algorithm_config=MappoConfig.get_from_yaml(), ...)
 
-**Import order.**  ``from benchmarl.experiment import Experiment`` on its
-own fails with TorchRL 0.14 (``ImportError: cannot import name
-'SyncDataCollector'``, see "Versions" below) unless this module was imported
-first.  Take ``Experiment`` and ``ExperimentConfig`` from this module (as
-above): it gives TorchRL's collector the old name before importing them, so
-the order of imports no longer matters; importing this module after a
-failed ``benchmarl.experiment`` import also works.
+**Import order.**  BenchMARL 1.5.2 imports TorchRL's collector by its
+pre-0.14 name (``SyncDataCollector``, see "Versions" below).  SEER's install
+puts ``seer-torchrl-names.pth`` in site-packages, which gives the collector
+that name whenever ``torchrl.collectors`` is imported
+(:mod:`seer_envs.integrations._torchrl_names`), so ``import
+benchmarl.experiment`` may come first, as in BenchMARL's own scripts.  Run
+from a source tree without an install, import this module (or take
+``Experiment`` and ``ExperimentConfig`` from it) first: it gives the name
+itself; importing it after a failed ``benchmarl.experiment`` import also
+works.
 
 One task per scenario with a vector env (``seer_envs.vector.supported()``:
 ``SeerTask.PCS_HOTSPOT_V1``, ``SeerTask.PCS_V0``, ``SeerTask.AIRCRAFT_V0``,
@@ -58,9 +61,9 @@ except ImportError as e:
     raise ImportError("seer_envs.integrations.benchmarl needs torch, torchrl and benchmarl: "
                       'pip install torch==2.13.0 && pip install -e ".[torchrl]" && '
                       "pip install hydra-core && pip install --no-deps benchmarl==1.5.2") from e
-if not hasattr(_collectors, "SyncDataCollector") and hasattr(_collectors, "Collector"):
-    # BenchMARL 1.5.2 imports the name TorchRL used before 0.14 (module docstring).
-    _collectors.SyncDataCollector = _collectors.Collector
+from seer_envs.integrations._torchrl_names import alias as _alias
+
+_alias(_collectors)      # BenchMARL 1.5.2 imports the name TorchRL used before 0.14 (module docstring)
 try:
     from benchmarl.environments.common import Task, TaskClass
 except ImportError as e:

@@ -51,7 +51,30 @@ REJECTED = {
 
 @pytest.mark.parametrize("name", sorted(REJECTED))
 def test_check_rejects_what_run_rejects_the_same_way(tmp_path, capsys, name):
-    text, match = REJECTED[name]
+    _same_refusal(tmp_path, capsys, *REJECTED[name])
+
+
+@pytest.mark.parametrize("text", [PCS + '[run]\nsteps = 3\n',
+                                  PCS + '[run]\nsteps = 3\ncopies = 4\n',
+                                  'scenario = "pcs_v0:headless"\n[params]\ngrid_width = 4\n[run]\nend_time = 1.0\n',
+                                  'scenario = "aircraft_v0"\n[params]\nnum_uavs = 4\n[run]\nsteps = 3\n'])
+def test_check_refuses_a_config_larger_than_the_memory(tmp_path, capsys, monkeypatch, text):
+    import seer_runtime.memory
+    monkeypatch.setattr(seer_runtime.memory, "available_bytes", lambda: 1024)   # the same on any machine
+    _same_refusal(tmp_path, capsys, text, r"needs about .* GiB of memory .* more than the 9.54e-07 GiB available")
+
+
+def test_check_refuses_a_heuristic_policy_the_scenario_lacks(tmp_path, capsys, monkeypatch):
+    import dataclasses
+    import seer_envs
+    specs = {k: dataclasses.replace(v, heuristic=None) if k == "pcs_v0" else v
+             for k, v in seer_envs.registry().items()}
+    monkeypatch.setattr(seer_envs, "registry", lambda: specs)
+    _same_refusal(tmp_path, capsys, PCS + '[run]\nsteps = 3\npolicy = "heuristic"\n',
+                  r"\[run\] policy: pcs_v0 has no heuristic policy")
+
+
+def _same_refusal(tmp_path, capsys, text, match):
     f = write(tmp_path, text)
     with pytest.raises(ConfigError, match=match):
         load(f)

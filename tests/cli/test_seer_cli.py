@@ -3,6 +3,7 @@
 
 import csv
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -224,3 +225,102 @@ def test_run_saves_and_continues_a_state(tmp_path, capsys):
                           '[run]\nsteps = 2\nseeds = [1, 2]\n')
     assert main(["run", str(two), "--save-state", str(state)]) != 0
     assert "one seed" in capsys.readouterr().err
+
+
+def _snap_events(path):
+    import seer_envs
+    env = seer_envs.make("pcs_v0", num_threads=1, grid_width=4, grid_height=4, max_cycles=40)
+    env.restore(path.read_bytes())
+    try:
+        return env._cycle, env.engine.stats()["events"]
+    finally:
+        env.close()
+
+
+def test_a_resumed_run_counts_only_its_own_events(tmp_path, capsys):
+    cfg = write(tmp_path, 'scenario = "pcs_v0"\n[params]\ngrid_width = 4\ngrid_height = 4\nmax_cycles = 40\n'
+                          '[run]\nsteps = 10\nseeds = [3]\nnum_threads = 1\n')
+    s10, s20 = tmp_path / "s10.snap", tmp_path / "s20.snap"
+    assert main(["run", str(cfg), "--save-state", str(s10)]) == 0
+    capsys.readouterr()
+    assert main(["run", str(cfg), "--from-state", str(s10), "--save-state", str(s20), "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    (c10, e10), (c20, e20) = _snap_events(s10), _snap_events(s20)
+    assert (c10, c20, res["steps"], res["resumed_at_step"]) == (10, 20, 10, 10)
+    assert 0 < res["events"] == e20 - e10          # not e20: the first 10 steps ran in another process
+    assert main(["run", str(cfg), "--from-state", str(s10)]) == 0
+    assert "resumed at step 10 from" in capsys.readouterr().out
+
+
+def test_resuming_an_ended_episode_says_so_in_one_line(tmp_path, capsys):
+    cfg = write(tmp_path, 'scenario = "pcs_v0"\n[params]\ngrid_width = 4\ngrid_height = 4\nmax_cycles = 40\n'
+                          '[run]\nsteps = 40\nseeds = [3]\nnum_threads = 1\n')
+    end = tmp_path / "end.snap"
+    assert main(["run", str(cfg), "--save-state", str(end)]) == 0
+    capsys.readouterr()
+    assert main(["run", str(cfg), "--from-state", str(end)]) == 2
+    out, err = capsys.readouterr()
+    assert "events/s" not in out
+    assert err.count("\n") == 1 and "the saved episode has ended (step 40 of max_cycles = 40" in err, err
+
+
+SMALL = 'scenario = "pcs_v0"\n[params]\ngrid_width = 4\ngrid_height = 4\n[run]\nsteps = 10\nseeds = [3]\n'
+
+
+def test_set_overrides_params_and_run_keys_as_toml_values(tmp_path, capsys):
+    f = write(tmp_path, SMALL)
+    spec = load(f, ["grid_width=8", "run.steps=3", "seeds=[1, 2]", "policy=fixed", "action=2",
+                    "params.channels_per_cell = 5"])
+    assert spec.params == {"grid_width": 8, "grid_height": 4, "channels_per_cell": 5}
+    assert spec.run["steps"] == 3 and spec.run["seeds"] == [1, 2] and spec.run["policy"] == "fixed"
+    assert main(["run", f, "--set", "run.steps=4", "--num-threads", "1", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["steps"] == 4 and res["num_threads"] == 1 and res["thread_choice"]["method"] == "user"
+
+
+@pytest.mark.parametrize("args, match", [
+    (["--set", "grid_width=0"], r"\[params\]: PCSConfig.grid_width must be >= 1, got 0"),
+    (["--set", "run.steps=0"], r"\[run\] steps: expected an integer >= 1, got 0"),
+    (["--set", "no_such_key=1"], r"--set no_such_key: unknown key; expected a PCSConfig field"),
+    (["--set", "grid_width"], r"--set 'grid_width': expected KEY=VALUE"),
+    (["--set", "seeds=[1,"], r"--set: '\[1,' is not a TOML value"),
+])
+def test_set_is_checked_like_the_file_by_run_and_check(tmp_path, capsys, args, match):
+    import re
+    f = write(tmp_path, SMALL)
+    errs = []
+    for cmd in ("check", "run"):
+        assert main([cmd, f, *args]) == 2
+        out, err = capsys.readouterr()
+        assert re.search(match, err) and err.count("\n") == 1, err
+        errs.append(err)
+    assert errs[0] == errs[1]
+    assert main(["run", f, "--num-threads", "0"]) == 2
+    assert 'num_threads: expected "auto" or an int' in capsys.readouterr().err
+
+
+def test_list_name_shows_one_scenario(capsys):
+    assert main(["list", "phold"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("phold  (headless)") and "num_lps" in out and "pcs_v0" not in out
+    assert main(["list", "pcs"]) == 2
+    assert "unknown scenario 'pcs'; expected one of" in capsys.readouterr().err
+
+
+def test_counts_of_points_are_plural_only_when_not_one(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    f = write(tmp_path, SMALL + '[sweep]\nchannels_per_cell = [5]\n')
+    assert main(["check", f]) == 0
+    assert capsys.readouterr().out.endswith("pcs_v0, 1 point\n")
+    assert main(["sweep", f, "--out", str(tmp_path / "out")]) == 0
+    assert f"{f}: 1 point (1 run now" in capsys.readouterr().out
+    assert main(["check", write(tmp_path, SMALL + '[sweep]\nchannels_per_cell = [5, 6]\n', "two.toml")]) == 0
+    assert capsys.readouterr().out.endswith("pcs_v0, 2 points\n")
+
+
+def test_the_ray_hint_installs_ray_alone(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)          # import ray -> ImportError
+    with pytest.raises(SystemExit) as e:
+        next(seer_sweep._run_on_ray("pcs_v0", [{}], None))
+    msg = str(e.value)
+    assert "pip install 'ray>=" in msg and "-e" not in msg.split("pip install")[1], msg

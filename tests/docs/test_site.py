@@ -4,6 +4,7 @@ API pages) builds with no warning, and its pages are there."""
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 
@@ -28,7 +29,22 @@ def test_site_builds_strict(tmp_path):
     api = (site / "api" / "seer_envs" / "index.html").read_text()
     for name in ("vector_env", "Snapshot", "make"):
         assert name in api                 # the reference is generated from the docstrings
-    assert "run_until" in (site / "api" / "seer_runtime" / "index.html").read_text()
+    runtime = (site / "api" / "seer_runtime" / "index.html").read_text()
+    assert "run_until" in runtime
+    stpa_page = (site / "api" / "stpa" / "index.html").read_text()
+    for name in ("stpa.choose", "stpa.preflight.preflight", "stpa.probe.probe"):
+        assert f'id="{name}"' in stpa_page, name       # every listed member rendered
+    text = re.sub(r"<[^>]+>", "", runtime)
+    assert re.search(r"Engine\(\s*scenario,\s*num_threads=1,\s*seed=0,\s*max_pending_per_lp=4194304", text)
+    assert re.search(r"Scenario\(\s*lps_per_copy,\s*lookahead,\s*num_copies=1\s*\)", text)
+    assert "method descriptor" not in runtime and "Scenario(*args" not in text
+    assert 'href="baselines/"' in (site / "index.html").read_text()      # baselines in the nav
+    spec = importlib.util.spec_from_file_location("doc_math", os.path.join(ROOT, "tests", "docs", "test_doc_math.py"))
+    doc_math = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(doc_math)                       # 2**14 rendered as "2" and a bold "14"
+    mangled = [f"{p.relative_to(site)}: {m}" for p in sorted(site.rglob("*.html"))
+               for m in doc_math.mangled_html(p.read_text(encoding="utf-8"))]
+    assert not mangled, "math mangled by Markdown in the built site:\n" + "\n".join(mangled[:20])
 
 
 @pytest.mark.skipif(importlib.util.find_spec("griffe") is None,

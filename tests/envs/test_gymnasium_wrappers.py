@@ -523,3 +523,29 @@ def test_attributes_wait_for_copies_in_flight():
     env.set_attr("max_cycles", 3)
     assert env.get_attr("cycles") == (1, 1) and env.get_attr("max_cycles") == (3, 3)
     env.close()
+
+
+@pytest.mark.parametrize("level", ["copies", "agents"])
+def test_get_attr_of_a_per_copy_field_gives_each_copys_value(level):
+    """A per-copy field's value differs between copies (a list, a sampler's
+    draw, set_params): get_attr gives each copy's, not the base config's."""
+    make = vector_env if level == "copies" else agent_vector_env
+    env = make("pcs_v0", 3, num_threads=1, grid_width=2, grid_height=2,
+               call_interarrival_mean=[100.0, 200.0, 300.0], param_sampler={"hotspot_amplitude": (0.0, 6.0)})
+    try:
+        k = 1 if level == "copies" else env.agents_per_copy
+        vec = env if level == "copies" else env.vec
+        env.reset(seed=0)
+        assert env.get_attr("call_interarrival_mean") == tuple(v for v in (100.0, 200.0, 300.0) for _ in range(k))
+        drawn = env.get_attr("hotspot_amplitude")[::k]
+        assert drawn == tuple(vec.params["hotspot_amplitude"].tolist()) and len(set(drawn)) == 3
+        assert all(0.0 <= a <= 6.0 for a in drawn)
+        assert env.get_attr("power_control_iters") == (0,) * 3 * k        # the same in every copy, an int
+        assert type(env.get_attr("power_control_iters")[0]) is int
+        assert env.get_attr("grid_width") == (2,) * 3 * k                  # not per copy: the config's
+        vec.set_param_sampler(None)
+        vec.set_params(copies=[1], call_interarrival_mean=150.0)
+        env.reset(seed=1)
+        assert env.get_attr("call_interarrival_mean")[::k] == (100.0, 150.0, 300.0)
+    finally:
+        env.close()

@@ -157,9 +157,11 @@ def test_waiting_without_slowing_down_is_not_contention():
 
 
 def test_steps_down_when_slower_than_one_thread_would_be():
-    # the summed busy time (the work) is less than the wall time: 1 thread wins
+    # the summed busy time (the work) is less than the wall time: 1 thread
+    # wins, doing the work in that busy time (a level one would not be kept:
+    # HYSTERESIS)
     tu = ThreadTuner(2, cap=2, explore=False)
-    drive(tu, lambda t, k: 1e-6, 10, idle_of=0.05, busy_of=lambda t, k: 0.5e-6 * EVENTS)
+    drive(tu, lambda t, k: 1e-6 if t == 2 else 0.5e-6, 10, idle_of=0.05, busy_of=lambda t, k: 0.5e-6 * EVENTS)
     assert tu.count == 1 and tu.decisions[0]["reason"] == "contention: slower than one thread"
 
 
@@ -370,3 +372,29 @@ def test_busy_loop_recovery_keeps_the_faster_count():
     assert stepped
     _run_units(eng, tu, lambda: tu.count == 2 and tu.state == "steady", time.monotonic() + 30)
     assert tu.count == 2 and tu.state == "steady" and tu.decisions[-1]["kept"]
+
+
+# --- hysteresis: decisions, not noise ----------------------------------------------
+
+
+@pytest.mark.parametrize("faster, kept", [(1.0, False), (1.05, False), (1.15, True)])
+def test_a_step_down_is_kept_only_when_it_wins_by_the_hysteresis(faster, kept):
+    # 2 threads look slower than one thread's old time; the trial of 1 thread
+    # is kept only when it beats the window just measured by HYSTERESIS
+    tu = ThreadTuner(2, cap=2, explore=False)
+    tu.measured[1] = 0.5e-6
+    drive(tu, lambda t, k: 1e-6 if t == 2 else 1e-6 / faster, tn.SETTLE + tn.CONTENTION_WINDOW + tn.SETTLE
+          + tn.WINDOW + 1)
+    (d,) = tu.history
+    assert d["reason"] == "contention: slower than one thread" and d["kept"] is kept
+    assert tu.count == (1 if kept else 2) and len(tu.decisions) == int(kept)
+
+
+@pytest.mark.parametrize("faster, kept", [(1.05, False), (1.15, True)])
+def test_a_probe_up_is_kept_only_when_it_wins_by_the_hysteresis(faster, kept):
+    tu = ThreadTuner(1, cap=2, explore=False)
+    tu.best = 2                                    # the closed loop's pick was 2
+    drive(tu, lambda t, k: 1e-6 if t == 1 else 1e-6 / faster, tn.PROBE_FIRST + tn.SETTLE + tn.WINDOW + 2)
+    probes = [d for d in tu.history if d["reason"] == "probe up"]
+    assert len(probes) == 1 and probes[0]["kept"] is kept and tu.count == (2 if kept else 1)
+

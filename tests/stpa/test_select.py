@@ -240,3 +240,39 @@ def test_preflight_traces_the_form_it_is_given():
              for form in ("env", "headless")}
     spec = seer_envs.get("pcs_v0")
     assert codes == {"env": spec.workload_codes["env"], "headless": spec.workload_codes["headless"]}
+
+
+def test_a_changed_model_or_package_version_is_measured_again(monkeypatch):
+    """The disk cache is shared by every checkout and venv: its key holds the
+    package version and the scenario's code hash, so a rebuilt model never
+    reuses a thread choice measured on other code."""
+    import seer_runtime.spec as spec_mod
+    calls = []
+    real = stpa_select.preflight
+    monkeypatch.setattr(stpa_select, "preflight", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(stpa_select, "thread_caps", lambda _=None: (2, ["test"]))    # a choice to make
+    _, c1 = choose()
+    stpa.clear_cache()                                  # another process: reads the file
+    _, c2 = choose()
+    assert len(calls) == 1 and c2.cache == "disk"
+    stpa.clear_cache()
+    monkeypatch.setattr(type(seer_envs.get("pcs_v0")), "code_hash", lambda self: "a rebuilt model")
+    _, c3 = choose()
+    assert len(calls) == 2 and c3.cache is None
+    stpa.clear_cache()
+    monkeypatch.setattr(spec_mod, "package_version", lambda: "99.0")
+    _, c4 = choose()
+    assert len(calls) == 3 and c4.cache is None
+
+
+def test_the_code_hash_follows_the_scenarios_files(tmp_path):
+    import seer_runtime.spec as spec_mod
+    spec = seer_envs.get("pcs_v0")
+    key = spec.stpa_key(PARAMS)
+    assert key[3]["code"] == spec.code_hash() and key[3]["version"] == spec_mod.package_version()
+    assert spec.code_hash() != seer_envs.get("aircraft_v0").code_hash()
+    f = tmp_path / "model.py"
+    f.write_text("x = 1\n")
+    h1 = spec_mod._files_hash((str(f),))
+    f.write_text("x = 2\n")
+    assert spec_mod._files_hash((str(f),)) != h1
