@@ -22,8 +22,8 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from _cleanrl import Logger, layer, ppo_loss, report_update, run_dir
-from cleanrl_ppo_aircraft import evaluate, heuristic
+from _cleanrl import Logger, ReturnScaler, explained_variance, layer, minibatch_rng, ppo_loss, report_update, run_dir
+from cleanrl_ppo_aircraft import evaluate, heuristic, in_play
 from cleanrl_ppo_aircraft import make_parser as _ppo_parser
 from torch.distributions import Normal
 
@@ -39,12 +39,13 @@ class Agent(nn.Module):
         self.mean = nn.Sequential(layer(obs_dim, 64), nn.Tanh(), layer(64, 64), nn.Tanh(),
                                   layer(64, act_dim, 0.01))
         self.log_std = nn.Parameter(torch.full((act_dim,), -0.5))
-        self.critic = nn.Sequential(layer(state_dim, 128), nn.Tanh(), layer(128, 128), nn.Tanh(),
+        self.critic = nn.Sequential(layer(state_dim + 1, 128), nn.Tanh(), layer(128, 128), nn.Tanh(),
                                     layer(128, n_agents, 1.0))
 
-    def value(self, state):
-        """``(batch, state_dim)`` -> ``(batch, n_agents)``."""
-        return self.critic(state)
+    def value(self, state, tf):
+        """``(batch, state_dim)`` and the time input ``(batch,)`` ->
+        ``(batch, n_agents)``."""
+        return self.critic(torch.cat([state, tf.unsqueeze(-1)], -1))
 
     def act(self, x, action=None):
         dist = Normal(self.mean(x), self.log_std.exp())
@@ -59,19 +60,19 @@ def rollout(venv, agent, seed, T):
     values, alive, done): obs ``(T_used, copies, UAVs, obs_dim)``, states
     ``(T_used, copies, state_dim)``, the others ``(T_used, copies, UAVs[, 2])``;
     ``alive`` and ``done`` as in ``cleanrl_ppo_aircraft.rollout``."""
-    obs, _ = venv.reset(seed=seed)
+    obs, infos = venv.reset(seed=seed)
     E, n, obs_dim = obs.shape
     S = venv.single_state_space.shape[0]
     obs_b, st_b, act_b = torch.zeros(T, E, n, obs_dim), torch.zeros(T, E, S), torch.zeros(T, E, n, 2)
     logp_b, rew_b, val_b = torch.zeros(T, E, n), torch.zeros(T, E, n), torch.zeros(T, E, n)
     alive_b, done_b = torch.zeros(T, E, n), torch.zeros(T, E, n)
-    alive = np.ones((E, n), bool)
+    alive = in_play(infos, E * n).reshape(E, n)       # padding rows are never alive
     T_used = T
     for t in range(T):
         x, s = torch.from_numpy(obs), torch.from_numpy(venv.state())
         with torch.no_grad():
             act, logp, _ = agent.act(x)
-            val = agent.value(s)
+            val = agent.value(s, torch.full((E,), t / T))
         obs_b[t], st_b[t], act_b[t], logp_b[t], val_b[t] = x, s, act, logp, val
         alive_b[t] = torch.from_numpy(alive.astype(np.float32))
         obs, rew, term, trunc, _ = venv.step(act.clamp(-1, 1).numpy())
@@ -109,6 +110,7 @@ def train(a, on_update=None, log=None):
     n = venv.num_agents
     agent = Agent(obs_dim, 2, S, n)
     opt = torch.optim.Adam(agent.parameters(), lr=a.lr, eps=1e-5)
+    scaler = ReturnScaler(a.num_envs * n, a.gamma) if a.reward_scaling else None
     t0 = time.perf_counter()
     env_steps = 0
     for update in range(a.updates):
@@ -116,6 +118,12 @@ def train(a, on_update=None, log=None):
         obs_b, st_b, act_b, logp_b, rew_b, val_b, alive_b, done_b = rollout(
             venv, agent, a.seed * 100_000 + update * a.num_envs, a.episode)
         T_used = rew_b.shape[0]
+        raw_rew = rew_b
+        if scaler is not None:                 # every episode starts at the rollout's reset
+            scaler.reset()
+            rew_b = torch.from_numpy(np.stack([scaler(r, m) for r, m in zip(raw_rew.numpy(), alive_b.numpy() > 0)]))
+            rew_b = rew_b.reshape(raw_rew.shape) * alive_b
+        t_in = (torch.arange(T_used).float() / a.episode).repeat_interleave(a.num_envs)   # the critic's time input
         adv = torch.zeros_like(rew_b)
         last = torch.zeros_like(rew_b[0])
         for t in reversed(range(T_used)):
@@ -125,6 +133,7 @@ def train(a, on_update=None, log=None):
             last = delta + a.gamma * a.gae_lambda * nonterm * last
             adv[t] = last
         ret = adv + val_b
+        ev = explained_variance(val_b[alive_b > 0], ret[alive_b > 0])
         # A sample is one (step, copy): its state and all its UAVs' rows; the
         # loss takes the rows where the UAV was alive.
         B = T_used * a.num_envs
@@ -134,15 +143,16 @@ def train(a, on_update=None, log=None):
         idx = np.arange(B)
         mb = max(1, B // a.minibatches)
         clipfracs = []
+        order = minibatch_rng(a.seed, update)
         for _ in range(a.epochs):
-            np.random.default_rng(update).shuffle(idx)
+            order.shuffle(idx)
             for s in range(0, B, mb):
                 j = torch.from_numpy(idx[s:s + mb])
                 m = b_alive[j]
                 if not m.any():
                     continue
                 _, logp, ent = agent.act(b_obs[j], b_act[j])
-                val = agent.value(b_st[j])
+                val = agent.value(b_st[j], t_in[j])
                 loss, stats = ppo_loss(logp[m], b_logp[j][m], b_adv[j][m], val[m], b_ret[j][m], ent[m],
                                        a.clip, a.ent_coef)
                 clipfracs.append(stats["clipfrac"])
@@ -150,11 +160,13 @@ def train(a, on_update=None, log=None):
                 loss.backward()
                 nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
                 opt.step()
-        ep_ret = rew_b.sum(0).mean().item()
+        ep_ret = raw_rew.sum(0)[alive_b[0] > 0].mean().item()
         env_steps += a.num_envs * T_used
-        if report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret):
+        if report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret,
+                         explained_variance=ev):
             print(f"update {update + 1:3d}/{a.updates}: episode return per UAV "
-                  f"{ep_ret:8.2f}  ({time.perf_counter() - t0:5.1f} s)")
+                  f"{ep_ret:8.2f}  entropy {stats['entropy']:.2f}  EV {ev:5.2f}  "
+                  f"({time.perf_counter() - t0:5.1f} s)")
     return agent
 
 

@@ -41,8 +41,9 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from _cleanrl import (Logger, add_habits, layer, positive_float, positive_int,
-                      ppo_loss, report_update, run_dir, save_gif)
+from _cleanrl import (Logger, ReturnScaler, add_habits, add_scaling, explained_variance, layer,
+                      minibatch_rng, positive_float, positive_int, ppo_loss, report_update, run_dir,
+                      save_gif)
 from torch.distributions import Normal
 
 import seer_envs
@@ -50,18 +51,24 @@ from seer_envs import aircraft_v0
 
 
 class Agent(nn.Module):
+    """Shared Gaussian actor on a UAV's observation; shared critic on the
+    observation and the time input (the step over the episode's length)."""
+
     def __init__(self, obs_dim, act_dim):
         super().__init__()
-        self.critic = nn.Sequential(layer(obs_dim, 64), nn.Tanh(), layer(64, 64), nn.Tanh(), layer(64, 1, 1.0))
+        self.critic = nn.Sequential(layer(obs_dim + 1, 64), nn.Tanh(), layer(64, 64), nn.Tanh(),
+                                    layer(64, 1, 1.0))
         self.mean = nn.Sequential(layer(obs_dim, 64), nn.Tanh(), layer(64, 64), nn.Tanh(),
                                   layer(64, act_dim, 0.01))
         self.log_std = nn.Parameter(torch.full((act_dim,), -0.5))
 
-    def act(self, x, action=None):
+    def act(self, x, tf, action=None):
+        """``tf``: the time input, one per row of ``x``."""
         dist = Normal(self.mean(x), self.log_std.exp())
         if action is None:
             action = dist.sample()
-        return action, dist.log_prob(action).sum(-1), dist.entropy().sum(-1), self.critic(x).squeeze(-1)
+        value = self.critic(torch.cat([x, tf.unsqueeze(-1)], -1)).squeeze(-1)
+        return action, dist.log_prob(action).sum(-1), dist.entropy().sum(-1), value
 
 
 def rollout(venv, agent, seed, T):
@@ -72,8 +79,10 @@ def rollout(venv, agent, seed, T):
     ...)``: ``alive`` marks the rows where the UAV acted in the episode
     begun at the reset, ``done`` the step that ended it; rewards outside
     ``alive`` are 0.  A copy that ends auto-resets (SAME_STEP), and its new
-    episode's rows stay masked until the next update resets every copy."""
-    obs, _ = venv.reset(seed=seed)
+    episode's rows stay masked until the next update resets every copy.
+    Rows the reset's ``infos["mask"]`` marks out of play (padding, with
+    per-copy UAV counts) are never alive."""
+    obs, infos = venv.reset(seed=seed)
     E, n, obs_dim = obs.shape
     N = E * n
     obs = obs.reshape(N, obs_dim)
@@ -81,12 +90,12 @@ def rollout(venv, agent, seed, T):
     logp_b, rew_b, val_b = torch.zeros(T, N), torch.zeros(T, N), torch.zeros(T, N)
     alive_b = torch.zeros(T, N)      # the agent acted at t
     done_b = torch.zeros(T, N)       # its episode ended after t
-    alive = np.ones(N, bool)
+    alive = in_play(infos, N)
     T_used = T
     for t in range(T):
         x = torch.from_numpy(obs)
         with torch.no_grad():
-            act, logp, _, val = agent.act(x)
+            act, logp, _, val = agent.act(x, torch.full((N,), t / T))
         obs_b[t], act_b[t], logp_b[t], val_b[t] = x, act, logp, val
         alive_b[t] = torch.from_numpy(alive.astype(np.float32))
         acts = act.clamp(-1, 1).numpy()
@@ -121,6 +130,8 @@ def rollout_async(venv, agent, seed, T):
         ids = infos["env_id"]                      # a contiguous half of the copies
         rows = slice(int(ids[0]) * n, (int(ids[-1]) + 1) * n)
         t = int(steps[ids[0]])
+        if t == 0:                                 # the reset: padding rows are never alive
+            alive[rows] = in_play(infos, rows.stop - rows.start)
         if t > 0:
             rew_b[t - 1, rows] = torch.from_numpy(rew.reshape(-1)) * alive_b[t - 1, rows]
             ended = (term | trunc).reshape(-1)
@@ -129,13 +140,20 @@ def rollout_async(venv, agent, seed, T):
         if t < T and alive[rows].any():
             x = torch.from_numpy(obs.reshape(-1, obs_dim))
             with torch.no_grad():
-                act, logp, _, val = agent.act(x)
+                act, logp, _, val = agent.act(x, torch.full((len(x),), t / T))
             obs_b[t, rows], act_b[t, rows], logp_b[t, rows], val_b[t, rows] = x, act, logp, val
             alive_b[t, rows] = torch.from_numpy(alive[rows].astype(np.float32))
             venv.send(act.clamp(-1, 1).numpy().reshape(len(ids), n, 2), ids)
             steps[ids] += 1
             T_used = max(T_used, t + 1)
     return tuple(b[:T_used] for b in (obs_b, act_b, logp_b, rew_b, val_b, alive_b, done_b))
+
+
+def in_play(infos, n):
+    """The reset's rows in play, flat (``infos["mask"]``; all of them when a
+    vector env gives no mask)."""
+    mask = infos.get("mask") if isinstance(infos, dict) else None
+    return np.ones(n, bool) if mask is None else np.asarray(mask, bool).reshape(n).copy()
 
 
 def heuristic(env, obs):
@@ -184,7 +202,7 @@ def make_parser():
     p.add_argument("--gamma", type=float, default=0.99)
     p.add_argument("--gae-lambda", type=float, default=0.95)
     p.add_argument("--clip", type=positive_float, default=0.2)
-    p.add_argument("--ent-coef", type=float, default=0.0)
+    add_scaling(p)
     p.add_argument("--eval-seeds", type=positive_int, default=4)
     p.add_argument("--async", dest="overlap", action="store_true",
                    help="overlap the env and the policy: two halves of the copies in ping-pong")
@@ -214,6 +232,7 @@ def train(a, on_update=None, log=None, venv=None):
     obs_dim = venv.single_observation_space.shape[0]
     agent = Agent(obs_dim, 2)
     opt = torch.optim.Adam(agent.parameters(), lr=a.lr, eps=1e-5)
+    scaler = ReturnScaler(venv.num_envs * venv.num_agents, a.gamma) if a.reward_scaling else None
     t0 = time.perf_counter()
     env_steps = 0
     for update in range(a.updates):
@@ -221,6 +240,13 @@ def train(a, on_update=None, log=None, venv=None):
         obs_b, act_b, logp_b, rew_b, val_b, alive_b, done_b = (rollout_async if a.overlap else rollout)(
             venv, agent, a.seed * 100_000 + update * a.num_envs, a.episode)
         T_used, N = rew_b.shape
+        raw_rew = rew_b
+        if scaler is not None:                 # every episode starts at the rollout's reset
+            scaler.reset()
+            rew_b = torch.from_numpy(np.stack([scaler(r, m) for r, m in zip(raw_rew.numpy(),
+                                                                             alive_b.numpy() > 0)]))
+            rew_b = rew_b * alive_b
+        t_in = (torch.arange(T_used).float() / a.episode).repeat_interleave(N)    # the critic's time input
         adv = torch.zeros(T_used, N)
         last = torch.zeros(N)
         for t in reversed(range(T_used)):
@@ -231,28 +257,34 @@ def train(a, on_update=None, log=None, venv=None):
             adv[t] = last
         ret = adv + val_b
         mask = alive_b.reshape(-1) > 0
+        ev = explained_variance(val_b.reshape(-1)[mask], ret.reshape(-1)[mask])
         b_obs = obs_b.reshape(-1, obs_dim)[mask]
         b_act = act_b.reshape(-1, 2)[mask]
         b_logp, b_adv, b_ret = logp_b.reshape(-1)[mask], adv.reshape(-1)[mask], ret.reshape(-1)[mask]
+        b_t = t_in[mask]
         idx = np.arange(b_obs.shape[0])
         mb = max(1, len(idx) // a.minibatches)
         clipfracs = []
+        order = minibatch_rng(a.seed, update)
         for _ in range(a.epochs):
-            np.random.default_rng(update).shuffle(idx)
+            order.shuffle(idx)
             for s in range(0, len(idx), mb):
                 j = torch.from_numpy(idx[s:s + mb])
-                _, logp, ent, val = agent.act(b_obs[j], b_act[j])
+                _, logp, ent, val = agent.act(b_obs[j], b_t[j], b_act[j])
                 loss, stats = ppo_loss(logp, b_logp[j], b_adv[j], val, b_ret[j], ent, a.clip, a.ent_coef)
                 clipfracs.append(stats["clipfrac"])
                 opt.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
                 opt.step()
-        ep_ret = rew_b.sum(0).mean().item()
+        live = alive_b[0] > 0                  # the UAVs in play (padding rows never are)
+        ep_ret = raw_rew.sum(0)[live].mean().item()
         env_steps += a.num_envs * T_used
-        if report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret):
+        if report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret,
+                         explained_variance=ev):
             print(f"update {update + 1:3d}/{a.updates}: episode return per UAV "
-                  f"{ep_ret:8.2f}  ({time.perf_counter() - t0:5.1f} s)")
+                  f"{ep_ret:8.2f}  entropy {stats['entropy']:.2f}  EV {ev:5.2f}  "
+                  f"({time.perf_counter() - t0:5.1f} s)")
 
     return agent
 

@@ -304,7 +304,7 @@ def test_cleanrl_aircraft_rollout_equals_a_loop_of_single_envs(threads):
     alive = np.ones(E * n, bool)
     ref = []
     for t in range(T):
-        x, act, logp, val = _act(torch, agent, obs)
+        x, act, logp, val = _act(torch, agent, obs, torch.full((len(obs),), t / T))
         alive_t = alive.copy()
         acts = act.clamp(-1, 1).numpy()
         outs = [e.step_arrays(acts[i * n:(i + 1) * n]) if e.agents else
