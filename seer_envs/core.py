@@ -49,8 +49,8 @@ is set before a call changes anything and cleared after its last change
 :meth:`done`), so a KeyboardInterrupt at any line leaves the core as it
 was, as after the call, or marked: every step then raises "... was
 interrupted ...; call reset()", and ``reset()`` starts afresh (a masked
-reset of a marked env is refused, naming the full reset: the other copies'
-state is not known to be whole).
+reset that keeps some copies is refused on a marked env, naming the full
+reset: the other copies' state is not known to be whole).
 """
 
 import dataclasses
@@ -376,11 +376,12 @@ class EpisodeCore(Layout, Snapshots, WorldsAPI, CopiesByReduce):
         b = self.batch
         with b.using():
             intact = self.broken is None
-            if mask is not None and self.started and not intact:
+            if mask is not None and self.started and not intact and not mask.all():
                 # The other copies' state may be incomplete (the interrupted
                 # call may have changed any of them): a masked reset would
                 # carry it on, a full reset in its place would drop their
-                # episodes unasked.  Refused before anything changes.
+                # episodes unasked.  Refused before anything changes (a mask
+                # of every copy asks for the full reset, and gets it).
                 raise RuntimeError(f"{self.interrupted} was interrupted (KeyboardInterrupt or an error inside "
                                    "the engine), so the other copies' episode state is incomplete and a "
                                    "masked reset (options['reset_mask']) cannot keep them; call reset() "

@@ -76,9 +76,13 @@ def test_a_masked_reset_retried_after_an_interrupt_refuses_naming_the_full_reset
     assert np.array_equal(v.core.batch.param_pending, pending, equal_nan=True)
     with pytest.raises(RuntimeError, match="was interrupted"):
         v.step(_acts(3))
-    # the full reset it names gives a fresh env
+    # the full reset it names gives a fresh env; so does a mask of every copy (it asks for it)
     twin = make()
-    obs, _ = v.reset(seed=5)
+    if with_params:
+        obs, _ = v.reset(seed=5, options={"reset_mask": np.ones(3, bool)})
+        assert v.core.interrupted is None and v.cycles.tolist() == [0, 0, 0]
+    else:
+        obs, _ = v.reset(seed=5)
     assert np.array_equal(obs, twin.reset(seed=5)[0])
     for _ in range(2):
         assert all(np.array_equal(x, y) for x, y in zip(v.step(_acts(3))[:4], twin.step(_acts(3))[:4]))
