@@ -22,11 +22,6 @@ class Snapshots:
     def snapshot_params(self):
         return json.loads(self._params_json)
 
-    @property
-    def kind(self):
-        """The engine-wide snapshot kind: ``"env"`` (one copy) or ``"vector"``."""
-        return "env" if self.num_copies == 1 else "vector"
-
     def copy_ids(self, copies, what="copies"):
         """Validated copy ids (a list, in the given order)."""
         if isinstance(copies, (str, bytes)) or not hasattr(copies, "__len__"):
@@ -80,37 +75,46 @@ class Snapshots:
         it was.  Copies that ended are set up for this core's autoreset mode,
         whatever the source's was.  ``hold``: the interrupt mark stays until
         the view's ``done()`` (as :meth:`~seer_envs.core.EpisodeCore.reset`)."""
-        from seer_envs._snapshot import Snapshot
+        from seer_envs._snapshot import Snapshot, copies_text
         self.check_open()
         if isinstance(snapshot, (bytes, bytearray, memoryview)):
             snapshot = Snapshot.from_bytes(snapshot)
         if not isinstance(snapshot, Snapshot):
             raise TypeError(f"restore() takes a Snapshot (Snapshot.from_bytes(b) for bytes), "
                             f"got {type(snapshot).__name__}")
-        if snapshot.kind == self.kind or (snapshot.kind == "vector" and self.num_copies > 1):
+        # The kinds are the views' (``self.kind``), whatever the number of
+        # copies: a single env's snapshot ("env") is one copy's state, and
+        # restores as a snapshot of one copy into a vector env of any size;
+        # a vector env's ("vector") restores whole into a vector env of as
+        # many copies, and, of one copy, into a single env as one copy.
+        single_vector = snapshot.kind == "vector" and self.kind == "env" and snapshot.num_copies == 1
+        if snapshot.kind == self.kind:
             if copies is not None:
                 raise ValueError("an engine-wide snapshot restores every copy at once; take "
                                  "snapshot(copies=...) for single copies")
-            return self._restore_whole(snapshot, hold)
-        if snapshot.kind not in ("copies", "env"):
+            return self._restore_whole(snapshot, hold)     # (check() names another number of copies)
+        if snapshot.kind not in ("copies", "env") and not single_vector:
+            if snapshot.kind == "vector":
+                raise ValueError(f"a snapshot of {copies_text(snapshot.num_copies)} cannot be restored into a "
+                                 "single env (take snapshot(copies=[c]) of one copy)")
             raise ValueError(f"a snapshot of a {snapshot.kind!r} cannot be restored here")
         n = 1 if snapshot.kind == "env" else snapshot.num_copies
         if copies is None:
             if n != self.num_copies:
-                if self.num_copies == 1:
-                    raise ValueError(f"a snapshot of {n} copies cannot be restored into a single env "
+                if self.kind == "env":
+                    raise ValueError(f"a snapshot of {copies_text(n)} cannot be restored into a single env "
                                      "(take snapshot(copies=[c]) of one copy)")
-                raise ValueError(f"a snapshot of {n} copies cannot fill the {self.num_copies} copies of "
+                raise ValueError(f"a snapshot of {copies_text(n)} cannot fill the {self.num_copies} copies of "
                                  "this env: pass copies=[...], the slots to restore them into")
             slots = list(range(n))
         else:
             slots = self.copy_ids(copies)
             if len(slots) != n:
-                raise ValueError(f"copies names {len(slots)} slots for a snapshot of {n} copies")
+                raise ValueError(f"copies names {len(slots)} slots for a snapshot of {copies_text(n)}")
         return self._restore_copies(snapshot, n, slots, hold)
 
     def _restore_copies(self, snapshot, n, slots, hold=False):
-        from seer_envs._snapshot import generators
+        from seer_envs._snapshot import check_array, generators
         from seer_envs._snapshot_copies import check_params, copy_states, prepare_copy, restore_copies
         self.ensure_layout()
         b = self.batch
@@ -123,11 +127,12 @@ class Snapshots:
             prepared = [prepare_copy(st, gb, local, f"copy {i} (into slot {d})")
                         for i, (st, (gb, local), d) in enumerate(zip(states, where, slots))]
             last = []
-            for st, d in zip(states, slots):
-                lo = st.get("env/last_obs", st["copies/obs"])
-                if lo.shape != self._obs_shape or lo.dtype != np.float32:
-                    raise ValueError(f"snapshot array 'env/last_obs' of slot {d}: {lo.dtype} {lo.shape}")
-                last.append(lo)
+            for i, (st, d) in enumerate(zip(states, slots)):
+                name = "env/last_obs" if "env/last_obs" in st else "copies/obs"     # (a single env's: its obs)
+                try:
+                    last.append(check_array(st, name, np.float32, self._obs_shape))
+                except ValueError as e:
+                    raise ValueError(f"copy {i} (into slot {d}): {e}") from None
             self.broken = "a restore"       # checked: from here the mark stays until the last change
             if not running:       # never reset (or interrupted): the others start as reset() does
                 self.started = False
@@ -246,5 +251,3 @@ class Snapshots:
             self.batch._set_worlds(*state[-1])
             if state[0] == "reset":
                 self.start([int(s) for s in state[2]])
-
-

@@ -60,7 +60,8 @@ def _pad8(n):
 
 class Snapshot:
     """A saved env state: ``scenario`` (its id), ``params`` (every config
-    field), ``kind`` (``"env"``, ``"vector"``: every copy of one engine, or
+    field), ``kind`` (the env's, whatever the number of copies: ``"env"``,
+    a single env; ``"vector"``, every copy of a vector env's one engine; or
     ``"copies"``: single copies), ``num_copies``, ``arrays`` (name -> NumPy
     array; read-only views of the bytes in a snapshot an env took or
     ``from_bytes`` read) and ``meta`` (JSON-able).  ``to_bytes()`` /
@@ -309,6 +310,11 @@ _ENGINE = {"counts": (np.int64, "n"), "events": (np.uint8, None), "rng_key": (np
            "now": (np.float64, 1), "tallies": (np.uint64, 2), "event_size": (np.int64, 1)}
 
 
+def copies_text(n):
+    """``"1 copy"``, ``"3 copies"``."""
+    return "1 copy" if n == 1 else f"{n} copies"
+
+
 def check_array(snap_arrays, name, dtype, shape):
     """``snap_arrays[name]``, or ``ValueError`` naming it when it is missing,
     not an array, or not of ``dtype`` and ``shape``."""
@@ -332,8 +338,8 @@ def check(snap, batch, scenario, params, kind):
     if snap.kind != kind:
         raise ValueError(f"a snapshot of a {snap.kind} cannot be restored into a {kind}")
     if snap.num_copies != batch.num_copies:
-        raise ValueError(f"a snapshot of {snap.num_copies} copies cannot be restored into "
-                         f"{batch.num_copies} copies")
+        raise ValueError(f"a snapshot of {copies_text(snap.num_copies)} cannot be restored into "
+                         f"{copies_text(batch.num_copies)}")
     _same_params(snap, params, batch.worlds.fields)
     arrays = snap.arrays
     if not isinstance(arrays, dict):

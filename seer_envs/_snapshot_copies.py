@@ -126,9 +126,13 @@ def env_copy_state(snap):
 
 
 def copy_states(snap, cp):
-    """The per-copy states of a snapshot of copies, or of a single env (its
-    model arrays cut to one copy's rows by ``cp``'s layout)."""
-    if snap.kind == "env":
+    """The per-copy states of a snapshot of copies, or of one copy's
+    engine (a single env's, or a one-copy vector env's with its last
+    observation): its model arrays cut to one copy's rows by ``cp``'s
+    layout."""
+    if snap.kind in ("env", "vector"):
+        if snap.num_copies != 1:
+            raise ValueError(f"a snapshot of a {snap.kind} of {snap.num_copies} copies holds no single copy")
         st = env_copy_state(snap)
         for k, v in list(st.items()):
             if k.startswith("model/"):
@@ -136,6 +140,9 @@ def copy_states(snap, cp):
                     st[k] = v[_rows(cp, k[len("model/"):], v.shape, 0, 1)]
                 except NotImplementedError:
                     pass                # not an array of this scenario: named by the checks
+        if snap.kind == "vector":       # (1, agents, ...): the copy's row; anything else is named by the checks
+            lo = snap.arrays.get("env/last_obs")
+            st["env/last_obs"] = lo[0] if isinstance(lo, np.ndarray) and lo.ndim > 1 and len(lo) == 1 else lo
         return [st]
     if snap.kind != "copies":
         raise ValueError(f"a snapshot of a {snap.kind} holds no single copies")

@@ -48,7 +48,9 @@ is set before a call changes anything and cleared after its last change
 (a view with bookkeeping of its own passes ``hold=True`` and calls
 :meth:`done`), so a KeyboardInterrupt at any line leaves the core as it
 was, as after the call, or marked: every step then raises "... was
-interrupted ...; call reset()", and ``reset()`` starts afresh.
+interrupted ...; call reset()", and ``reset()`` starts afresh (a masked
+reset that keeps some copies is refused on a marked env, naming the full
+reset: the other copies' state is not known to be whole).
 """
 
 import dataclasses
@@ -162,17 +164,21 @@ class EpisodeCore(Layout, Snapshots, WorldsAPI, CopiesByReduce):
     """``num_copies`` copies of the registered scenario ``env_id`` with the
     episode rules (module docstring).  ``params`` are the scenario's config
     fields (a per-copy field may be one value per copy; ``param_sampler``
-    draws them at every reset); ``num_threads`` is
+    draws them at every reset); ``kind`` is the view's, its snapshots'
+    kind (``"env"``: a single env, one copy; ``"vector"``: a vector env of
+    any number of copies, one included); ``num_threads`` is
     ``"auto"`` (STPA, then the tuner) or an int; ``batch_size`` and
     ``copy_parallel`` choose the layout (:attr:`layout`,
     :mod:`seer_envs._core_layout`).  Snapshots and pickling:
     :mod:`seer_envs._core_snapshots`."""
 
     def __init__(self, env_id, num_copies, num_threads="auto", autoreset_mode="next_step",
-                 batch_size=None, copy_parallel=None, param_sampler=None, **params):
+                 batch_size=None, copy_parallel=None, param_sampler=None, kind="vector", **params):
         from seer_envs import get
         self.closed = True                    # until built
         mode = globals()["autoreset_mode"](autoreset_mode)
+        if kind not in ("env", "vector") or (kind == "env" and num_copies != 1):
+            raise ValueError(f'kind must be "vector", or "env" for one copy, got {kind!r} ({num_copies!r} copies)')
         spec = get(env_id)
         if spec.copies is None:
             from seer_envs import envs
@@ -190,7 +196,7 @@ class EpisodeCore(Layout, Snapshots, WorldsAPI, CopiesByReduce):
         if hasattr(cfg, "check_memory"):      # before any per-copy array
             cfg.check_memory(E)
         sampler = None if param_sampler is None else Sampler(param_sampler, cfg, fields)
-        self.env_id, self.spec = env_id, spec
+        self.env_id, self.spec, self.kind = env_id, spec, kind
         self.num_copies, self.batch_size, self.autoreset_mode = E, B, mode
         self.num_threads_setting, self.copy_parallel = num_threads, copy_parallel
         self.params = dataclasses.asdict(cfg)
@@ -370,6 +376,16 @@ class EpisodeCore(Layout, Snapshots, WorldsAPI, CopiesByReduce):
         b = self.batch
         with b.using():
             intact = self.broken is None
+            if mask is not None and self.started and not intact and not mask.all():
+                # The other copies' state may be incomplete (the interrupted
+                # call may have changed any of them): a masked reset would
+                # carry it on, a full reset in its place would drop their
+                # episodes unasked.  Refused before anything changes (a mask
+                # of every copy asks for the full reset, and gets it).
+                raise RuntimeError(f"{self.interrupted} was interrupted (KeyboardInterrupt or an error inside "
+                                   "the engine), so the other copies' episode state is incomplete and a "
+                                   "masked reset (options['reset_mask']) cannot keep them; call reset() "
+                                   "without a reset_mask: a full reset of every copy")
             self.broken = "a reset"               # first change: cleared after the last
             if values is not None:
                 b.set_pending(ids, rows)

@@ -67,7 +67,7 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
         if not isinstance(full_infos, (bool, np.bool_)):
             raise ValueError(f"full_infos must be True or False, got {full_infos!r}")
         self.core = core = EpisodeCore(self._scenario_id, 1, num_threads=num_threads,
-                                       autoreset_mode="disabled", **params)
+                                       autoreset_mode="disabled", kind="env", **params)
         self.render_mode = render_mode
         self.full_infos = bool(full_infos)
         self._init_kwargs = dict(params, render_mode=render_mode, num_threads=num_threads,

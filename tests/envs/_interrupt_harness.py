@@ -10,7 +10,8 @@ bytecodes of the main thread).  Afterwards the env must be
 - as before the call, or as after it (the call completed and only its return
   value was lost), compared by snapshot bytes; or
 - marked interrupted: the next step raises the documented RuntimeError
-  ("... was interrupted ...; call reset()");
+  ("... was interrupted ...; call reset()"), and a masked reset retried
+  raises one naming the full reset, changing nothing;
 
 and ``reset(seed=...)`` then gives an env equal to a fresh one (snapshot bytes
 after the reset and after a step).  ``close()`` after an interrupted close
@@ -99,10 +100,28 @@ def vec_ending(mode, **kw):
     return v
 
 
-def vec_two_steps(mode):
-    v = vec_ending(mode)
+def vec_two_steps(mode, **kw):
+    v = vec_ending(mode, **kw)
     v.step(acts_vec())          # copies 0 and 2 end here
     return v
+
+
+MASK = np.array([True, False, True, False])
+
+
+def masked_reset(**options):
+    """The call ``reset(options={"reset_mask": MASK, **options})``: under
+    DISABLED it restarts copies 0 and 2; under another autoreset mode it is
+    refused with a ValueError naming ``reset_mask`` (the call then returns:
+    a refusal must leave the env as before)."""
+    def call(v):
+        try:
+            v.reset(options=dict(options, reset_mask=MASK))
+        except ValueError as e:
+            if v.core.autoreset_mode.name == "DISABLED" or "reset_mask" not in str(e):
+                raise
+    call.masked = True
+    return call
 
 
 def snap_source():
@@ -124,8 +143,11 @@ def scenarios(full):
          lambda v: v.step(acts_vec()), "vector"),
         ("vector step SAME_STEP (autoreset)", lambda: vec_ending("same_step"),
          lambda v: v.step(acts_vec()), "vector"),
-        ("vector reset_mask", lambda: vec_two_steps("disabled"),
-         lambda v: v.reset(options={"reset_mask": np.array([True, False, True, False])}), "vector"),
+        ("vector reset_mask", lambda: vec_two_steps("disabled"), masked_reset(), "vector"),
+        ("vector reset_mask with params", lambda: vec_two_steps("disabled"),
+         masked_reset(params={"handoff_penalty": 3.0}), "vector"),
+        ("vector reset_mask NEXT_STEP (refused)", lambda: vec_two_steps("next_step"), masked_reset(), "vector"),
+        ("vector reset_mask SAME_STEP (refused)", lambda: vec_ending("same_step"), masked_reset(), "vector"),
         ("vector send/recv", lambda: vector(), [lambda v: v.send(acts_vec()), lambda v: v.recv()], "vector"),
         ("groups send/recv", lambda: vector(batch_size=2),
          [lambda v: v.send(acts_vec(2), [0, 1]), lambda v: v.send(acts_vec(2), [2, 3]),
@@ -134,6 +156,8 @@ def scenarios(full):
         ("vector restore whole", lambda: vector(max_cycles=[2, 3, 2, 3]), lambda v: v.restore(snap), "vector"),
         ("vector restore copies", lambda: vec_ending("next_step"),
          lambda v: v.restore(snap1, copies=[2]), "vector"),
+        ("one-copy groups restore of a single env's", lambda: vector(1, num_threads=2, copy_parallel="engines"),
+         lambda v: v.restore(single_snap), "vector"),
         ("vector close", lambda: vector(), lambda v: v.close(), "close"),
     ]
     if full:
@@ -149,6 +173,7 @@ def scenarios(full):
              lambda v: v.reset(seed=4), "vector"),
             ("groups step SAME_STEP", lambda: vec_ending("same_step", batch_size=2),
              lambda v: v.step(acts_vec()), "vector"),
+            ("groups reset_mask", lambda: vec_two_steps("disabled", batch_size=2), masked_reset(), "vector"),
             ("vector send while a group is in flight",
              lambda: _sent(vector(batch_size=2)),
              [lambda v: v.send(acts_vec(2), [2, 3]), lambda v: v.recv(), lambda v: v.recv()], "vector"),
@@ -203,6 +228,19 @@ def step_refuses(env, kind):
             env.step_arrays(np.ones(A, np.int64))
     except RuntimeError as e:
         return "was interrupted" in str(e) and "call reset()" in str(e)
+    return False
+
+
+def retry_refuses(env, call):
+    """A marked env refuses the masked reset retried, naming the full
+    reset, and stays as it was (marked, its copies' counters unchanged)."""
+    b = env.core.batch
+    before = (b.cycle.tobytes(), b.seeds_used.tobytes(), env.core.ended.tobytes())
+    try:
+        call(env)
+    except RuntimeError as e:
+        return ("reset_mask" in str(e) and "call reset() without" in str(e) and marked(env)
+                and (b.cycle.tobytes(), b.seeds_used.tobytes(), env.core.ended.tobytes()) == before)
     return False
 
 
@@ -268,6 +306,9 @@ def run(full, budget_s=None, only=None):
                 if marked(env):
                     if not step_refuses(env, kind):
                         failures.append(f"{name} k={k}: marked ({env.core.interrupted}) but a step does not refuse")
+                    if getattr(calls[0], "masked", False) and not retry_refuses(env, calls[0]):
+                        failures.append(f"{name} k={k} at {LAST[0]}: marked, and the masked reset retried "
+                                        "does not refuse naming the full reset (or changed the env)")
                 else:
                     fp = fingerprint(env, kind)
                     if fp not in allowed:

@@ -5,7 +5,10 @@ a crash or a hang fails the test instead of killing the run).
     python tests/envs/_snapshot_fuzz.py SEED CASES
 
 Each case: a scenario, a restore path (single env; vector env, whole;
-vector env, per copy), a source stepped a random number of steps, its
+vector env, per copy; into one-copy vector envs in every layout, and one
+copy's snapshots into a single env: ``PATHS``), a source stepped a random
+number of steps (a vector env's, in an autoreset mode drawn at random, with
+masked resets now and then: taken under DISABLED, else refused), its
 snapshot's bytes damaged at random: bytes overwritten, one bit, a pair of
 bits (anywhere, or the sign bits of two event times an even number of words
 apart, which the old sums missed), truncated, extended, two words swapped.
@@ -32,8 +35,20 @@ from seer_runtime import ContractViolation
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "_shared"))
 from seer_test_helpers import events_place  # noqa: E402
 
-PATHS = ("env", "vector", "copies")
+#: Restore paths: single env into a single env; 3-copy vector env whole,
+#: and per copy; and into one-copy vector envs in every layout: a single
+#: env's snapshot, a one-copy vector env's whole snapshot (also into a
+#: single env), its snapshot of copy 0.
+PATHS = ("env", "vector", "copies", "env>1", "vector1", "copies1")
+#: The targets of the one-copy paths: a layout of a one-copy vector env, or a single env.
+LAYOUTS = {"team": dict(num_threads=1), "team-2": dict(num_threads=2, copy_parallel=True),
+           "groups": dict(num_threads=2, copy_parallel="engines")}
+TARGETS = {"env>1": ("team", "team-2", "groups"), "vector1": ("team", "team-2", "single"),
+           "copies1": ("team", "team-2", "groups", "single")}
+MODES = ("next_step", "same_step", "disabled")
 SIDS = sorted(seer_envs.envs())
+#: Masked resets the vector pairs tried, per autoreset mode: taken (DISABLED) or refused.
+MASKED = {m: {"taken": 0, "refused": 0} for m in MODES}
 
 
 def _acts(space, shape, rng):
@@ -46,35 +61,58 @@ class Pair:
     """A source and a target of one scenario and path, and how to step,
     snapshot and restore them."""
 
-    def __init__(self, sid, path, rng):
-        self.sid, self.path, self.rng = sid, path, rng
+    def __init__(self, sid, path, target, rng):
+        self.sid, self.path, self.target, self.rng = sid, path, target, rng
         p = dict(seer_envs.envs()[sid].test_params, max_cycles=12)
-        if path == "env":
+        mode = lambda: MODES[int(rng.integers(len(MODES)))]      # noqa: E731 - each vector env its own
+        if path in ("env", "env>1"):
             self.src = seer_envs.make(sid, num_threads=1, **p)
-            self.dst = seer_envs.make(sid, num_threads=2, **p)
+        elif path in ("vector", "copies"):
+            self.src = seer_envs.vector_env(sid, 3, num_threads=1, autoreset_mode=mode(), **p)
         else:
-            self.src = seer_envs.vector_env(sid, 3, num_threads=1, **p)
-            self.dst = seer_envs.vector_env(sid, 3, num_threads=2, copy_parallel=True, **p)
+            self.src = seer_envs.vector_env(sid, 1, num_threads=1, autoreset_mode=mode(), **p)
+        if path == "env" or target == "single":
+            self.dst = seer_envs.make(sid, num_threads=2, **p)
+        elif path in ("vector", "copies"):
+            self.dst = seer_envs.vector_env(sid, 3, num_threads=2, copy_parallel=True, autoreset_mode=mode(), **p)
+        else:
+            self.dst = seer_envs.vector_env(sid, 1, autoreset_mode=mode(), **LAYOUTS[target], **p)
         self.src.reset(seed=int(rng.integers(100)))
         self.dst.reset(seed=int(rng.integers(100)))
 
     def step(self, env):
-        if self.path == "env":
+        if not hasattr(env, "num_envs"):
             if not env.agents:
                 env.reset()
             a = _acts(env.action_space(env.possible_agents[0]), (len(env.possible_agents),), self.rng)
             env.step_arrays(a)
-        else:
-            env.step(_acts(env.single_action_space, (env.num_envs, env.num_agents), self.rng))
+            return
+        # a masked reset now and then (of the ended copies, under DISABLED
+        # before each step that needs one): taken under DISABLED, refused
+        # with a ValueError naming reset_mask under the other modes
+        ended = env.core.ended
+        if ended.any() or self.rng.random() < 0.2:
+            mask = ended | (self.rng.random(env.num_envs) < 0.3)
+            mode = env.core.autoreset_mode.name.lower()
+            try:
+                env.reset(options={"reset_mask": mask})
+                MASKED[mode]["taken"] += 1
+            except ValueError as e:
+                if mode == "disabled" or "reset_mask" not in str(e):
+                    raise
+                MASKED[mode]["refused"] += 1
+        env.step(_acts(env.single_action_space, (env.num_envs, env.num_agents), self.rng))
 
     def snapshot(self):
-        if self.path == "copies":
-            return self.src.snapshot(copies=[int(self.rng.integers(3))])
+        if self.path in ("copies", "copies1"):
+            return self.src.snapshot(copies=[int(self.rng.integers(self.src.num_envs))])
         return self.src.snapshot()
 
     def restore(self, raw):
         if self.path == "copies":
             self.dst.restore(raw, copies=[int(self.rng.integers(3))])
+        elif self.path in ("env>1", "copies1") and self.target != "single" and self.rng.random() < 0.5:
+            self.dst.restore(raw, copies=[0])
         else:
             self.dst.restore(raw)
 
@@ -158,14 +196,18 @@ def main(seed, cases):
     rng = np.random.default_rng(seed)
     pairs = {}
     out = {"cases": 0, "refused": 0, "accepted_corruptions": 0, "changed_on_refusal": 0, "other_errors": 0,
-           "resealed": 0, "resealed_refused": 0, "resealed_taken": 0, "resealed_step_errors": 0, "kinds": {}}
+           "resealed": 0, "resealed_refused": 0, "resealed_taken": 0, "resealed_step_errors": 0, "kinds": {},
+           "targets": {}, "masked": MASKED}
     t0 = time.monotonic()
     for _ in range(cases):
         sid, path = SIDS[int(rng.integers(len(SIDS)))], PATHS[int(rng.integers(len(PATHS)))]
-        key = (sid, path)
+        target = TARGETS[path][int(rng.integers(len(TARGETS[path])))] if path in TARGETS else None
+        key = (sid, path, target)
         if key not in pairs:
-            pairs[key] = Pair(sid, path, rng)
+            pairs[key] = Pair(sid, path, target, rng)
         pr = pairs[key]
+        if target is not None:
+            out["targets"][f"{path}:{target}"] = out["targets"].get(f"{path}:{target}", 0) + 1
         for _ in range(int(rng.integers(0, 3))):
             pr.step(pr.src)
         snap = pr.snapshot()

@@ -406,9 +406,12 @@ def test_a_process_forked_with_a_step_in_flight_refuses_clearly_and_exits():
 
 def test_a_ctrl_c_at_every_line_of_the_env_calls_quick():
     """Single step/reset/restore, vector step (restarts, SAME_STEP),
-    reset with a mask, send/recv (one engine and groups), restores, close:
-    a KeyboardInterrupt at each line (tests/envs/_interrupt_harness.py)."""
-    rc, out, err = _python(None, timeout=240, args=("quick", "60"), path=os.path.join(HERE, "_interrupt_harness.py"))
+    reset with a mask (with params; refused under NEXT_STEP and SAME_STEP;
+    retried after the interrupt), send/recv (one engine and groups),
+    restores (a single env's into a one-copy groups layout), close: a
+    KeyboardInterrupt at each line
+    (tests/envs/_interrupt_harness.py)."""
+    rc, out, err = _python(None, timeout=240, args=("quick", "80"), path=os.path.join(HERE, "_interrupt_harness.py"))
     assert rc == 0 and "OK" in out, out[-4000:] + err[-3000:]
 
 
