@@ -90,6 +90,29 @@ def ci95(values):
     return m, lo, hi
 
 
+def iqm95(runs, n_resamples=2000):
+    """(IQM, low, high) of the scores of ``runs`` (a list of per-seed score
+    lists): the 25%-trimmed mean of every score, and a 95% percentile
+    interval from resampling the runs with replacement (one run: its seeds)."""
+    from scipy.stats import trim_mean
+    runs = [np.asarray(r, np.float64) for r in runs]
+    pooled = np.concatenate(runs)
+    q = float(trim_mean(pooled, 0.25))
+    rng = np.random.default_rng(0)
+    if len(runs) == 1:
+        x = runs[0]
+        boots = [trim_mean(x[rng.integers(0, len(x), len(x))], 0.25) for _ in range(n_resamples)]
+    else:
+        boots = [trim_mean(np.concatenate([runs[i] for i in rng.integers(0, len(runs), len(runs))]), 0.25)
+                 for _ in range(n_resamples)]
+    lo, hi = np.percentile(boots, [2.5, 97.5])
+    return q, float(lo), float(hi)
+
+
+#: How a learned policy is evaluated: its most likely action, and an action drawn from it.
+MODES = ("greedy", "sampled")
+
+
 # --- evaluation ----------------------------------------------------------------
 
 def evaluate(env_id, policy, seeds, env_kw, num_threads=1):
@@ -130,7 +153,9 @@ def aircraft_fixed_policies():
 # --- training -----------------------------------------------------------------
 
 def train_pcs(algo, seed, b, num_threads, venv=None, progress=None):
-    """One IPPO or MAPPO run on the PCS task; returns (greedy policy, curve rows)."""
+    """One IPPO or MAPPO run on the PCS task; returns ({"greedy": policy,
+    "sampled": policy}, curve rows): the actor's most likely guard, and a
+    guard drawn from it with the evaluation's generator."""
     import torch
     if algo == "ippo":
         import cleanrl_ippo_pcs as mod
@@ -146,16 +171,22 @@ def train_pcs(algo, seed, b, num_threads, venv=None, progress=None):
             progress.update(1)
     agent = mod.train(a, venv=venv, on_update=on_update)
 
-    def policy(env, obs, rng):
+    def greedy(env, obs, rng):
         with torch.no_grad():
             return agent.actor(torch.from_numpy(obs)).argmax(-1).numpy()
-    return policy, rows
+
+    def sampled(env, obs, rng):
+        with torch.no_grad():
+            p = torch.softmax(agent.actor(torch.from_numpy(obs)).double(), -1).numpy()
+        return np.minimum((rng.random((len(p), 1)) > np.cumsum(p, -1)).sum(-1), p.shape[-1] - 1)
+    return {"greedy": greedy, "sampled": sampled}, rows
 
 
 def train_aircraft(algo, seed, b, num_threads, venv=None, progress=None):
     """One run of the Aircraft examples' PPO (parameter sharing: IPPO) or
     MAPPO; ``venv`` (IPPO only): the vector env to train on (default
-    SEER's)."""
+    SEER's).  Returns ({"greedy": the mean action, "sampled": an action
+    drawn from the Gaussian with the evaluation's generator}, curve rows)."""
     import torch
     if algo == "ippo":
         import cleanrl_ppo_aircraft as mod
@@ -172,10 +203,16 @@ def train_aircraft(algo, seed, b, num_threads, venv=None, progress=None):
             progress.update(1)
     agent = mod.train(a, on_update=on_update, **({} if venv is None else {"venv": venv}))
 
-    def policy(env, obs, rng):
+    def greedy(env, obs, rng):
         with torch.no_grad():
-            return np.clip(agent.mean(torch.from_numpy(obs)).numpy(), -1, 1).astype(np.float32)
-    return policy, rows
+            return np.clip(agent.policy_mean(torch.from_numpy(obs)).numpy(), -1, 1).astype(np.float32)
+
+    def sampled(env, obs, rng):
+        with torch.no_grad():
+            mean = agent.policy_mean(torch.from_numpy(obs)).numpy()
+        std = agent.log_std.detach().exp().numpy()
+        return np.clip(mean + std * rng.standard_normal(mean.shape), -1, 1).astype(np.float32)
+    return {"greedy": greedy, "sampled": sampled}, rows
 
 
 class SuperSuitVec:
@@ -235,29 +272,34 @@ def write_csv(path, rows, fields):
 
 def plot_curves(curves, refs, task, path):
     """Training return against env steps and against wall time, one line
-    per run, the fixed policies' held-out means as horizontal lines."""
+    per run and one colour per method, the fixed policies' held-out means as
+    horizontal lines; the legend sits below the plots, over no data."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), dpi=110)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5), dpi=110)
     colours = {"ippo": "tab:blue", "mappo": "tab:orange"}
+    labelled = set()
     for (algo, seed), rows in sorted(curves.items()):
+        label = None if algo in labelled else f"{algo.upper()} (one line per training seed)"
+        labelled.add(algo)
         for ax, key in zip(axes, ("env_steps", "wall_s")):
             ax.plot([r[key] for r in rows], [r["episode_return"] for r in rows],
-                    color=colours.get(algo, "tab:green"), alpha=0.8, marker="." if len(rows) < 10 else None,
-                    label=f"{algo.upper()} seed {seed}")
+                    color=colours.get(algo, "tab:green"), alpha=0.7, marker="." if len(rows) < 10 else None,
+                    label=label if ax is axes[0] else None)
     styles = ["--", ":", "-."]
     for i, (name, value) in enumerate(refs.items()):
         for ax in axes:
-            ax.axhline(value, color="grey", linestyle=styles[i % 3], label=f"{name} (held-out mean)")
+            ax.axhline(value, color="grey", linestyle=styles[i % 3],
+                       label=f"{name} (held-out mean)" if ax is axes[0] else None)
     axes[0].set_xlabel("env steps (copies x steps)")
     axes[1].set_xlabel("wall time (s)")
     for ax in axes:
-        ax.set_ylabel("training episode return per agent")
+        ax.set_ylabel("training episode return per agent (sampled policy)")
         ax.grid(alpha=0.3)
-    axes[1].legend(fontsize=7, loc="lower right")
-    fig.suptitle(f"{task}: learning curves (training return, one line per training seed)")
-    fig.tight_layout()
+    fig.legend(loc="lower center", ncol=4, fontsize=8, frameon=False)
+    fig.suptitle(f"{task}: learning curves")
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     fig.savefig(path)
     plt.close(fig)
 
@@ -315,27 +357,34 @@ def run_task(task, a, b, progress, eval_rows, curve_rows):
     table = [(name, "fixed", len(seeds), ci95(v)) for name, v in per_seed.items()]
     constants = {n: v for n, v in per_seed.items() if n.startswith("constant")}
     best_const = max(constants, key=lambda n: np.mean(constants[n]))
+    table = [row + (iqm95([v]),) for row, v in zip(table, per_seed.values())]
     curves, learned = {}, {}
     for algo in algos:
-        means = []
+        scores = {mode: [] for mode in MODES}
         for seed in range(1, a.train_seeds + 1):
             if task == PCS:
-                pol, rows = train_pcs(algo, seed, b, a.num_threads, progress=progress)
+                pols, rows = train_pcs(algo, seed, b, a.num_threads, progress=progress)
             else:
-                pol, rows = train_aircraft(algo, seed, b, a.num_threads, progress=progress)
+                pols, rows = train_aircraft(algo, seed, b, a.num_threads, progress=progress)
             curves[(algo, seed)] = rows
             for r in rows:
                 curve_rows.append(dict(task=task, algo=algo, train_seed=seed, **r))
-            rets = evaluate(task, pol, seeds, env_kw, a.num_threads)
+            for mode in MODES:
+                rets = evaluate(task, pols[mode], seeds, env_kw, a.num_threads)
+                for s, r in zip(seeds, rets):
+                    eval_rows.append(dict(task=task, policy=f"{algo} ({mode})", train_seed=seed, eval_seed=s,
+                                          episode_return=r))
+                scores[mode].append(rets)
             progress.update(1)
-            for s, r in zip(seeds, rets):
-                eval_rows.append(dict(task=task, policy=algo, train_seed=seed, eval_seed=s, episode_return=r))
-            means.append(float(np.mean(rets)))
-        learned[algo] = means
-        table.append((algo.upper(), f"learned, {len(means)} training seeds", len(seeds), ci95(means)))
+        for mode in MODES:
+            means = [float(np.mean(r)) for r in scores[mode]]
+            learned[(algo, mode)] = means
+            table.append((f"{algo.upper()} ({mode})", f"learned, {len(means)} training seeds", len(seeds),
+                          ci95(means), iqm95(scores[mode])))
     heur = [n for n in per_seed if n.startswith("heuristic")][0]
     diff = np.asarray(per_seed[heur]) - np.asarray(per_seed[best_const])
     return dict(table=table, best_const=best_const, heuristic=heur, advantage=ci95(diff),
+                heuristic_ci=ci95(per_seed[heur]),
                 refs={best_const: float(np.mean(per_seed[best_const])),
                       heur: float(np.mean(per_seed[heur]))},
                 learned=learned, env_kw=env_kw, curves=curves), curves
@@ -501,26 +550,33 @@ def report(a, results, speed, speed_targets, plots, argv, elapsed, path):
               "Returns are episode returns per agent (mean over agents), higher is better. "
               "Brackets: 95% bootstrap confidence interval of the mean (scipy.stats.bootstrap), "
               "over the evaluation seeds for fixed policies and over the training seeds (each "
-              "run's mean over the evaluation seeds) for learned ones. Raw data: "
+              "run's mean over the evaluation seeds) for learned ones. IQM: the interquartile mean "
+              "of every (run, evaluation seed) score, as rliable and marl-eval report it, with a "
+              "95% percentile interval from resampling the runs (the seeds, for fixed policies). "
+              "A learned policy is evaluated two ways: greedy (the most likely guard; the mean "
+              "action) and sampled (an action drawn from the policy, as in training). Raw data: "
               "`curves.csv`, `eval.csv`, `speed.csv` in the run's output folder.", "",
               "`gossip_v0`, the worked example of [new_scenario.md](new_scenario.md), is not in the "
               "suite: the examples have no trainer for it and its objective (rumours learned minus a "
               "message cost) has no baseline here yet.", ""]
     for task, res in results.items():
-        lines += [f"## {task}", "", "| policy | kind | eval seeds | mean return [95% CI] |",
-                  "| --- | --- | --- | --- |"]
-        for name, kind, n, (m, lo, hi) in res["table"]:
-            lines.append(f"| {name} | {kind} | {n} | {fmt(m, lo, hi)} |")
+        lines += [f"## {task}", "", "| policy | kind | eval seeds | mean return [95% CI] | IQM [95% CI] |",
+                  "| --- | --- | --- | --- | --- |"]
+        for name, kind, n, (m, lo, hi), (q, qlo, qhi) in res["table"]:
+            lines.append(f"| {name} | {kind} | {n} | {fmt(m, lo, hi)} | {fmt(q, qlo, qhi)} |")
         m, lo, hi = res["advantage"]
         verdict = "above" if lo > 0 else "not clearly above"
         lines += ["", f"{res['heuristic']} minus the best constant ({res['best_const']}), paired over "
                   f"the same evaluation seeds: {fmt(m, lo, hi)}: {verdict} it at 95%.", ""]
         best = res["refs"][res["best_const"]]
-        for algo, means in res["learned"].items():
+        hm, hlo, hhi = res["heuristic_ci"]
+        for (algo, mode), means in res["learned"].items():
             m, lo, hi = ci95(means)
             rel_word = ("above" if lo > best else "below" if hi < best else "not distinguishable from")
-            lines.append(f"- {algo.upper()} at this budget: {fmt(m, lo, hi)}, {rel_word} the best constant "
-                         f"({best:.2f}).")
+            versus = (f"{m / hm:.0%} of the heuristic's mean" if hm > 0 else
+                      f"{m - hm:+.2f} from the heuristic's mean")
+            lines.append(f"- {algo.upper()} ({mode}) at this budget: {fmt(m, lo, hi)}, {rel_word} the best "
+                         f"constant ({best:.2f}); {versus} ({fmt(hm, hlo, hhi)}).")
         lines += ["", f"![{task} learning curves]({rel(plots[task], os.path.dirname(path))})", ""]
     if speed:
         lines += speed_section(a, b, speed, speed_targets, results)

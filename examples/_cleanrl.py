@@ -109,6 +109,38 @@ class ReturnScaler:
         return float(np.sqrt(self.var + self.eps))
 
 
+class RunningNorm(nn.Module):
+    """An input normaliser (CleanRL's ``NormalizeObservation``):
+    ``(x - mean) / sqrt(var + eps)`` clipped to +-``clip``, from running
+    statistics kept as buffers, so a saved agent evaluates as it trained.
+    The trainer calls :meth:`update` with a rollout's inputs after that
+    rollout's update: the statistics stay fixed from a rollout through its
+    PPO epochs, so the probability ratio compares the same inputs."""
+
+    def __init__(self, dim, clip=10.0, eps=1e-8):
+        super().__init__()
+        self.clip, self.eps = clip, eps
+        self.register_buffer("mean", torch.zeros(dim, dtype=torch.float64))
+        self.register_buffer("var", torch.ones(dim, dtype=torch.float64))
+        self.register_buffer("count", torch.tensor(1e-4, dtype=torch.float64))
+
+    def forward(self, x):
+        z = (x.double() - self.mean) / torch.sqrt(self.var + self.eps)
+        return z.clamp(-self.clip, self.clip).to(x.dtype)
+
+    @torch.no_grad()
+    def update(self, x):
+        """Fold the rows of ``x`` (``(n, dim)``) into the statistics."""
+        x = x.double().reshape(-1, self.mean.numel())
+        if len(x) == 0:
+            return
+        m, v, k = x.mean(0), x.var(0, unbiased=False), float(len(x))
+        d, tot = m - self.mean, self.count + k
+        self.mean += d * k / tot
+        self.var.copy_((self.var * self.count + v * k + d * d * self.count * k / tot) / tot)
+        self.count.fill_(float(tot))
+
+
 def explained_variance(pred, target):
     """1 - Var(target - pred) / Var(target): 1 is a perfect critic, 0 one no
     better than a constant (NaN when the targets do not vary)."""

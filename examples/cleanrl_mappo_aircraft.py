@@ -22,7 +22,8 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from _cleanrl import Logger, ReturnScaler, explained_variance, layer, minibatch_rng, ppo_loss, report_update, run_dir
+from _cleanrl import (Logger, ReturnScaler, RunningNorm, explained_variance, layer, minibatch_rng, ppo_loss,
+                      report_update, run_dir)
 from cleanrl_ppo_aircraft import evaluate, heuristic, in_play
 from cleanrl_ppo_aircraft import make_parser as _ppo_parser
 from torch.distributions import Normal
@@ -36,6 +37,7 @@ class Agent(nn.Module):
 
     def __init__(self, obs_dim, act_dim, state_dim, n_agents):
         super().__init__()
+        self.obs_norm, self.state_norm = RunningNorm(obs_dim), RunningNorm(state_dim)
         self.mean = nn.Sequential(layer(obs_dim, 64), nn.Tanh(), layer(64, 64), nn.Tanh(),
                                   layer(64, act_dim, 0.01))
         self.log_std = nn.Parameter(torch.full((act_dim,), -0.5))
@@ -45,10 +47,14 @@ class Agent(nn.Module):
     def value(self, state, tf):
         """``(batch, state_dim)`` and the time input ``(batch,)`` ->
         ``(batch, n_agents)``."""
-        return self.critic(torch.cat([state, tf.unsqueeze(-1)], -1))
+        return self.critic(torch.cat([self.state_norm(state), tf.unsqueeze(-1)], -1))
+
+    def policy_mean(self, x):
+        """The actor's mean action for raw observations ``x``."""
+        return self.mean(self.obs_norm(x))
 
     def act(self, x, action=None):
-        dist = Normal(self.mean(x), self.log_std.exp())
+        dist = Normal(self.policy_mean(x), self.log_std.exp())
         if action is None:
             action = dist.sample()
         return action, dist.log_prob(action).sum(-1), dist.entropy().sum(-1)
@@ -160,6 +166,8 @@ def train(a, on_update=None, log=None):
                 loss.backward()
                 nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
                 opt.step()
+        agent.obs_norm.update(b_obs[b_alive])    # the next rollout's statistics
+        agent.state_norm.update(b_st)
         ep_ret = raw_rew.sum(0)[alive_b[0] > 0].mean().item()
         env_steps += a.num_envs * T_used
         if report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret,
@@ -188,7 +196,7 @@ def main():
 
     def learned(env, obs, rng):
         with torch.no_grad():
-            return agent.mean(torch.from_numpy(obs)).numpy()
+            return agent.policy_mean(torch.from_numpy(obs)).numpy()
     results = {
         "learned (mean action)": evaluate(learned, env_kw, seeds, a.num_threads),
         "random": evaluate(lambda e, o, rng: rng.uniform(-1, 1, (o.shape[0], 2)), env_kw, seeds, a.num_threads),

@@ -41,7 +41,7 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from _cleanrl import (Logger, ReturnScaler, add_habits, add_scaling, explained_variance, layer,
+from _cleanrl import (Logger, ReturnScaler, RunningNorm, add_habits, add_scaling, explained_variance, layer,
                       minibatch_rng, positive_float, positive_int, ppo_loss, report_update, run_dir,
                       save_gif)
 from torch.distributions import Normal
@@ -52,18 +52,26 @@ from seer_envs import aircraft_v0
 
 class Agent(nn.Module):
     """Shared Gaussian actor on a UAV's observation; shared critic on the
-    observation and the time input (the step over the episode's length)."""
+    observation and the time input (the step over the episode's length).
+    Both read the observation through one running normaliser (its scales
+    differ by 100x: a target's relative position against its age)."""
 
     def __init__(self, obs_dim, act_dim):
         super().__init__()
+        self.obs_norm = RunningNorm(obs_dim)
         self.critic = nn.Sequential(layer(obs_dim + 1, 64), nn.Tanh(), layer(64, 64), nn.Tanh(),
                                     layer(64, 1, 1.0))
         self.mean = nn.Sequential(layer(obs_dim, 64), nn.Tanh(), layer(64, 64), nn.Tanh(),
                                   layer(64, act_dim, 0.01))
         self.log_std = nn.Parameter(torch.full((act_dim,), -0.5))
 
+    def policy_mean(self, x):
+        """The actor's mean action for raw observations ``x``."""
+        return self.mean(self.obs_norm(x))
+
     def act(self, x, tf, action=None):
         """``tf``: the time input, one per row of ``x``."""
+        x = self.obs_norm(x)
         dist = Normal(self.mean(x), self.log_std.exp())
         if action is None:
             action = dist.sample()
@@ -277,6 +285,7 @@ def train(a, on_update=None, log=None, venv=None):
                 loss.backward()
                 nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
                 opt.step()
+        agent.obs_norm.update(b_obs)             # the next rollout's statistics
         live = alive_b[0] > 0                  # the UAVs in play (padding rows never are)
         ep_ret = raw_rew.sum(0)[live].mean().item()
         env_steps += a.num_envs * T_used
@@ -309,7 +318,7 @@ def main():
 
     def learned(env, obs, rng):
         with torch.no_grad():
-            return agent.mean(torch.from_numpy(obs)).numpy()
+            return agent.policy_mean(torch.from_numpy(obs)).numpy()
     results = {
         "learned (mean action)": evaluate(learned, env_kw, seeds, threads),
         "random": evaluate(lambda e, o, rng: rng.uniform(-1, 1, (o.shape[0], 2)), env_kw, seeds, threads),

@@ -43,6 +43,7 @@ def test_quick_run_writes_csv_plots_and_report(tmp_path):
         per.setdefault((x["task"], x["policy"], x["train_seed"]), set()).add(int(x["eval_seed"]))
     assert all(s == {10000, 10001, 10002, 10003} for s in per.values())
     assert ("pcs_hotspot_v1", "heuristic (rush rule)", "") in per
+    assert {p for (_, p, _) in per} >= {"ippo (greedy)", "ippo (sampled)", "mappo (greedy)", "mappo (sampled)"}
     # the speed part: both paths on both tasks, the same seeds, sane figures
     assert {(x["task"], x["path"]) for x in speed} == {
         (t, p) for t in ("pcs_hotspot_v1", "aircraft_v0") for p in ("seer vector env", "supersuit concat_vec_envs_v1")}
