@@ -90,6 +90,22 @@ def ci95(values):
     return m, lo, hi
 
 
+def plural(n, word):
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def ci95_diff(x, y, n_resamples=4999):
+    """(mean(x) - mean(y), low, high): the difference of two independent
+    groups' means with a 95% percentile interval from resampling each group."""
+    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    d = float(x.mean() - y.mean())
+    rng = np.random.default_rng(0)
+    boots = [x[rng.integers(0, len(x), len(x))].mean() - y[rng.integers(0, len(y), len(y))].mean()
+             for _ in range(n_resamples)]
+    lo, hi = np.percentile(boots, [2.5, 97.5])
+    return d, float(lo), float(hi)
+
+
 def iqm95(runs, n_resamples=2000):
     """(IQM, low, high) of the scores of ``runs`` (a list of per-seed score
     lists): the 25%-trimmed mean of every score, and a 95% percentile
@@ -379,15 +395,51 @@ def run_task(task, a, b, progress, eval_rows, curve_rows):
         for mode in MODES:
             means = [float(np.mean(r)) for r in scores[mode]]
             learned[(algo, mode)] = means
-            table.append((f"{algo.upper()} ({mode})", f"learned, {len(means)} training seeds", len(seeds),
+            table.append((f"{algo.upper()} ({mode})", f"learned, {plural(len(means), 'training seed')}", len(seeds),
                           ci95(means), iqm95(scores[mode])))
+    benchmarl = {}
+    if a.benchmarl_seeds:
+        benchmarl = run_benchmarl(task, a, b, seeds, env_kw, table, eval_rows, progress)
     heur = [n for n in per_seed if n.startswith("heuristic")][0]
     diff = np.asarray(per_seed[heur]) - np.asarray(per_seed[best_const])
     return dict(table=table, best_const=best_const, heuristic=heur, advantage=ci95(diff),
                 heuristic_ci=ci95(per_seed[heur]),
                 refs={best_const: float(np.mean(per_seed[best_const])),
                       heur: float(np.mean(per_seed[heur]))},
-                learned=learned, env_kw=env_kw, curves=curves), curves
+                learned=learned, benchmarl=benchmarl, env_kw=env_kw, curves=curves), curves
+
+
+def run_benchmarl(task, a, b, seeds, env_kw, table, eval_rows, progress):
+    """The independent check (benchmarks/benchmarl_check.py): BenchMARL's
+    MAPPO and IPPO with its own configs, for as many env steps as one of our
+    runs, on ``a.benchmarl_seeds`` seeds, evaluated like every other row.
+    Adds the table's rows; returns {(algo, mode): per-run means} and the
+    runs' wall time and iterations."""
+    import benchmarl_check
+    steps = 48 if task == PCS else b["episode"]
+    frames = b["updates"] * b["num_envs"] * steps
+    kw = dict(env_kw, max_cycles=steps)
+    out = {}
+    for algo in ("mappo", "ippo"):
+        scores = {mode: [] for mode in MODES}
+        for seed in range(1, a.benchmarl_seeds + 1):
+            pols, wall, iters = benchmarl_check.train(task, algo, seed, frames, kw,
+                                                      batch=b["num_envs"] * steps if a.quick else None)
+            out.setdefault("runs", []).append(dict(algo=algo, seed=seed, wall_s=wall, iterations=iters,
+                                                   env_steps=frames))
+            for mode in MODES:
+                rets = evaluate(task, pols[mode], seeds, env_kw, a.num_threads)
+                for s, r in zip(seeds, rets):
+                    eval_rows.append(dict(task=task, policy=f"benchmarl {algo} ({mode})", train_seed=seed,
+                                          eval_seed=s, episode_return=r))
+                scores[mode].append(rets)
+            progress.update(1)
+        for mode in MODES:
+            means = [float(np.mean(r)) for r in scores[mode]]
+            out[(algo, mode)] = means
+            table.append((f"BenchMARL {algo.upper()} ({mode})", f"learned, {plural(len(means), 'training seed')}",
+                          len(seeds), ci95(means), iqm95(scores[mode])))
+    return out
 
 
 def speed_target(task, res, a):
@@ -577,6 +629,19 @@ def report(a, results, speed, speed_targets, plots, argv, elapsed, path):
                       f"{m - hm:+.2f} from the heuristic's mean")
             lines.append(f"- {algo.upper()} ({mode}) at this budget: {fmt(m, lo, hi)}, {rel_word} the best "
                          f"constant ({best:.2f}); {versus} ({fmt(hm, hlo, hhi)}).")
+        bm = res.get("benchmarl") or {}
+        if bm:
+            runs = bm["runs"]
+            lines += ["", f"BenchMARL's MAPPO and IPPO (the independent check, `benchmarks/benchmarl_check.py`): "
+                      f"its own YAML configs, {runs[0]['env_steps']} env steps a run (as one of ours), "
+                      f"{plural(runs[0]['iterations'], 'iteration')}, {plural(len(runs) // 2, 'training seed')} each, "
+                      f"{sum(r['wall_s'] for r in runs) / len(runs):.0f} s a run on average. Ours minus "
+                      "BenchMARL's, same algorithm and evaluation (a negative difference whose interval "
+                      "excludes 0 would mean ours is wrong):", ""]
+            for (algo, mode), theirs in ((k, v) for k, v in bm.items() if k != "runs"):
+                ours = res["learned"][(algo, mode)]
+                d = ci95_diff(ours, theirs)
+                lines.append(f"- {algo.upper()} ({mode}): {fmt(*d)}")
         lines += ["", f"![{task} learning curves]({rel(plots[task], os.path.dirname(path))})", ""]
     if speed:
         lines += speed_section(a, b, speed, speed_targets, results)
@@ -598,6 +663,9 @@ def main(argv=None):
     p.add_argument("--num-threads", type=int, default=1, help="SEER threads of training and evaluation envs")
     p.add_argument("--tasks", default=",".join(TASKS), help="comma-separated: " + ", ".join(TASKS))
     p.add_argument("--no-speed", action="store_true", help="leave out the speed part")
+    p.add_argument("--benchmarl-seeds", type=int, default=None,
+                   help="training seeds of BenchMARL's MAPPO and IPPO, the independent check (default 2; "
+                        "0 leaves it out; it needs BenchMARL)")
     p.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results", "baselines"))
     p.add_argument("--report", default=None,
                    help="the report's path (default: docs/baselines.md; with --quick, baselines.md in --out)")
@@ -612,6 +680,9 @@ def main(argv=None):
     a.train_seeds = a.train_seeds or (2 if a.quick else 5)
     a.eval_seeds = a.eval_seeds or (4 if a.quick else 64)
     a.speed_seeds = a.speed_seeds or (1 if a.quick else 2)
+    if a.benchmarl_seeds is None:
+        import benchmarl_check
+        a.benchmarl_seeds = (1 if a.quick else 2) if benchmarl_check.available() else 0
     tasks = [t for t in a.tasks.split(",") if t]
     for t in tasks:
         if t not in TASKS:
@@ -625,7 +696,7 @@ def main(argv=None):
     for t in tasks:
         n_fixed = 8 if t == PCS else 3
         n_algos = 2
-        total += n_fixed + n_algos * a.train_seeds * (b[t]["updates"] + 1)
+        total += n_fixed + n_algos * a.train_seeds * (b[t]["updates"] + 1) + n_algos * a.benchmarl_seeds
     if not a.no_speed:
         total += sum(2 * a.speed_seeds * b[t]["updates"] for t in tasks)
     t0 = time.perf_counter()

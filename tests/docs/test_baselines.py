@@ -2,6 +2,7 @@
 """``benchmarks/baselines.py --quick`` writes sane CSVs, plots and a report."""
 
 import csv
+import importlib.util
 import math
 import os
 import subprocess
@@ -44,6 +45,14 @@ def test_quick_run_writes_csv_plots_and_report(tmp_path):
     assert all(s == {10000, 10001, 10002, 10003} for s in per.values())
     assert ("pcs_hotspot_v1", "heuristic (rush rule)", "") in per
     assert {p for (_, p, _) in per} >= {"ippo (greedy)", "ippo (sampled)", "mappo (greedy)", "mappo (sampled)"}
+    # the independent check: BenchMARL's MAPPO and IPPO beside ours, where it is installed
+    spec = importlib.util.spec_from_file_location("benchmarl_check",
+                                                  os.path.join(ROOT, "benchmarks", "benchmarl_check.py"))
+    benchmarl_check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmarl_check)
+    if benchmarl_check.available():
+        assert {p for (_, p, _) in per} >= {f"benchmarl {a} ({m})" for a in ("mappo", "ippo")
+                                            for m in ("greedy", "sampled")}
     # the speed part: both paths on both tasks, the same seeds, sane figures
     assert {(x["task"], x["path"]) for x in speed} == {
         (t, p) for t in ("pcs_hotspot_v1", "aircraft_v0") for p in ("seer vector env", "supersuit concat_vec_envs_v1")}

@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The independent check of ``benchmarks/baselines.py``: BenchMARL's own
+MAPPO and IPPO (its YAML configs, its collector and losses) trained on
+SEER's task through :mod:`seer_envs.integrations.benchmarl`, with the same
+env steps per iteration as the CleanRL-style trainers' updates, and the
+learned actor wrapped as a ``policy(env, obs, rng)`` that
+``baselines.evaluate`` plays on the same held-out seeds as every other row.
+If ours is below BenchMARL's, ours is wrong.
+
+    python benchmarks/benchmarl_check.py [--task pcs_hotspot_v1] [--algo mappo] [--frames N] [--batch N]
+
+Needs BenchMARL (README's RL line); ``available()`` says whether it is
+importable.
+"""
+
+import argparse
+import tempfile
+import time
+
+import numpy as np
+
+
+def available():
+    """Whether BenchMARL (and TorchRL) can be imported."""
+    try:
+        import seer_envs.integrations.benchmarl  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def train(task_id, algo, seed, frames, env_kw, batch=None, torch_threads=1):
+    """Train BenchMARL's ``algo`` ("mappo" or "ippo") on ``task_id`` for
+    ``frames`` env steps (rounded up to whole batches), with its own YAML
+    defaults for everything else (6,000 env steps a batch from 10 copies, 45
+    minibatches of 400, its learning rate), as its own benchmarks run it;
+    ``batch`` overrides the env steps a batch (the tests' size).  Returns
+    ``({"greedy": policy, "sampled": policy}, wall seconds, iterations)``;
+    each policy maps one env's ``(agents, obs)`` array to its actions."""
+    import torch
+    torch.set_num_threads(torch_threads)
+    from seer_envs.integrations.benchmarl import Experiment, ExperimentConfig, SeerTask
+
+    from benchmarl.algorithms import IppoConfig, MappoConfig
+    from benchmarl.models.mlp import MlpConfig
+
+    task = getattr(SeerTask, task_id.upper()).get_task(dict(env_kw))
+    cfg = ExperimentConfig.get_from_yaml()
+    if batch is not None:
+        cfg.on_policy_collected_frames_per_batch = batch
+        cfg.on_policy_n_envs_per_worker = 1
+        cfg.on_policy_n_minibatch_iters = 1
+        cfg.on_policy_minibatch_size = batch
+    per = cfg.on_policy_collected_frames_per_batch
+    iters = max(1, -(-frames // per))
+    cfg.max_n_iters = iters
+    cfg.max_n_frames = iters * per
+    cfg.evaluation = False
+    cfg.render = False
+    cfg.loggers = []
+    cfg.create_json = False
+    cfg.checkpoint_interval = 0
+    cfg.save_folder = tempfile.mkdtemp(prefix="seer-benchmarl-")
+    algo_cfg = {"mappo": MappoConfig, "ippo": IppoConfig}[algo].get_from_yaml()
+    exp = Experiment(task=task, algorithm_config=algo_cfg, model_config=MlpConfig.get_from_yaml(),
+                     critic_model_config=MlpConfig.get_from_yaml(), seed=seed, config=cfg)
+    t0 = time.perf_counter()
+    exp.run()
+    wall = time.perf_counter() - t0
+    return {"greedy": _policy(exp.policy, "deterministic"), "sampled": _policy(exp.policy, "random")}, wall, iters
+
+
+def _policy(module, mode):
+    """``policy(env, obs, rng)`` of BenchMARL's actor: one env's observation
+    as a batch of one, TorchRL's exploration type ``mode``; a sampled action
+    is drawn with torch's generator seeded from ``rng`` (the evaluation
+    seed's), so a row is reproducible."""
+    import torch
+    from tensordict import TensorDict
+    from torchrl.envs.utils import ExplorationType, set_exploration_type
+
+    kind = ExplorationType.DETERMINISTIC if mode == "deterministic" else ExplorationType.RANDOM
+
+    def policy(env, obs, rng):
+        td = TensorDict({("agents", "observation"): torch.from_numpy(np.asarray(obs, np.float32))[None]},
+                        batch_size=[1])
+        torch.manual_seed(int(rng.integers(2**62)))
+        with torch.no_grad(), set_exploration_type(kind):
+            act = module(td)["agents", "action"][0].numpy()
+        if act.dtype.kind == "f":
+            return np.clip(act, -1, 1).astype(np.float32)
+        return act.astype(np.int64)
+    return policy
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--task", default="pcs_hotspot_v1")
+    p.add_argument("--algo", choices=["mappo", "ippo"], default="mappo")
+    p.add_argument("--frames", type=int, default=192, help="env steps to train for")
+    p.add_argument("--batch", type=int, default=96, help="env steps a batch (BenchMARL's default: 6000)")
+    p.add_argument("--seed", type=int, default=1)
+    a = p.parse_args(argv)
+    import seer_envs
+    pols, wall, iters = train(a.task, a.algo, a.seed, a.frames, {}, a.batch)
+    env = seer_envs.make(a.task, num_threads=1)
+    obs = env.reset_arrays(seed=10_000)
+    rng = np.random.default_rng(0)
+    ret = 0.0
+    while env.agents:
+        obs, rew, _, _ = env.step_arrays(pols["greedy"](env, obs, rng))
+        ret += float(rew.mean())
+    print(f"{a.algo} on {a.task}: {iters} iterations in {wall:.1f} s; greedy return per agent {ret:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
