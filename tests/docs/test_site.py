@@ -38,7 +38,16 @@ def test_site_builds_strict(tmp_path):
     assert re.search(r"Engine\(\s*scenario,\s*num_threads=1,\s*seed=0,\s*max_pending_per_lp=4194304", text)
     assert re.search(r"Scenario\(\s*lps_per_copy,\s*lookahead,\s*num_copies=1\s*\)", text)
     assert "method descriptor" not in runtime and "Scenario(*args" not in text
-    assert 'href="baselines/"' in (site / "index.html").read_text()      # baselines in the nav
+    home = (site / "index.html").read_text()
+    assert 'href="baselines/"' in home                                  # baselines in the nav
+    assert 'href="measurements/"' in home and "2026-11-29" not in home  # the dated logs off the nav
+    assert (site / "measurements" / "dev2-2026-11-29" / "index.html").exists()   # still built, linked
+    import seer_envs
+    for sid in seer_envs.envs():                          # one reference page per env, in the nav
+        assert (site / "envs" / sid / "index.html").exists(), sid
+        assert f'href="envs/{sid}/"' in home, sid
+    pcs_page = (site / "envs" / "pcs_v0" / "index.html").read_text()
+    assert 'id="parameters"' in pcs_page and "<code>grid_width</code>" in pcs_page
     spec = importlib.util.spec_from_file_location("doc_math", os.path.join(ROOT, "tests", "docs", "test_doc_math.py"))
     doc_math = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(doc_math)                       # 2**14 rendered as "2" and a bold "14"
