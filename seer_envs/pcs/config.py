@@ -36,8 +36,8 @@ class PCSConfig:
                                      integer=True)
     dt: float = param(60.0, "min", "simulated time of one env step", lo=0.0, lo_open=True)
     handoff_penalty: float = param(5.0, "", "weight of a dropped handoff against a blocked new call", lo=0.0)
-    max_cycles: int = param(240, "steps", "steps before truncation (at dt = 60, 24 steps are a simulated day)", lo=1,
-                            hi=2**53, integer=True)
+    max_cycles: int = param(240, "steps", "steps before truncation (at dt = 60, 24 steps are a "
+                            "simulated day)", lo=1, hi=2**53, integer=True)
     team_reward_share: float = param(0.0, "", "share of each cell's reward taken from the mean over all cells "
                                      "(0 = own cell only, 1 = the team mean; like 1 - MPE's local_ratio)",
                                      lo=0.0, hi=1.0)
