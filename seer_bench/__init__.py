@@ -19,7 +19,10 @@ them alike; a ratio of two runners is the median of the per-round ratios
   :class:`Halves` (two worker processes of half the copies each),
   :func:`steps_timed`;
 - :mod:`seer_bench.async_loops`: the NumPy policy and the synchronous and
-  ``send`` / ``recv`` loops.
+  ``send`` / ``recv`` loops;
+- :mod:`seer_bench.deviation`: the deviation check of a reward (does any
+  set of agents gain by leaving the team's best constant while the team
+  loses?), :func:`~seer_bench.deviation.check`.
 
 The package sits above every layer (it imports ``seer_envs`` and
 ``seer_runtime``); nothing in them imports it.

@@ -10,9 +10,8 @@ learners then drift away from the team's best, the signature of a social
 dilemma.  Returns are compared seed by seed (paired), with a 95% interval
 of the mean difference (Student's t; the seeds are independent episodes).
 
-Used by the tests (every learning task's default reward) and by
-``benchmarks/baselines.py``; docs/baselines.md, "Rewards without a hidden
-dilemma".
+Used by tests/envs/test_reward_alignment.py on every learning task's
+default reward (docs/pcs.md, "pcs_hotspot_v1").
 """
 
 import dataclasses

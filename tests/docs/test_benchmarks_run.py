@@ -57,6 +57,7 @@ CASES = {
     "tuner_carry_ab": (["--quick"], "per episode / A"),
     "copy_restore_scale": (["--copies", "4", "8", "--repeats", "1"], "from_bytes"),
     "world_draws": (["--copies", "8", "--steps", "2", "--rounds", "1", "--max-cycles", "2"], "per copy start"),
+    "pcs_headroom": (["--seeds", "2", "--thresholds", "0.6", "--set", "max_cycles=4"], "best rule"),
 }
 
 
