@@ -423,8 +423,8 @@ def run_benchmarl(task, a, b, seeds, env_kw, table, eval_rows, progress):
     for algo in ("mappo", "ippo"):
         scores = {mode: [] for mode in MODES}
         for seed in range(1, a.benchmarl_seeds + 1):
-            pols, wall, iters = benchmarl_check.train(task, algo, seed, frames, kw,
-                                                      batch=b["num_envs"] * steps if a.quick else None)
+            pols, wall, iters = benchmarl_check.train(task, algo, seed, frames, kw, b["num_envs"], steps,
+                                                      lr=2.5e-3 if task == PCS else 1e-3)
             out.setdefault("runs", []).append(dict(algo=algo, seed=seed, wall_s=wall, iterations=iters,
                                                    env_steps=frames))
             for mode in MODES:
@@ -633,7 +633,8 @@ def report(a, results, speed, speed_targets, plots, argv, elapsed, path):
         if bm:
             runs = bm["runs"]
             lines += ["", f"BenchMARL's MAPPO and IPPO (the independent check, `benchmarks/benchmarl_check.py`): "
-                      f"its own YAML configs, {runs[0]['env_steps']} env steps a run (as one of ours), "
+                      f"its algorithm configs and models on our batch geometry and learning rate, "
+                      f"{runs[0]['env_steps']} env steps a run (as one of ours), "
                       f"{plural(runs[0]['iterations'], 'iteration')}, {plural(len(runs) // 2, 'training seed')} each, "
                       f"{sum(r['wall_s'] for r in runs) / len(runs):.0f} s a run on average. Ours minus "
                       "BenchMARL's, same algorithm and evaluation (a negative difference whose interval "
