@@ -425,6 +425,20 @@ class Rollouts:
             raise interrupted
 
 
+def add_device(p):
+    """The ``--device`` flag: where the agent lives and learns (the rollout
+    moves each step's observations there and the actions back)."""
+    p.add_argument("--device", default="cpu", type=device,
+                   help="the learner's torch device: cpu, cuda or cuda:N")
+
+
+def device(value):
+    """argparse type: "cpu", "cuda" or "cuda:N"."""
+    if value in ("cpu", "cuda") or (value.startswith("cuda:") and value[5:].isdigit()):
+        return value
+    raise argparse.ArgumentTypeError(f"expected cpu, cuda or cuda:N, got {value!r}")
+
+
 def add_overlap(p):
     """The ``--overlap`` flag (:class:`Rollouts`)."""
     p.add_argument("--overlap", action="store_true",

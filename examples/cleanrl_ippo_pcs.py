@@ -61,7 +61,7 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from _cleanrl import (NEVER, Clock, Logger, ReturnScaler, Rollouts, add_habits, add_overlap, add_scaling,
+from _cleanrl import (NEVER, Clock, Logger, ReturnScaler, Rollouts, add_device, add_habits, add_overlap, add_scaling,
                       explained_variance, layer, minibatch_rng, positive_float, positive_int, ppo_loss,
                       report_update, run_dir, save_gif, time_feature)
 from torch.distributions import Categorical
@@ -138,6 +138,7 @@ def rollout(venv, agent, seed, T, stop=NEVER, clock=None):
     E, n_cells = venv.num_envs, venv.num_agents
     N = E * n_cells
     obs_buf, act_buf, logp_buf, rew_buf, val_buf = _buffers(T, N)
+    dev = next(agent.parameters()).device
     te = time.perf_counter()
     obs = venv.reset(seed=seed)[0].reshape(N, 11)
     env_time = time.perf_counter() - te
@@ -147,7 +148,7 @@ def rollout(venv, agent, seed, T, stop=NEVER, clock=None):
             break
         x = torch.from_numpy(obs)
         with clock("policy"), torch.no_grad():
-            act, logp, _, val = agent.act(x, _time_input(t, T, N))
+            act, logp, _, val = (y.cpu() for y in agent.act(x.to(dev), _time_input(t, T, N).to(dev)))
         obs_buf[t], act_buf[t], logp_buf[t], val_buf[t] = x, act, logp, val
         te = time.perf_counter()
         # The last step (t = T - 1) auto-resets every copy; the next
@@ -185,6 +186,7 @@ def rollout_async(venv, agent, seed, T, stop=NEVER, clock=None):
     obs_buf, act_buf, logp_buf, rew_buf, val_buf = _buffers(T, N)
     steps = np.zeros(E, int)
     env_time = 0.0
+    dev = next(agent.parameters()).device
     venv.async_reset(seed=seed)
     while venv.in_flight:
         te = time.perf_counter()
@@ -200,7 +202,7 @@ def rollout_async(venv, agent, seed, T, stop=NEVER, clock=None):
         if t < T and not stop.is_set():
             x = torch.from_numpy(obs.reshape(-1, 11))
             with clock("policy"), torch.no_grad():
-                act, logp, _, val = agent.act(x, _time_input(t, T, len(x)))
+                act, logp, _, val = (y.cpu() for y in agent.act(x.to(dev), _time_input(t, T, len(x)).to(dev)))
             obs_buf[t, rows], act_buf[t, rows], logp_buf[t, rows], val_buf[t, rows] = x, act, logp, val
             venv.send(act.numpy().reshape(len(ids), n_cells), ids)
             steps[ids] += 1
@@ -263,6 +265,7 @@ def make_parser():
     p.add_argument("--async", dest="async_env", action="store_true",
                    help="overlap the env and the policy: two halves of the copies in ping-pong")
     add_overlap(p)
+    add_device(p)
     p.add_argument("--eval-seeds", type=positive_int, default=8)
     p.add_argument("--team-reward-share", type=float, default=None,
                    help="train on (1 - share) * own cell reward + share * team mean (default: the "
@@ -293,7 +296,7 @@ def train(a, venv=None, on_update=None, log=None):
                                     batch_size=a.num_envs // 2 if a.async_env else None, **share, **ENV_KW)
     n_cells = venv.num_agents
     n_actions = venv.single_action_space.n
-    agent = Agent(11, n_actions)
+    agent = Agent(11, n_actions).to(a.device)
     opt = torch.optim.Adam(agent.parameters(), lr=a.lr, eps=1e-5)
     N = a.num_envs * n_cells
     scaler = ReturnScaler(N, a.gamma) if a.reward_scaling else None
@@ -315,7 +318,7 @@ def train(a, venv=None, on_update=None, log=None):
                 print(f"update {update + 1:3d}/{a.updates}: episode return per cell {ep_ret:8.2f}  "
                       f"mean guard {act_buf.float().mean().item():.2f}  entropy {stats['entropy']:.2f}  "
                       f"EV {ev:5.2f}  ({time.perf_counter() - t0:5.1f} s, env {fig['env_s']:5.1f} s)")
-    return agent
+    return agent.cpu()
 
 
 def _update(a, agent, opt, scaler, t_in, batch, update, T, N):
@@ -340,6 +343,8 @@ def _update(a, agent, opt, scaler, t_in, batch, update, T, N):
     ev = explained_variance(val_buf, ret)
     b_obs, b_act, b_logp = obs_buf.reshape(-1, 11), act_buf.reshape(-1), logp_buf.reshape(-1)
     b_adv, b_ret, b_t = adv.reshape(-1), ret.reshape(-1), t_in.reshape(-1)
+    dev = next(agent.parameters()).device
+    b_obs, b_act, b_logp, b_adv, b_ret, b_t = (x.to(dev) for x in (b_obs, b_act, b_logp, b_adv, b_ret, b_t))
     idx = np.arange(b_obs.shape[0])
     mb = len(idx) // a.minibatches
     clipfracs = []
@@ -347,7 +352,7 @@ def _update(a, agent, opt, scaler, t_in, batch, update, T, N):
     for _ in range(a.epochs):
         order.shuffle(idx)
         for s in range(0, len(idx), mb):
-            j = torch.from_numpy(idx[s:s + mb])
+            j = torch.from_numpy(idx[s:s + mb]).to(dev)
             _, logp, ent, val = agent.act(b_obs[j], b_t[j], b_act[j])
             loss, stats = ppo_loss(logp, b_logp[j], b_adv[j], val, b_ret[j], ent, a.clip, a.ent_coef)
             clipfracs.append(stats["clipfrac"])

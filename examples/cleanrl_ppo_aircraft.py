@@ -48,7 +48,7 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from _cleanrl import (NEVER, Clock, Logger, ReturnScaler, Rollouts, RunningNorm, add_habits, add_overlap,
+from _cleanrl import (NEVER, Clock, Logger, ReturnScaler, Rollouts, RunningNorm, add_device, add_habits, add_overlap,
                       add_scaling, explained_variance, layer, minibatch_rng, positive_float, positive_int,
                       ppo_loss, report_update, run_dir, save_gif)
 from torch.distributions import Normal
@@ -111,13 +111,14 @@ def rollout(venv, agent, seed, T, stop=NEVER, clock=None):
     done_b = torch.zeros(T, N)       # its episode ended after t
     alive = in_play(infos, N)
     T_used = T
+    dev = next(agent.parameters()).device
     for t in range(T):
         if stop.is_set():
             T_used = t
             break
         x = torch.from_numpy(obs)
         with clock("policy"), torch.no_grad():
-            act, logp, _, val = agent.act(x, torch.full((N,), t / T))
+            act, logp, _, val = (y.cpu() for y in agent.act(x.to(dev), torch.full((N,), t / T, device=dev)))
         obs_b[t], act_b[t], logp_b[t], val_b[t] = x, act, logp, val
         alive_b[t] = torch.from_numpy(alive.astype(np.float32))
         acts = act.clamp(-1, 1).numpy()
@@ -150,6 +151,7 @@ def rollout_async(venv, agent, seed, T, stop=NEVER, clock=None):
     alive = np.ones(N, bool)
     steps = np.zeros(E, int)
     T_used = 0
+    dev = next(agent.parameters()).device
     venv.async_reset(seed=seed)
     while venv.in_flight:
         with clock("env"):
@@ -167,7 +169,7 @@ def rollout_async(venv, agent, seed, T, stop=NEVER, clock=None):
         if t < T and alive[rows].any() and not stop.is_set():
             x = torch.from_numpy(obs.reshape(-1, obs_dim))
             with clock("policy"), torch.no_grad():
-                act, logp, _, val = agent.act(x, torch.full((len(x),), t / T))
+                act, logp, _, val = (y.cpu() for y in agent.act(x.to(dev), torch.full((len(x),), t / T, device=dev)))
             obs_b[t, rows], act_b[t, rows], logp_b[t, rows], val_b[t, rows] = x, act, logp, val
             alive_b[t, rows] = torch.from_numpy(alive[rows].astype(np.float32))
             venv.send(act.clamp(-1, 1).numpy().reshape(len(ids), n, 2), ids)
@@ -234,6 +236,7 @@ def make_parser():
     p.add_argument("--async", dest="async_env", action="store_true",
                    help="overlap the env and the policy: two halves of the copies in ping-pong")
     add_overlap(p)
+    add_device(p)
     return p
 
 
@@ -262,7 +265,7 @@ def train(a, on_update=None, log=None, venv=None):
                                     autoreset_mode="same_step",
                                     batch_size=a.num_envs // 2 if a.async_env else None, **env_kw)
     obs_dim = venv.single_observation_space.shape[0]
-    agent = Agent(obs_dim, 2)
+    agent = Agent(obs_dim, 2).to(a.device)
     opt = torch.optim.Adam(agent.parameters(), lr=a.lr, eps=1e-5)
     scaler = ReturnScaler(venv.num_envs * venv.num_agents, a.gamma) if a.reward_scaling else None
     clock = Clock()
@@ -283,7 +286,7 @@ def train(a, on_update=None, log=None, venv=None):
                 print(f"update {update + 1:3d}/{a.updates}: episode return per UAV "
                       f"{ep_ret:8.2f}  entropy {stats['entropy']:.2f}  EV {ev:5.2f}  "
                       f"({time.perf_counter() - t0:5.1f} s)")
-    return agent
+    return agent.cpu()
 
 
 def _update(a, agent, opt, scaler, batch, update, obs_dim):
@@ -316,6 +319,8 @@ def _update(a, agent, opt, scaler, batch, update, obs_dim):
     b_act = act_b.reshape(-1, 2)[mask]
     b_logp, b_adv, b_ret = logp_b.reshape(-1)[mask], adv.reshape(-1)[mask], ret.reshape(-1)[mask]
     b_t = t_in[mask]
+    dev = next(agent.parameters()).device
+    b_obs, b_act, b_logp, b_adv, b_ret, b_t = (x.to(dev) for x in (b_obs, b_act, b_logp, b_adv, b_ret, b_t))
     idx = np.arange(b_obs.shape[0])
     mb = max(1, len(idx) // a.minibatches)
     clipfracs = []
@@ -323,7 +328,7 @@ def _update(a, agent, opt, scaler, batch, update, obs_dim):
     for _ in range(a.epochs):
         order.shuffle(idx)
         for s in range(0, len(idx), mb):
-            j = torch.from_numpy(idx[s:s + mb])
+            j = torch.from_numpy(idx[s:s + mb]).to(dev)
             _, logp, ent, val = agent.act(b_obs[j], b_t[j], b_act[j])
             loss, stats = ppo_loss(logp, b_logp[j], b_adv[j], val, b_ret[j], ent, a.clip, a.ent_coef)
             clipfracs.append(stats["clipfrac"])

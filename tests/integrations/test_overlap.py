@@ -213,13 +213,15 @@ def test_overlap_ctrl_c_in_the_update_leaves_the_env_usable(task, extra, monkeyp
     if task == "pcs":
         T = ex.episode_length()
         a = _pcs_args(ex, True, updates=4, extra=extra)
-        make = lambda **k: seer_envs.vector_env(ex.ENV_ID, 2, num_threads=1, **ex.ENV_KW, **k)  # noqa: E731
+        def make(**k):
+            return seer_envs.vector_env(ex.ENV_ID, 2, num_threads=1, **ex.ENV_KW, **k)
     else:
         T = 40                               # UAVs' batteries last the episode: every rollout is T steps
         a = _air_args(ex, True, updates=4, episode=T, extra=extra)
         kw = dict(AIR_KW, battery_capacity=600.0)
-        make = lambda **k: seer_envs.vector_env("aircraft_v0", 3, num_threads=1, autoreset_mode="same_step",  # noqa: E731
-                                                max_cycles=T, **kw, **k)
+        def make(**k):
+            return seer_envs.vector_env("aircraft_v0", 3, num_threads=1, autoreset_mode="same_step",
+                                        max_cycles=T, **kw, **k)
     venv = _CountingVenv(make(**({"batch_size": 1} if extra else {})))
     full = T * (a.num_envs if extra else 1)  # steps (receives) of a whole rollout after its reset
 

@@ -98,11 +98,11 @@ def test_rllib_tune_save_restore_example(tmp_path):
 
 @pytest.mark.parametrize("script, args", [
     ("cleanrl_ippo_pcs.py", ["--updates", "2", "--num-envs", "1", "--eval-seeds", "1"]),
-    ("cleanrl_ippo_pcs.py", ["--updates", "2", "--num-envs", "2", "--eval-seeds", "1", "--async"]),
+    ("cleanrl_ippo_pcs.py", ["--updates", "2", "--num-envs", "2", "--eval-seeds", "1", "--async", "--overlap"]),
     ("cleanrl_ppo_aircraft.py", ["--updates", "2", "--num-envs", "2", "--num-uavs", "8", "--episode", "20",
                                  "--eval-seeds", "1"]),
     ("cleanrl_ppo_aircraft.py", ["--updates", "2", "--num-envs", "2", "--num-uavs", "8", "--episode", "20",
-                                 "--eval-seeds", "1", "--async"]),
+                                 "--eval-seeds", "1", "--async", "--overlap"]),
 ])
 def test_cleanrl_examples_run(script, args):
     pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
