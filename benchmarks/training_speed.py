@@ -30,8 +30,8 @@ rollouts and U updates into U + 1 of the longer, so more updates
 (``env_share``; for the vectorisers, the whole vector step including their
 pickling and process hops), the rollout's policy forward
 (``policy_share``), the PPO update (``update_share``) and the rest
-(``glue_share``: GAE, buffers, the rollout loop, the learner waiting for
-nothing).  Without overlap they sum to 1; with it the rollout thread's env
+(``glue_share``: GAE, the buffers, the rollout loop's own Python; with
+overlap, the learner's waits for the rollout thread are in no share).  Without overlap they sum to 1; with it the rollout thread's env
 and policy seconds run beside the update's, so they sum to more, and
 ``env_share + policy_share`` over 1 - ``update_share`` says how much of the
 rollout the update hid.  ``ratio_to_sync`` is the row's rate over
