@@ -26,16 +26,16 @@ of training wall time, from the first rollout's reset to the end of the
 last update; the env's construction stays out, the first rollout, which
 no path overlaps, stays in: with U updates overlap can at best turn U
 rollouts and U updates into U + 1 of the longer, so more updates
-(``--updates``) come nearer its steady state), and over the run the shares of the wall time spent in the env
-(``env_share``; for the vectorisers, the whole vector step including their
-pickling and process hops), the rollout's policy forward
-(``policy_share``), the PPO update (``update_share``) and the rest
-(``glue_share``: GAE, the buffers, the rollout loop's own Python; with
-overlap, the learner's waits for the rollout thread are in no share).  Without overlap they sum to 1; with it the rollout thread's env
-and policy seconds run beside the update's, so they sum to more, and
-``env_share + policy_share`` over 1 - ``update_share`` says how much of the
-rollout the update hid.  ``ratio_to_sync`` is the row's rate over
-``seer_sync``'s at the same task and copies (``seer_sync_aa``'s is the A/A).
+(``--updates``) come nearer its steady state), and the shares of that
+wall time spent in the env (``env_share``; for the vectorisers the whole
+vector step, their pickling and process hops included), the rollout's
+policy forward (``policy_share``), the PPO update (``update_share``) and
+the rest (``glue_share``: GAE, the buffers, the rollout loop's own
+Python).  Without overlap they sum to 1.  With it the rollout thread's
+env and policy seconds run beside the update's, so they sum to more (the
+learner's waits for the rollout thread are in no share).
+``ratio_to_sync`` is the row's rate over ``seer_sync``'s at the same task
+and copies (``seer_sync_aa``'s is the A/A).
 
     python benchmarks/training_speed.py [--copies 8 32 64 128] [--tasks pcs aircraft]
         [--updates 6] [--env-threads 1] [--torch-threads 1] [--device cpu] [--out DIR]

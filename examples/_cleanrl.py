@@ -439,6 +439,12 @@ def device(value):
     raise argparse.ArgumentTypeError(f"expected cpu, cuda or cuda:N, got {value!r}")
 
 
+def check_device(p, a):
+    """``p.error`` (exit 2) when ``a.device`` names CUDA and torch sees none."""
+    if a.device.startswith("cuda") and not torch.cuda.is_available():
+        p.error(f"argument --device: {a.device}, but torch sees no CUDA device")
+
+
 def add_overlap(p):
     """The ``--overlap`` flag (:class:`Rollouts`)."""
     p.add_argument("--overlap", action="store_true",

@@ -62,7 +62,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 from _cleanrl import (NEVER, Clock, Logger, ReturnScaler, Rollouts, add_device, add_habits, add_overlap, add_scaling,
-                      explained_variance, layer, minibatch_rng, positive_float, positive_int, ppo_loss,
+                      check_device, explained_variance, layer, minibatch_rng, positive_float, positive_int, ppo_loss,
                       report_update, run_dir, save_gif, time_feature)
 from torch.distributions import Categorical
 
@@ -367,6 +367,7 @@ def _update(a, agent, opt, scaler, t_in, batch, update, T, N):
 def main():
     p = make_parser()
     a = p.parse_args()
+    check_device(p, a)
     if a.async_env and a.num_envs < 2:
         p.error("--async needs --num-envs >= 2 (two halves)")
     out = run_dir(ENV_ID, a)

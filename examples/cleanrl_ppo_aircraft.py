@@ -49,7 +49,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 from _cleanrl import (NEVER, Clock, Logger, ReturnScaler, Rollouts, RunningNorm, add_device, add_habits, add_overlap,
-                      add_scaling, explained_variance, layer, minibatch_rng, positive_float, positive_int,
+                      add_scaling, check_device, explained_variance, layer, minibatch_rng, positive_float, positive_int,
                       ppo_loss, report_update, run_dir, save_gif)
 from torch.distributions import Normal
 
@@ -345,6 +345,7 @@ def _update(a, agent, opt, scaler, batch, update, obs_dim):
 def main():
     p = make_parser()
     a = p.parse_args()
+    check_device(p, a)
     if a.async_env and a.num_envs < 2:
         p.error("--async needs --num-envs >= 2 (two halves)")
     threads = a.num_threads

@@ -398,6 +398,7 @@ def test_cleanrl_habits_track_save_video_total_timesteps(tmp_path, script, args,
     ("cleanrl_ippo_pcs.py", "--num-threads", "two"), ("cleanrl_ippo_pcs.py", "--total-timesteps", "0"),
     ("cleanrl_mappo_pcs.py", "--num-envs", "0"), ("cleanrl_mappo_pcs.py", "--lr", "-1"),
     ("cleanrl_ppo_aircraft.py", "--updates", "x"), ("cleanrl_ppo_aircraft.py", "--num-threads", "0"),
+    ("cleanrl_ippo_pcs.py", "--device", "tpu"), ("cleanrl_ppo_aircraft.py", "--device", "cuda:x"),
 ])
 def test_cleanrl_examples_bad_flags_are_argparse_errors(tmp_path, script, flag, value):
     """A bad flag is one usage line naming it (exit 2), not a traceback."""
