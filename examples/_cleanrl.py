@@ -3,13 +3,18 @@
 of the RLlib ones): CleanRL's habits (``--track``,
 ``--total-timesteps``, ``--save-model``, ``--capture-video``, ``--seed``,
 ``--num-threads``), the TensorBoard logger, the layer initialisation, PPO's
-minibatch loss and the GIF writer.  One name per thing; each example stays one file of its own
+minibatch loss, the GIF writer, and the rollouts collected one update ahead
+(:class:`Rollouts`, ``--overlap``) with their clock.  One name per thing; each example stays one file of its own
 algorithm and runs as ``python examples/<example>.py`` (Python puts this
 folder on ``sys.path``).
 """
 
 import argparse
+import collections
+import contextlib
+import copy
 import os
+import threading
 import time
 
 import numpy as np
@@ -274,6 +279,178 @@ def report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, 
                "entropy": stats["entropy"], "approx_kl": stats["approx_kl"],
                "clipfrac": float(np.mean(clipfracs)), "episode_return": ep_ret})
     return False
+
+class Clock:
+    """Seconds per activity of a training run (``env``, ``policy``,
+    ``rollout``, ``update``, ...), summed over the run; ``with
+    clock("env"):`` times a block.  The rollout thread and the learner
+    write different names, so one clock serves both."""
+
+    def __init__(self):
+        self.s = collections.defaultdict(float)
+
+    @contextlib.contextmanager
+    def __call__(self, name):
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.s[name] += time.perf_counter() - t
+
+    def figures(self, wall, rollouts=None):
+        """The run's seconds so far as ``{name}_s`` floats, with ``glue_s``:
+        the rollouts' time outside the env and the policy plus the learner's
+        time outside the update, the rollouts it collected itself and its
+        waits for the rollout thread (:class:`Rollouts`).  Without overlap
+        env + policy + update + glue is the wall time; with it, the rollout
+        thread's env and policy seconds overlap the update's, so the sum
+        exceeds it."""
+        s = self.s
+        main = rollouts.main_s if rollouts is not None else s["rollout"]
+        wait = rollouts.wait_s if rollouts is not None else 0.0
+        glue = (s["rollout"] - s["env"] - s["policy"]) + max(0.0, wall - s["update"] - main - wait)
+        return {"env_s": s["env"], "policy_s": s["policy"], "update_s": s["update"],
+                "rollout_s": s["rollout"], "wait_s": wait, "glue_s": glue}
+
+
+class _Stopped:
+    """A stop flag that is never set (the rollouts of a plain call)."""
+
+    @staticmethod
+    def is_set():
+        return False
+
+
+NEVER = _Stopped()
+
+
+class Rollouts:
+    """A PPO run's rollouts in order: ``for update, batch in rollouts`` gives
+    update k its batch.  ``collect(behaviour, k, stop)`` collects rollout k
+    with the policy ``behaviour`` and returns the batch; it ends early,
+    leaving the env between calls (no group in flight), once ``stop`` is
+    set.
+
+    Without ``overlap`` rollout k is collected with the learner itself just
+    before update k.  With it, actor and learner overlap as in APPO /
+    IMPALA / Sample Factory's double buffering: rollout 0 is collected the
+    same way (so it is the same bit for bit), and when update k begins a
+    thread collects rollout k + 1 with a frozen deep copy of the learner as
+    it is then (policy k, its observation statistics included) while the
+    update runs; the env's engine and torch's kernels release the GIL.  So
+    the batch of update k >= 1 comes from the policy of one update before:
+    a one-update lag.  PPO's ratio uses the log-probabilities stored in the
+    batch, the behaviour policy's, so the clipped objective corrects for
+    the lag as for its own epochs.  The torch draws of the rollouts happen
+    in rollout order, and the update draws none, so a run stays
+    reproducible from its seed.
+
+    Use it as a context manager: leaving the ``with`` block (at the end, or
+    by an exception such as a KeyboardInterrupt in the update) sets the stop
+    flag and joins the thread, so no rollout steps the env afterwards and
+    the env is left between calls, ready for ``reset()``."""
+
+    def __init__(self, collect, agent, updates, overlap=False, clock=None):
+        self.collect, self.agent, self.updates, self.overlap = collect, agent, updates, overlap
+        self.clock = clock if clock is not None else Clock()
+        self.stop = threading.Event()
+        self.main_s = 0.0            # rollouts collected by the learner's thread
+        self.wait_s = 0.0            # the learner waiting for the rollout thread
+        self._thread = None
+        self._out = None
+
+    def _collect(self, behaviour, k):
+        with self.clock("rollout"):
+            return self.collect(behaviour, k, self.stop)
+
+    def _run(self, behaviour, k):
+        try:
+            self._out = (True, self._collect(behaviour, k))
+        except BaseException as e:   # handed to the learner by _join
+            self._out = (False, e)
+
+    def _join(self):
+        t = time.perf_counter()
+        self._thread.join()
+        self.wait_s += time.perf_counter() - t
+        self._thread = None
+        ok, out = self._out
+        self._out = None
+        if not ok:
+            raise out
+        return out
+
+    def _main(self, k):
+        t = time.perf_counter()
+        try:
+            return self._collect(self.agent, k)
+        finally:
+            self.main_s += time.perf_counter() - t
+
+    def __iter__(self):
+        if self.updates < 1:
+            return
+        batch = self._main(0)
+        for k in range(self.updates):
+            last = k + 1 == self.updates
+            if self.overlap and not last:
+                behaviour = copy.deepcopy(self.agent)      # policy k, frozen
+                self._thread = threading.Thread(target=self._run, args=(behaviour, k + 1),
+                                                name=f"rollout {k + 1}", daemon=True)
+                self._thread.start()
+            yield k, batch
+            if not last:
+                batch = self._join() if self.overlap else self._main(k + 1)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def close(self):
+        """Stop and join the rollout thread (its batch is dropped); a second
+        Ctrl-C while it finishes its step is held until it has."""
+        self.stop.set()
+        interrupted = None
+        while self._thread is not None and self._thread.is_alive():
+            try:
+                self._thread.join()
+            except KeyboardInterrupt as e:
+                interrupted = e
+        self._thread = None
+        self._out = None
+        if interrupted is not None:
+            raise interrupted
+
+
+def add_device(p):
+    """The ``--device`` flag: where the agent lives and learns (the rollout
+    moves each step's observations there and the actions back)."""
+    p.add_argument("--device", default="cpu", type=device,
+                   help="the learner's torch device: cpu, cuda or cuda:N")
+
+
+def device(value):
+    """argparse type: "cpu", "cuda" or "cuda:N"."""
+    if value in ("cpu", "cuda") or (value.startswith("cuda:") and value[5:].isdigit()):
+        return value
+    raise argparse.ArgumentTypeError(f"expected cpu, cuda or cuda:N, got {value!r}")
+
+
+def check_device(p, a):
+    """``p.error`` (exit 2) when ``a.device`` names CUDA and torch sees none."""
+    if a.device.startswith("cuda") and not torch.cuda.is_available():
+        p.error(f"argument --device: {a.device}, but torch sees no CUDA device")
+
+
+def add_overlap(p):
+    """The ``--overlap`` flag (:class:`Rollouts`)."""
+    p.add_argument("--overlap", action="store_true",
+                   help="collect rollout k+1 with a frozen copy of policy k while update k runs "
+                        "(one-update lag; the ratio uses the behaviour policy's log-probabilities)")
+
 
 def save_gif(frames, path):
     """``rgb_array`` frames as an animated GIF (4 frames a second)."""

@@ -2,7 +2,7 @@
 """CleanRL-style PPO with parameter sharing (IPPO) on the PCS env, single file.
 
     pip install torch==2.13.0 && pip install -e ".[train]"
-    python examples/cleanrl_ippo_pcs.py [--updates 150 | --total-timesteps N] [--num-envs 16] [--async]
+    python examples/cleanrl_ippo_pcs.py [--updates 150 | --total-timesteps N] [--num-envs 16] [--async] [--overlap]
         [--track] [--save-model] [--capture-video]
 
 Every cell is an agent and all share one actor and one critic (MLPs, 2 x 64);
@@ -31,6 +31,15 @@ are stepped in two halves (``batch_size = num_envs // 2``), the policy
 sampling one half while the engine steps the other (``send`` / ``recv``,
 docs/training.md).
 
+With ``--overlap`` the actor and the learner overlap (``_cleanrl.Rollouts``,
+the double buffering of APPO / IMPALA / Sample Factory): while update k
+runs, a thread collects rollout k + 1 with a frozen copy of policy k, so
+every batch after the first comes from the policy one update behind the
+learner (a one-update lag); PPO's ratio uses the stored log-probabilities
+of that behaviour policy.  The first rollout is the same bit for bit as
+without it; ``benchmarks/training_speed.py`` measures what it gains.  It
+combines with ``--async``.
+
 CleanRL's habits: ``--track`` logs the losses, the entropy, the approximate KL, the
 clip fraction, the critic's explained variance, the learning rate, SPS and the episodic return to TensorBoard
 (``runs/<run name>``; ``tensorboard --logdir runs``); ``--total-timesteps``
@@ -52,9 +61,9 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from _cleanrl import (Logger, ReturnScaler, add_habits, add_scaling, explained_variance, layer,
-                      minibatch_rng, positive_float, positive_int, ppo_loss, report_update, run_dir,
-                      save_gif, time_feature)
+from _cleanrl import (NEVER, Clock, Logger, ReturnScaler, Rollouts, add_device, add_habits, add_overlap, add_scaling,
+                      check_device, explained_variance, layer, minibatch_rng, positive_float, positive_int, ppo_loss,
+                      report_update, run_dir, save_gif, time_feature)
 from torch.distributions import Categorical
 
 import seer_envs
@@ -117,27 +126,37 @@ def _time_input(t, T, n):
     return torch.full((n,), time_feature(t, T))
 
 
-def rollout(venv, agent, seed, T):
+def rollout(venv, agent, seed, T, stop=NEVER, clock=None):
     """T steps of every copy (copy i reset with seed + i), the policy
     sampling on the whole batch.  Returns (obs, actions, logp, rewards,
     values), each (T, copies * cells), and the seconds spent in the env;
-    the rewards are the env's (the trainer scales them)."""
+    the rewards are the env's (the trainer scales them).  Once ``stop`` is
+    set it returns after the step in progress (``--overlap``'s Ctrl-C);
+    ``clock`` (``_cleanrl.Clock``) sums the env's and the policy's
+    seconds."""
+    clock = clock if clock is not None else Clock()
     E, n_cells = venv.num_envs, venv.num_agents
     N = E * n_cells
     obs_buf, act_buf, logp_buf, rew_buf, val_buf = _buffers(T, N)
+    dev = next(agent.parameters()).device
     te = time.perf_counter()
     obs = venv.reset(seed=seed)[0].reshape(N, 11)
     env_time = time.perf_counter() - te
+    clock.s["env"] += env_time
     for t in range(T):
+        if stop.is_set():
+            break
         x = torch.from_numpy(obs)
-        with torch.no_grad():
-            act, logp, _, val = agent.act(x, _time_input(t, T, N))
+        with clock("policy"), torch.no_grad():
+            act, logp, _, val = (y.cpu() for y in agent.act(x.to(dev), _time_input(t, T, N).to(dev)))
         obs_buf[t], act_buf[t], logp_buf[t], val_buf[t] = x, act, logp, val
         te = time.perf_counter()
         # The last step (t = T - 1) auto-resets every copy; the next
         # update resets with fresh seeds anyway.
         obs, rew, _, _, _ = venv.step(act.numpy().reshape(E, n_cells))
-        env_time += time.perf_counter() - te
+        dt = time.perf_counter() - te
+        env_time += dt
+        clock.s["env"] += dt
         obs = obs.reshape(N, 11)
         rew_buf[t] = torch.from_numpy(rew.reshape(N))
     return obs_buf, act_buf, logp_buf, rew_buf, val_buf, env_time
@@ -155,30 +174,35 @@ def capture_video(policy, path, num_threads, seed):
     return save_gif(frames, path)
 
 
-def rollout_async(venv, agent, seed, T):
+def rollout_async(venv, agent, seed, T, stop=NEVER, clock=None):
     """``rollout`` with the env and the policy overlapped: ``recv`` one half
     of the copies, sample its actions, ``send`` them while the engine steps
     the other half.  The same buffers; the env time is the time spent
-    waiting in ``recv``."""
+    waiting in ``recv``.  Once ``stop`` is set it sends no more and
+    receives what is in flight, so the env is left between calls."""
+    clock = clock if clock is not None else Clock()
     E, n_cells = venv.num_envs, venv.num_agents
     N = E * n_cells
     obs_buf, act_buf, logp_buf, rew_buf, val_buf = _buffers(T, N)
     steps = np.zeros(E, int)
     env_time = 0.0
+    dev = next(agent.parameters()).device
     venv.async_reset(seed=seed)
     while venv.in_flight:
         te = time.perf_counter()
         obs, rew, _, _, infos = venv.recv()
-        env_time += time.perf_counter() - te
+        dt = time.perf_counter() - te
+        env_time += dt
+        clock.s["env"] += dt
         ids = infos["env_id"]                     # a contiguous half of the copies
         rows = slice(int(ids[0]) * n_cells, (int(ids[-1]) + 1) * n_cells)
         t = int(steps[ids[0]])
         if t > 0:
             rew_buf[t - 1, rows] = torch.from_numpy(rew.reshape(-1))
-        if t < T:
+        if t < T and not stop.is_set():
             x = torch.from_numpy(obs.reshape(-1, 11))
-            with torch.no_grad():
-                act, logp, _, val = agent.act(x, _time_input(t, T, len(x)))
+            with clock("policy"), torch.no_grad():
+                act, logp, _, val = (y.cpu() for y in agent.act(x.to(dev), _time_input(t, T, len(x)).to(dev)))
             obs_buf[t, rows], act_buf[t, rows], logp_buf[t, rows], val_buf[t, rows] = x, act, logp, val
             venv.send(act.numpy().reshape(len(ids), n_cells), ids)
             steps[ids] += 1
@@ -238,8 +262,10 @@ def make_parser():
     p.add_argument("--gae-lambda", type=float, default=0.9)
     p.add_argument("--clip", type=float, default=0.2)
     add_scaling(p)
-    p.add_argument("--async", dest="overlap", action="store_true",
+    p.add_argument("--async", dest="async_env", action="store_true",
                    help="overlap the env and the policy: two halves of the copies in ping-pong")
+    add_overlap(p)
+    add_device(p)
     p.add_argument("--eval-seeds", type=positive_int, default=8)
     p.add_argument("--team-reward-share", type=float, default=None,
                    help="train on (1 - share) * own cell reward + share * team mean (default: the "
@@ -254,7 +280,11 @@ def train(a, venv=None, on_update=None, log=None):
     ``single_action_space``, ``reset(seed=)``, ``step(actions (copies,
     cells))``); default: SEER's vector env of the task.  ``on_update(row)``
     gets after each update a dict: ``update``, ``env_steps``, ``wall_s``,
-    ``env_s`` and the training ``episode_return`` per cell."""
+    the seconds so far in the env, the policy's forward, the update and
+    the glue (``env_s``, ``policy_s``, ``update_s``, ``glue_s``,
+    ``_cleanrl.Clock.figures``) and the training ``episode_return`` per
+    cell.  With ``a.overlap`` rollout k >= 1 comes from policy k - 1
+    (``_cleanrl.Rollouts``)."""
     T = episode_length()
     if a.total_timesteps is not None:
         a.updates = max(1, a.total_timesteps // (a.num_envs * T))
@@ -263,68 +293,82 @@ def train(a, venv=None, on_update=None, log=None):
     if venv is None:
         share = {} if a.team_reward_share is None else {"team_reward_share": a.team_reward_share}
         venv = seer_envs.vector_env(ENV_ID, a.num_envs, num_threads=a.num_threads,
-                                    batch_size=a.num_envs // 2 if a.overlap else None, **share, **ENV_KW)
+                                    batch_size=a.num_envs // 2 if a.async_env else None, **share, **ENV_KW)
     n_cells = venv.num_agents
     n_actions = venv.single_action_space.n
-    agent = Agent(11, n_actions)
+    agent = Agent(11, n_actions).to(a.device)
     opt = torch.optim.Adam(agent.parameters(), lr=a.lr, eps=1e-5)
     N = a.num_envs * n_cells
     scaler = ReturnScaler(N, a.gamma) if a.reward_scaling else None
     t_in = torch.arange(T).repeat_interleave(N).float().reshape(T, N) / T      # the critic's time input
-    t0 = time.perf_counter()
-    env_time = 0.0
-    for update in range(a.updates):
-        frac = 1.0 - update / a.updates
-        opt.param_groups[0]["lr"] = frac * a.lr
-        obs_buf, act_buf, logp_buf, rew_buf, val_buf, dt_env = (rollout_async if a.overlap else rollout)(
-            venv, agent, a.seed * 100_000 + update * a.num_envs, T)
-        env_time += dt_env
-        raw_rew = rew_buf
-        if scaler is not None:                       # every episode starts at the rollout's reset
-            scaler.reset()
-            rew_buf = torch.from_numpy(np.stack([scaler(r) for r in raw_rew.numpy()]))
-        # GAE; episodes end by truncation after T steps: bootstrap with 0
-        adv = torch.zeros(T, N)
-        last = torch.zeros(N)
-        for t in reversed(range(T)):
-            nxt = val_buf[t + 1] if t + 1 < T else torch.zeros(N)
-            delta = rew_buf[t] + a.gamma * nxt - val_buf[t]
-            last = delta + a.gamma * a.gae_lambda * last
-            adv[t] = last
-        ret = adv + val_buf
-        ev = explained_variance(val_buf, ret)
-        b_obs, b_act, b_logp = obs_buf.reshape(-1, 11), act_buf.reshape(-1), logp_buf.reshape(-1)
-        b_adv, b_ret, b_t = adv.reshape(-1), ret.reshape(-1), t_in.reshape(-1)
-        idx = np.arange(b_obs.shape[0])
-        mb = len(idx) // a.minibatches
-        clipfracs = []
-        order = minibatch_rng(a.seed, update)
-        for _ in range(a.epochs):
-            order.shuffle(idx)
-            for s in range(0, len(idx), mb):
-                j = torch.from_numpy(idx[s:s + mb])
-                _, logp, ent, val = agent.act(b_obs[j], b_t[j], b_act[j])
-                loss, stats = ppo_loss(logp, b_logp[j], b_adv[j], val, b_ret[j], ent, a.clip, a.ent_coef)
-                clipfracs.append(stats["clipfrac"])
-                opt.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
-                opt.step()
-        ep_ret = raw_rew.sum(0).mean().item()
-        env_steps = (update + 1) * a.num_envs * T
-        if report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret, env_s=env_time,
-                         explained_variance=ev):
-            print(f"update {update + 1:3d}/{a.updates}: episode return per cell {ep_ret:8.2f}  "
-                  f"mean guard {act_buf.float().mean().item():.2f}  entropy {stats['entropy']:.2f}  "
-                  f"EV {ev:5.2f}  ({time.perf_counter() - t0:5.1f} s, env {env_time:5.1f} s)")
+    clock = Clock()
+    collect_fn = rollout_async if a.async_env else rollout
 
-    return agent
+    def collect(policy, k, stop):
+        return collect_fn(venv, policy, a.seed * 100_000 + k * a.num_envs, T, stop, clock)
+    t0 = time.perf_counter()
+    with Rollouts(collect, agent, a.updates, a.overlap, clock) as rollouts:
+        for update, batch in rollouts:
+            with clock("update"):
+                stats, clipfracs, ev, ep_ret, act_buf = _update(a, agent, opt, scaler, t_in, batch, update, T, N)
+            env_steps = (update + 1) * a.num_envs * T
+            fig = clock.figures(time.perf_counter() - t0, rollouts)
+            if report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret, **fig,
+                             explained_variance=ev):
+                print(f"update {update + 1:3d}/{a.updates}: episode return per cell {ep_ret:8.2f}  "
+                      f"mean guard {act_buf.float().mean().item():.2f}  entropy {stats['entropy']:.2f}  "
+                      f"EV {ev:5.2f}  ({time.perf_counter() - t0:5.1f} s, env {fig['env_s']:5.1f} s)")
+    return agent.cpu()
+
+
+def _update(a, agent, opt, scaler, t_in, batch, update, T, N):
+    """PPO's update ``update`` on one rollout's batch; returns (the last
+    minibatch's stats, clip fractions, explained variance, the training
+    episode return per cell, the actions)."""
+    opt.param_groups[0]["lr"] = (1.0 - update / a.updates) * a.lr
+    obs_buf, act_buf, logp_buf, rew_buf, val_buf, _ = batch
+    raw_rew = rew_buf
+    if scaler is not None:                       # every episode starts at the rollout's reset
+        scaler.reset()
+        rew_buf = torch.from_numpy(np.stack([scaler(r) for r in raw_rew.numpy()]))
+    # GAE; episodes end by truncation after T steps: bootstrap with 0
+    adv = torch.zeros(T, N)
+    last = torch.zeros(N)
+    for t in reversed(range(T)):
+        nxt = val_buf[t + 1] if t + 1 < T else torch.zeros(N)
+        delta = rew_buf[t] + a.gamma * nxt - val_buf[t]
+        last = delta + a.gamma * a.gae_lambda * last
+        adv[t] = last
+    ret = adv + val_buf
+    ev = explained_variance(val_buf, ret)
+    b_obs, b_act, b_logp = obs_buf.reshape(-1, 11), act_buf.reshape(-1), logp_buf.reshape(-1)
+    b_adv, b_ret, b_t = adv.reshape(-1), ret.reshape(-1), t_in.reshape(-1)
+    dev = next(agent.parameters()).device
+    b_obs, b_act, b_logp, b_adv, b_ret, b_t = (x.to(dev) for x in (b_obs, b_act, b_logp, b_adv, b_ret, b_t))
+    idx = np.arange(b_obs.shape[0])
+    mb = len(idx) // a.minibatches
+    clipfracs = []
+    order = minibatch_rng(a.seed, update)
+    for _ in range(a.epochs):
+        order.shuffle(idx)
+        for s in range(0, len(idx), mb):
+            j = torch.from_numpy(idx[s:s + mb]).to(dev)
+            _, logp, ent, val = agent.act(b_obs[j], b_t[j], b_act[j])
+            loss, stats = ppo_loss(logp, b_logp[j], b_adv[j], val, b_ret[j], ent, a.clip, a.ent_coef)
+            clipfracs.append(stats["clipfrac"])
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
+            opt.step()
+    ep_ret = raw_rew.sum(0).mean().item()
+    return stats, clipfracs, ev, ep_ret, act_buf
 
 
 def main():
     p = make_parser()
     a = p.parse_args()
-    if a.overlap and a.num_envs < 2:
+    check_device(p, a)
+    if a.async_env and a.num_envs < 2:
         p.error("--async needs --num-envs >= 2 (two halves)")
     out = run_dir(ENV_ID, a)
     log = Logger(out, a.track, a)

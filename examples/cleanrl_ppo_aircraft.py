@@ -3,7 +3,7 @@
 
     pip install torch==2.13.0 && pip install -e ".[train]"
     python examples/cleanrl_ppo_aircraft.py [--updates 50 | --total-timesteps N] [--num-uavs 64]
-        [--num-envs 2] [--async] [--track] [--save-model] [--capture-video]
+        [--num-envs 2] [--async] [--overlap] [--track] [--save-model] [--capture-video]
 
 One Gaussian actor and one critic (MLPs, 2 x 64) shared by every UAV.  Uses
 SEER's vector env: all ``--num-envs`` copies of the arena live in one engine
@@ -18,7 +18,14 @@ training equals a loop over single envs with those seeds
 ``concat_vec_envs_v1`` over single envs is the other option:
 docs/training.md.  With ``--async`` the rollout overlaps the env and the
 policy: the engine steps one half of the copies while the policy samples
-the other's actions (``send`` / ``recv``).
+the other's actions (``send`` / ``recv``).  With ``--overlap`` rollout
+k + 1 is collected by a thread with a frozen copy of policy k (its
+observation statistics included) while update k runs
+(``_cleanrl.Rollouts``): every batch after the first comes from the
+policy one update behind the learner, PPO's ratio uses that behaviour
+policy's stored log-probabilities, and the alive masks are the rollout's
+own, as without overlap.  The first rollout is the same bit for bit as
+without it.
 
 CleanRL's habits (``_cleanrl.py``, as in the PCS examples): ``--track`` logs
 the losses, approximate KL, clip fraction, learning rate, SPS and episodic
@@ -41,9 +48,9 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from _cleanrl import (Logger, ReturnScaler, RunningNorm, add_habits, add_scaling, explained_variance, layer,
-                      minibatch_rng, positive_float, positive_int, ppo_loss, report_update, run_dir,
-                      save_gif)
+from _cleanrl import (NEVER, Clock, Logger, ReturnScaler, Rollouts, RunningNorm, add_device, add_habits, add_overlap,
+                      add_scaling, check_device, explained_variance, layer, minibatch_rng, positive_float, positive_int,
+                      ppo_loss, report_update, run_dir, save_gif)
 from torch.distributions import Normal
 
 import seer_envs
@@ -79,7 +86,7 @@ class Agent(nn.Module):
         return action, dist.log_prob(action).sum(-1), dist.entropy().sum(-1), value
 
 
-def rollout(venv, agent, seed, T):
+def rollout(venv, agent, seed, T, stop=NEVER, clock=None):
     """One update's batch from the vector env ``venv``: reset with ``seed``
     (copy i as a single env's ``reset(seed=seed + i)``), then up to ``T``
     steps, until every UAV's episode has ended.  Returns ``(obs, actions,
@@ -89,8 +96,12 @@ def rollout(venv, agent, seed, T):
     ``alive`` are 0.  A copy that ends auto-resets (SAME_STEP), and its new
     episode's rows stay masked until the next update resets every copy.
     Rows the reset's ``infos["mask"]`` marks out of play (padding, with
-    per-copy UAV counts) are never alive."""
-    obs, infos = venv.reset(seed=seed)
+    per-copy UAV counts) are never alive.  Once ``stop`` is set it returns
+    after the step in progress (``--overlap``'s Ctrl-C); ``clock``
+    (``_cleanrl.Clock``) sums the env's and the policy's seconds."""
+    clock = clock if clock is not None else Clock()
+    with clock("env"):
+        obs, infos = venv.reset(seed=seed)
     E, n, obs_dim = obs.shape
     N = E * n
     obs = obs.reshape(N, obs_dim)
@@ -100,14 +111,19 @@ def rollout(venv, agent, seed, T):
     done_b = torch.zeros(T, N)       # its episode ended after t
     alive = in_play(infos, N)
     T_used = T
+    dev = next(agent.parameters()).device
     for t in range(T):
+        if stop.is_set():
+            T_used = t
+            break
         x = torch.from_numpy(obs)
-        with torch.no_grad():
-            act, logp, _, val = agent.act(x, torch.full((N,), t / T))
+        with clock("policy"), torch.no_grad():
+            act, logp, _, val = (y.cpu() for y in agent.act(x.to(dev), torch.full((N,), t / T, device=dev)))
         obs_b[t], act_b[t], logp_b[t], val_b[t] = x, act, logp, val
         alive_b[t] = torch.from_numpy(alive.astype(np.float32))
         acts = act.clamp(-1, 1).numpy()
-        obs, rew, term, trunc, _ = venv.step(acts.reshape(E, n, 2))
+        with clock("env"):
+            obs, rew, term, trunc, _ = venv.step(acts.reshape(E, n, 2))
         obs = obs.reshape(N, obs_dim)
         rew_b[t] = torch.from_numpy(rew.reshape(N)) * alive_b[t]
         ended = (term | trunc).reshape(N)
@@ -119,11 +135,14 @@ def rollout(venv, agent, seed, T):
     return tuple(b[:T_used] for b in (obs_b, act_b, logp_b, rew_b, val_b, alive_b, done_b))
 
 
-def rollout_async(venv, agent, seed, T):
+def rollout_async(venv, agent, seed, T, stop=NEVER, clock=None):
     """``rollout`` with the env and the policy overlapped: ``recv`` one half
     of the copies, sample its actions, ``send`` them while the engine steps
     the other half.  A half stops when all its UAVs' episodes have ended;
-    the same buffers and masks, up to the longest half."""
+    the same buffers and masks, up to the longest half.  Once ``stop`` is
+    set it sends no more and receives what is in flight, so the env is
+    left between calls."""
+    clock = clock if clock is not None else Clock()
     E, n, obs_dim = venv.num_envs, venv.num_agents, venv.single_observation_space.shape[0]
     N = E * n
     obs_b, act_b = torch.zeros(T, N, obs_dim), torch.zeros(T, N, 2)
@@ -132,9 +151,11 @@ def rollout_async(venv, agent, seed, T):
     alive = np.ones(N, bool)
     steps = np.zeros(E, int)
     T_used = 0
+    dev = next(agent.parameters()).device
     venv.async_reset(seed=seed)
     while venv.in_flight:
-        obs, rew, term, trunc, infos = venv.recv()
+        with clock("env"):
+            obs, rew, term, trunc, infos = venv.recv()
         ids = infos["env_id"]                      # a contiguous half of the copies
         rows = slice(int(ids[0]) * n, (int(ids[-1]) + 1) * n)
         t = int(steps[ids[0]])
@@ -145,10 +166,10 @@ def rollout_async(venv, agent, seed, T):
             ended = (term | trunc).reshape(-1)
             done_b[t - 1, rows] = torch.from_numpy((ended & alive[rows]).astype(np.float32))
             alive[rows] &= ~ended
-        if t < T and alive[rows].any():
+        if t < T and alive[rows].any() and not stop.is_set():
             x = torch.from_numpy(obs.reshape(-1, obs_dim))
-            with torch.no_grad():
-                act, logp, _, val = agent.act(x, torch.full((len(x),), t / T))
+            with clock("policy"), torch.no_grad():
+                act, logp, _, val = (y.cpu() for y in agent.act(x.to(dev), torch.full((len(x),), t / T, device=dev)))
             obs_b[t, rows], act_b[t, rows], logp_b[t, rows], val_b[t, rows] = x, act, logp, val
             alive_b[t, rows] = torch.from_numpy(alive[rows].astype(np.float32))
             venv.send(act.clamp(-1, 1).numpy().reshape(len(ids), n, 2), ids)
@@ -212,16 +233,22 @@ def make_parser():
     p.add_argument("--clip", type=positive_float, default=0.2)
     add_scaling(p)
     p.add_argument("--eval-seeds", type=positive_int, default=4)
-    p.add_argument("--async", dest="overlap", action="store_true",
+    p.add_argument("--async", dest="async_env", action="store_true",
                    help="overlap the env and the policy: two halves of the copies in ping-pong")
+    add_overlap(p)
+    add_device(p)
     return p
 
 
 def train(a, on_update=None, log=None, venv=None):
     """PPO with parameter sharing over ``a.updates`` updates (``a`` from
     :func:`make_parser`); returns the agent.  ``on_update(row)`` gets after
-    each update a dict: ``update``, ``env_steps``, ``wall_s`` and the
-    training ``episode_return`` per UAV.  ``venv`` is any vector env with
+    each update a dict: ``update``, ``env_steps``, ``wall_s``, the seconds
+    so far in the env, the policy's forward, the update and the glue
+    (``env_s``, ``policy_s``, ``update_s``, ``glue_s``,
+    ``_cleanrl.Clock.figures``) and the training ``episode_return`` per UAV.
+    With ``a.overlap`` rollout k >= 1 comes from policy k - 1
+    (``_cleanrl.Rollouts``).  ``venv`` is any vector env with
     SEER's batched interface and same-step autoreset (``num_envs``,
     ``single_observation_space``, ``reset(seed=)``, ``step(actions
     (copies, UAVs, 2))`` returning ``(copies, UAVs, ...)`` arrays; with
@@ -236,72 +263,90 @@ def train(a, on_update=None, log=None, venv=None):
     if venv is None:
         venv = seer_envs.vector_env("aircraft_v0", a.num_envs, num_threads=threads,
                                     autoreset_mode="same_step",
-                                    batch_size=a.num_envs // 2 if a.overlap else None, **env_kw)
+                                    batch_size=a.num_envs // 2 if a.async_env else None, **env_kw)
     obs_dim = venv.single_observation_space.shape[0]
-    agent = Agent(obs_dim, 2)
+    agent = Agent(obs_dim, 2).to(a.device)
     opt = torch.optim.Adam(agent.parameters(), lr=a.lr, eps=1e-5)
     scaler = ReturnScaler(venv.num_envs * venv.num_agents, a.gamma) if a.reward_scaling else None
+    clock = Clock()
+    collect_fn = rollout_async if a.async_env else rollout
+
+    def collect(policy, k, stop):
+        return collect_fn(venv, policy, a.seed * 100_000 + k * a.num_envs, a.episode, stop, clock)
     t0 = time.perf_counter()
     env_steps = 0
-    for update in range(a.updates):
-        opt.param_groups[0]["lr"] = (1.0 - update / a.updates) * a.lr
-        obs_b, act_b, logp_b, rew_b, val_b, alive_b, done_b = (rollout_async if a.overlap else rollout)(
-            venv, agent, a.seed * 100_000 + update * a.num_envs, a.episode)
-        T_used, N = rew_b.shape
-        raw_rew = rew_b
-        if scaler is not None:                 # every episode starts at the rollout's reset
-            scaler.reset()
-            rew_b = torch.from_numpy(np.stack([scaler(r, m) for r, m in zip(raw_rew.numpy(),
-                                                                             alive_b.numpy() > 0)]))
-            rew_b = rew_b * alive_b
-        t_in = (torch.arange(T_used).float() / a.episode).repeat_interleave(N)    # the critic's time input
-        adv = torch.zeros(T_used, N)
-        last = torch.zeros(N)
-        for t in reversed(range(T_used)):
-            nxt = val_b[t + 1] if t + 1 < T_used else torch.zeros(N)
-            nonterm = 1.0 - done_b[t]
-            delta = rew_b[t] + a.gamma * nxt * nonterm - val_b[t]
-            last = delta + a.gamma * a.gae_lambda * nonterm * last
-            adv[t] = last
-        ret = adv + val_b
-        mask = alive_b.reshape(-1) > 0
-        ev = explained_variance(val_b.reshape(-1)[mask], ret.reshape(-1)[mask])
-        b_obs = obs_b.reshape(-1, obs_dim)[mask]
-        b_act = act_b.reshape(-1, 2)[mask]
-        b_logp, b_adv, b_ret = logp_b.reshape(-1)[mask], adv.reshape(-1)[mask], ret.reshape(-1)[mask]
-        b_t = t_in[mask]
-        idx = np.arange(b_obs.shape[0])
-        mb = max(1, len(idx) // a.minibatches)
-        clipfracs = []
-        order = minibatch_rng(a.seed, update)
-        for _ in range(a.epochs):
-            order.shuffle(idx)
-            for s in range(0, len(idx), mb):
-                j = torch.from_numpy(idx[s:s + mb])
-                _, logp, ent, val = agent.act(b_obs[j], b_t[j], b_act[j])
-                loss, stats = ppo_loss(logp, b_logp[j], b_adv[j], val, b_ret[j], ent, a.clip, a.ent_coef)
-                clipfracs.append(stats["clipfrac"])
-                opt.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
-                opt.step()
-        agent.obs_norm.update(b_obs)             # the next rollout's statistics
-        live = alive_b[0] > 0                  # the UAVs in play (padding rows never are)
-        ep_ret = raw_rew.sum(0)[live].mean().item()
-        env_steps += a.num_envs * T_used
-        if report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret,
-                         explained_variance=ev):
-            print(f"update {update + 1:3d}/{a.updates}: episode return per UAV "
-                  f"{ep_ret:8.2f}  entropy {stats['entropy']:.2f}  EV {ev:5.2f}  "
-                  f"({time.perf_counter() - t0:5.1f} s)")
+    with Rollouts(collect, agent, a.updates, a.overlap, clock) as rollouts:
+        for update, batch in rollouts:
+            with clock("update"):
+                stats, clipfracs, ev, ep_ret, T_used = _update(a, agent, opt, scaler, batch, update, obs_dim)
+            env_steps += a.num_envs * T_used
+            fig = clock.figures(time.perf_counter() - t0, rollouts)
+            if report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret, **fig,
+                             explained_variance=ev):
+                print(f"update {update + 1:3d}/{a.updates}: episode return per UAV "
+                      f"{ep_ret:8.2f}  entropy {stats['entropy']:.2f}  EV {ev:5.2f}  "
+                      f"({time.perf_counter() - t0:5.1f} s)")
+    return agent.cpu()
 
-    return agent
+
+def _update(a, agent, opt, scaler, batch, update, obs_dim):
+    """PPO's update ``update`` on one rollout's batch, then the observation
+    statistics folded in; returns (the last minibatch's stats, clip
+    fractions, explained variance, the training episode return per UAV,
+    the steps the rollout used)."""
+    opt.param_groups[0]["lr"] = (1.0 - update / a.updates) * a.lr
+    obs_b, act_b, logp_b, rew_b, val_b, alive_b, done_b = batch
+    T_used, N = rew_b.shape
+    raw_rew = rew_b
+    if scaler is not None:                 # every episode starts at the rollout's reset
+        scaler.reset()
+        rew_b = torch.from_numpy(np.stack([scaler(r, m) for r, m in zip(raw_rew.numpy(),
+                                                                         alive_b.numpy() > 0)]))
+        rew_b = rew_b * alive_b
+    t_in = (torch.arange(T_used).float() / a.episode).repeat_interleave(N)    # the critic's time input
+    adv = torch.zeros(T_used, N)
+    last = torch.zeros(N)
+    for t in reversed(range(T_used)):
+        nxt = val_b[t + 1] if t + 1 < T_used else torch.zeros(N)
+        nonterm = 1.0 - done_b[t]
+        delta = rew_b[t] + a.gamma * nxt * nonterm - val_b[t]
+        last = delta + a.gamma * a.gae_lambda * nonterm * last
+        adv[t] = last
+    ret = adv + val_b
+    mask = alive_b.reshape(-1) > 0
+    ev = explained_variance(val_b.reshape(-1)[mask], ret.reshape(-1)[mask])
+    b_obs = obs_b.reshape(-1, obs_dim)[mask]
+    b_act = act_b.reshape(-1, 2)[mask]
+    b_logp, b_adv, b_ret = logp_b.reshape(-1)[mask], adv.reshape(-1)[mask], ret.reshape(-1)[mask]
+    b_t = t_in[mask]
+    dev = next(agent.parameters()).device
+    b_obs, b_act, b_logp, b_adv, b_ret, b_t = (x.to(dev) for x in (b_obs, b_act, b_logp, b_adv, b_ret, b_t))
+    idx = np.arange(b_obs.shape[0])
+    mb = max(1, len(idx) // a.minibatches)
+    clipfracs = []
+    order = minibatch_rng(a.seed, update)
+    for _ in range(a.epochs):
+        order.shuffle(idx)
+        for s in range(0, len(idx), mb):
+            j = torch.from_numpy(idx[s:s + mb]).to(dev)
+            _, logp, ent, val = agent.act(b_obs[j], b_t[j], b_act[j])
+            loss, stats = ppo_loss(logp, b_logp[j], b_adv[j], val, b_ret[j], ent, a.clip, a.ent_coef)
+            clipfracs.append(stats["clipfrac"])
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
+            opt.step()
+    agent.obs_norm.update(b_obs)             # the next rollout's statistics
+    live = alive_b[0] > 0                  # the UAVs in play (padding rows never are)
+    ep_ret = raw_rew.sum(0)[live].mean().item()
+    return stats, clipfracs, ev, ep_ret, T_used
 
 
 def main():
     p = make_parser()
     a = p.parse_args()
-    if a.overlap and a.num_envs < 2:
+    check_device(p, a)
+    if a.async_env and a.num_envs < 2:
         p.error("--async needs --num-envs >= 2 (two halves)")
     threads = a.num_threads
     out = run_dir("aircraft_v0", a)

@@ -69,7 +69,8 @@ class AsyncSteps:
         groups of ``batch_size`` (copy ids in order), as EnvPool's
         ``async_reset``: each ``recv()`` returns one group's first
         observations (reward 0, no flags, ``infos["env_id"]``)."""
-        obs, _ = self.reset(seed=seed, options=options)
+        obs, infos = self.reset(seed=seed, options=options)
+        mask = infos["mask"]                 # padding rows (per-copy agent counts) are out of play
         core = self.core
         E, A, B = core.num_copies, core.num_agents, core.batch_size
         core.broken = "an async reset"       # until every group is queued
@@ -77,7 +78,7 @@ class AsyncSteps:
             ids = np.arange(lo, min(lo + B, E))
             zeros = np.zeros((len(ids), A), bool)
             first = (obs[lo:lo + B], np.zeros(zeros.shape, np.float32), zeros, zeros.copy(),
-                     {"mask": ~zeros})
+                     {"mask": mask[lo:lo + B].copy()})
             self._jobs.append(_Sent(ids, frozenset(), result=first))
         core.broken = None
 

@@ -139,9 +139,10 @@ def test_run_all_quick_writes_the_report(tmp_path):
 def test_every_script_has_a_smoke_run():
     """A script added to benchmarks/ or tools/perf/ gets a case here."""
     # baselines: tests/docs/test_baselines.py runs its --quick, and with it benchmarl_check's
-    # training and policies where BenchMARL is installed (the integration step of .ci/run)
+    # training and policies where BenchMARL is installed (the integration step of .ci/run);
+    # training_speed: tests/docs/test_training_speed.py runs its --quick
     covered = {k.split(":")[0] for k in CASES} | {"run_all", "vector_step_ab", "single_step_ab", "baselines",
-                                                  "benchmarl_check"}
+                                                  "benchmarl_check", "training_speed"}
     scripts = {os.path.basename(f)[:-3] for d in ("benchmarks", "tools/perf")
                for f in glob.glob(os.path.join(ROOT, d, "[!_]*.py"))}
     assert scripts - covered == set(), f"no smoke run: {sorted(scripts - covered)}"

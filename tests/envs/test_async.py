@@ -361,3 +361,20 @@ def test_async_with_autoreset_disabled_equals_the_synchronous_env(sid, threads, 
             for x, y in zip(g, w):
                 np.testing.assert_array_equal(x, y, err_msg=f"copy {c} entry {i}")
     v.close()
+
+
+@pytest.mark.parametrize("batch_size", [1, 2, 3])
+def test_async_reset_masks_padding_rows_as_reset_does(batch_size):
+    """With per-copy agent counts, each group's first ``recv()`` after
+    ``async_reset`` carries the reset's mask (padding rows out of play),
+    not every row in play."""
+    kw = dict(num_uavs=[5, 3, 4], num_targets=[2, 1, 2], continuous_actions=True)
+    v = seer_envs.vector_env("aircraft_v0", 3, num_threads=1, batch_size=batch_size, **kw)
+    want = seer_envs.vector_env("aircraft_v0", 3, num_threads=1, **kw).reset(seed=1)[1]["mask"]
+    assert not want.all()
+    v.async_reset(seed=1)
+    got = np.zeros_like(want)
+    while v.in_flight:
+        _, _, _, _, infos = v.recv()
+        got[infos["env_id"]] = infos["mask"]
+    np.testing.assert_array_equal(got, want)

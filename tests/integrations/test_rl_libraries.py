@@ -98,11 +98,11 @@ def test_rllib_tune_save_restore_example(tmp_path):
 
 @pytest.mark.parametrize("script, args", [
     ("cleanrl_ippo_pcs.py", ["--updates", "2", "--num-envs", "1", "--eval-seeds", "1"]),
-    ("cleanrl_ippo_pcs.py", ["--updates", "2", "--num-envs", "2", "--eval-seeds", "1", "--async"]),
+    ("cleanrl_ippo_pcs.py", ["--updates", "2", "--num-envs", "2", "--eval-seeds", "1", "--async", "--overlap"]),
     ("cleanrl_ppo_aircraft.py", ["--updates", "2", "--num-envs", "2", "--num-uavs", "8", "--episode", "20",
                                  "--eval-seeds", "1"]),
     ("cleanrl_ppo_aircraft.py", ["--updates", "2", "--num-envs", "2", "--num-uavs", "8", "--episode", "20",
-                                 "--eval-seeds", "1", "--async"]),
+                                 "--eval-seeds", "1", "--async", "--overlap"]),
 ])
 def test_cleanrl_examples_run(script, args):
     pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
@@ -398,6 +398,7 @@ def test_cleanrl_habits_track_save_video_total_timesteps(tmp_path, script, args,
     ("cleanrl_ippo_pcs.py", "--num-threads", "two"), ("cleanrl_ippo_pcs.py", "--total-timesteps", "0"),
     ("cleanrl_mappo_pcs.py", "--num-envs", "0"), ("cleanrl_mappo_pcs.py", "--lr", "-1"),
     ("cleanrl_ppo_aircraft.py", "--updates", "x"), ("cleanrl_ppo_aircraft.py", "--num-threads", "0"),
+    ("cleanrl_ippo_pcs.py", "--device", "tpu"), ("cleanrl_ppo_aircraft.py", "--device", "cuda:x"),
 ])
 def test_cleanrl_examples_bad_flags_are_argparse_errors(tmp_path, script, flag, value):
     """A bad flag is one usage line naming it (exit 2), not a traceback."""

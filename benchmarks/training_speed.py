@@ -1,0 +1,347 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Training throughput: the env steps per second that reach the learner.
+
+The IPPO trainers of the examples (``examples/cleanrl_ippo_pcs.py`` on
+``pcs_hotspot_v1``, ``examples/cleanrl_ppo_aircraft.py`` on ``aircraft_v0``)
+train for a few updates on each path, with the same seeds, PPO settings and
+torch thread count, at each number of copies:
+
+- ``seer_sync``: SEER's vector env, the rollout then the update;
+- ``seer_overlap``: the same with ``--overlap`` (rollout k+1 collected by a
+  thread with a frozen copy of policy k while update k runs, the one-update
+  lag of ``_cleanrl.Rollouts``);
+- ``supersuit``, ``supersuit_mp``: SuperSuit's ``concat_vec_envs_v1`` over
+  single SEER envs (1 thread each), in-process (``num_cpus=0``) and in its
+  multiprocessing mode (``num_cpus``: the cores, at most the copies and a
+  divisor of them);
+- ``puffer_serial``, ``puffer_mp``: PufferLib's vectorisation
+  (``PettingZooPufferEnv`` in ``pufferlib.vector``'s ``Serial`` and
+  ``Multiprocessing`` backends) of the same single envs, when PufferLib is
+  importable (``pip install --no-deps pufferlib-core==3.0.23``);
+- ``seer_sync_aa``: ``seer_sync`` again, last: the A/A pair, whose ratio is
+  the run's noise beside every other ratio.
+
+Each row: ``train_env_steps_per_s`` (env steps, copies x steps, per second
+of training wall time, from the first rollout's reset to the end of the
+last update; the env's construction stays out, the first rollout, which
+no path overlaps, stays in: with U updates overlap can at best turn U
+rollouts and U updates into U + 1 of the longer, so more updates
+(``--updates``) come nearer its steady state), and the shares of that
+wall time spent in the env (``env_share``; for the vectorisers the whole
+vector step, their pickling and process hops included), the rollout's
+policy forward (``policy_share``), the PPO update (``update_share``) and
+the rest (``glue_share``: GAE, the buffers, the rollout loop's own
+Python).  Without overlap they sum to 1.  With it the rollout thread's
+env and policy seconds run beside the update's, so they sum to more (the
+learner's waits for the rollout thread are in no share).
+``ratio_to_sync`` is the row's rate over ``seer_sync``'s at the same task
+and copies (``seer_sync_aa``'s is the A/A).
+
+    python benchmarks/training_speed.py [--copies 8 32 64 128] [--tasks pcs aircraft]
+        [--updates 6] [--env-threads 1] [--torch-threads 1] [--device cpu] [--out DIR]
+    python benchmarks/training_speed.py --quick --out /tmp/ts     # the tests' size
+
+Writes ``DIR/training_speed.csv`` (default ``benchmarks/results/training_speed``).
+Sizes: PCS at the task's defaults (8 x 8 cells, 48 steps an episode),
+Aircraft with 64 UAVs and 100-step episodes (shorter than any battery lasts:
+SuperSuit refuses agent death); ``--quick``: 4 x 3 cells, 4 UAVs and
+10-step episodes, 2 and 4 copies, 2 updates.  Timings of one run on a shared
+machine are noisy: read the A/A beside the ratios.
+"""
+
+import argparse
+import csv
+import functools
+import math
+import os
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "examples"))
+
+from _cleanrl import device  # noqa: E402
+
+TASKS = ("pcs", "aircraft")
+PATHS = ("seer_sync", "seer_overlap", "supersuit", "supersuit_mp", "puffer_serial", "puffer_mp", "seer_sync_aa")
+FIELDS = ("task", "env_id", "path", "copies", "agents_per_copy", "updates", "env_steps", "wall_s",
+          "train_env_steps_per_s", "ratio_to_sync", "env_share", "policy_share", "update_share", "glue_share",
+          "torch_threads", "env_threads", "device")
+
+
+# --- the vector envs of each path, shaped like SEER's for the trainers ------------
+
+class _Shaped:
+    """``(copies, agents, ...)`` arrays from a vectoriser's flat ones;
+    terminations and truncations as bools; copies of the vectoriser's
+    buffers (PufferLib's are overwritten in place by the next step)."""
+
+    def _spaces(self, env_id, kw):
+        import seer_envs
+        env = seer_envs.make(env_id, num_threads=1, **kw)
+        first = env.possible_agents[0]
+        self.num_agents = len(env.possible_agents)
+        self.single_action_space = env.action_space(first)
+        self.single_observation_space = env.observation_space(first)
+        env.close()
+
+    def _shape(self, x):
+        x = np.asarray(x)
+        return x.reshape((self.num_envs, self.num_agents) + x.shape[1:]).copy()
+
+    def _flat(self, actions):
+        space = self.single_action_space
+        return np.ascontiguousarray(np.asarray(actions, space.dtype).reshape((-1,) + space.shape))
+
+    def step(self, actions):
+        obs, rew, term, trunc, info = self._v.step(self._flat(actions))
+        return (self._shape(obs), self._shape(rew), self._shape(term).astype(bool),
+                self._shape(trunc).astype(bool), info)
+
+
+def _single_vec(env_id, kw):
+    import supersuit as ss
+
+    import seer_envs
+    return ss.pettingzoo_env_to_vec_env_v1(seer_envs.make(env_id, num_threads=1, **kw))
+
+
+class SuperSuitVec(_Shaped):
+    """SuperSuit's ``concat_vec_envs_v1`` over single SEER envs (1 thread
+    each), in-process (``num_cpus=0``) or over ``num_cpus`` processes.  Copy
+    i of ``reset(seed=s)`` is reset with ``s + i``; an ended copy resets in
+    the same step."""
+
+    def __init__(self, env_id, num_envs, num_cpus=0, **kw):
+        import supersuit as ss
+        self._spaces(env_id, kw)
+        self.num_envs = num_envs
+        self._v = ss.concat_vec_envs_v1(_single_vec(env_id, kw), num_envs, num_cpus=num_cpus,
+                                        base_class="gymnasium")
+
+    def reset(self, seed=None):
+        obs, info = self._v.reset(seed=seed)
+        return self._shape(obs), {}
+
+    def close(self):
+        self._v.close()
+
+
+def _puffer_env(env_id, kw, buf=None, seed=0):
+    """One single SEER env (1 thread) in PufferLib's PettingZoo emulation (a
+    module-level function: the Multiprocessing workers build their own)."""
+    import pufferlib.emulation
+
+    import seer_envs
+    return pufferlib.emulation.PettingZooPufferEnv(env=seer_envs.make(env_id, num_threads=1, **kw),
+                                                   buf=buf, seed=seed)
+
+
+class PufferVec(_Shaped):
+    """PufferLib's ``backend`` over single SEER envs.  Copy i of
+    ``reset(seed=s)`` is reset with ``s + i``; an ended copy resets at its
+    next step (the trainers reset every copy at each rollout, and their
+    episodes here end only at the rollout's last step).  The
+    ``Multiprocessing`` backend resets once: in pufferlib-core 3.0.23 its
+    ``reset`` after steps waits forever for its workers, so a later
+    ``reset`` returns the last observations and the copies go on through
+    PufferLib's own autoreset (unseeded; the same steps and work, one
+    step of each rollout a reset)."""
+
+    def __init__(self, env_id, num_envs, backend, **kw):
+        import pufferlib.vector
+        self._spaces(env_id, kw)
+        self.num_envs = num_envs
+        self._mp, self._obs = backend == "mp", None
+        extra = {}
+        if backend == "mp":
+            extra = dict(num_workers=_workers(num_envs), overwork=True)
+        self._v = pufferlib.vector.make(functools.partial(_puffer_env, env_id, kw),
+                                        backend=pufferlib.vector.Serial if backend == "serial"
+                                        else pufferlib.vector.Multiprocessing, num_envs=num_envs, **extra)
+
+    def reset(self, seed=None):
+        if self._obs is not None:        # Multiprocessing: reset once (see the class)
+            return self._obs, {}
+        obs, info = self._v.reset(seed=0 if seed is None else seed)
+        obs = self._shape(obs)
+        if self._mp:
+            self._obs = obs
+        return obs, {}
+
+    def step(self, actions):
+        out = super().step(actions)
+        if self._mp:
+            self._obs = out[0]
+        return out
+
+    def close(self):
+        self._v.close()
+        for p in getattr(self._v, "processes", ()):     # Multiprocessing.close only signals them
+            p.join(10)
+
+
+def _workers(copies):
+    """Worker processes of the multiprocessing paths: the cores, at most the
+    copies, and a divisor of them (PufferLib's requirement)."""
+    w = max(1, min(os.cpu_count() or 1, copies))
+    while copies % w:
+        w -= 1
+    return w
+
+
+def puffer_available():
+    try:
+        import pufferlib.emulation  # noqa: F401
+        import pufferlib.vector  # noqa: F401
+    except Exception:
+        return False
+    return True
+
+
+# --- one training run ------------------------------------------------------------
+
+def sizes(task, quick):
+    """The trainer's command line and the single env's parameters of a task."""
+    if task == "pcs":
+        import cleanrl_ippo_pcs as mod
+        kw = dict(mod.ENV_KW, **(dict(grid_width=4, grid_height=3) if quick else {}))
+        return mod, mod.ENV_ID, kw, []
+    import cleanrl_ppo_aircraft as mod
+    uavs, episode = (4, 10) if quick else (64, 100)
+    kw = dict(num_uavs=uavs, max_cycles=episode, continuous_actions=True)
+    return mod, "aircraft_v0", kw, ["--num-uavs", str(uavs), "--episode", str(episode)]
+
+
+def make_venv(path, env_id, copies, kw, env_threads):
+    import seer_envs
+    if path.startswith("seer"):
+        mode = {"autoreset_mode": "same_step"} if env_id == "aircraft_v0" else {}
+        return seer_envs.vector_env(env_id, copies, num_threads=env_threads, **mode, **kw)
+    if path == "supersuit":
+        return SuperSuitVec(env_id, copies, num_cpus=0, **kw)
+    if path == "supersuit_mp":
+        return SuperSuitVec(env_id, copies, num_cpus=_workers(copies), **kw)
+    return PufferVec(env_id, copies, "serial" if path == "puffer_serial" else "mp", **kw)
+
+
+def train_row(task, path, copies, a):
+    """Train ``a.updates`` updates on one path; returns its CSV row."""
+    import torch
+    mod, env_id, kw, extra = sizes(task, a.quick)
+    argv = ["--seed", str(a.seed), "--updates", str(a.updates), "--num-envs", str(copies),
+            "--torch-threads", str(a.torch_threads), "--device", a.device] + extra
+    if path == "seer_overlap":
+        argv.append("--overlap")
+    targs = mod.make_parser().parse_args(argv)
+    venv = make_venv(path, env_id, copies, kw, a.env_threads)
+    rows = []
+    try:
+        mod.train(targs, venv=venv, on_update=rows.append)
+    finally:
+        venv.close()
+    torch.set_num_threads(a.torch_threads)
+    d = rows[-1]                        # the whole run: the figures are sums from its start
+    wall = d["wall_s"]
+    return {"task": task, "env_id": env_id, "path": path, "copies": copies, "agents_per_copy": venv.num_agents,
+            "updates": len(rows), "env_steps": int(d["env_steps"]), "wall_s": round(wall, 4),
+            "train_env_steps_per_s": d["env_steps"] / wall,
+            "env_share": d["env_s"] / wall, "policy_share": d["policy_s"] / wall,
+            "update_share": d["update_s"] / wall, "glue_share": d["glue_s"] / wall,
+            "torch_threads": a.torch_threads, "env_threads": a.env_threads, "device": a.device}
+
+
+# --- the command line --------------------------------------------------------------
+
+def _positive(value):
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected an int >= 1, got {value!r}")
+    return n
+
+
+def _env_threads(value):
+    if value == "auto":
+        return value
+    return _positive(value)
+
+
+def make_parser():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="the tests' size: tiny envs, 2 and 4 copies, 2 updates")
+    p.add_argument("--copies", type=_positive, nargs="+", default=None,
+                   help="numbers of copies (default 8 32 64 128; --quick: 2 4)")
+    p.add_argument("--tasks", nargs="+", choices=TASKS, default=list(TASKS))
+    p.add_argument("--paths", nargs="+", choices=PATHS, default=list(PATHS),
+                   help="the paths to run (seer_sync always runs first: the ratios' reference)")
+    p.add_argument("--updates", type=_positive, default=None,
+                   help="PPO updates per run (default 6; --quick: 2)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--torch-threads", type=_positive, default=1, help="torch's intra-op threads, every path")
+    p.add_argument("--env-threads", type=_env_threads, default=1,
+                   help='SEER vector env threads ("auto" or an int; the vectorisers\' single envs: 1)')
+    p.add_argument("--device", type=device, default="cpu", help="the learner's torch device: cpu, cuda or cuda:N")
+    p.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results", "training_speed"),
+                   help="folder of training_speed.csv")
+    return p
+
+
+def main(argv=None):
+    p = make_parser()
+    a = p.parse_args(argv)
+    if a.device.startswith("cuda"):
+        import torch
+        if not torch.cuda.is_available():
+            p.error(f"--device {a.device}: torch sees no CUDA device here")
+    a.copies = a.copies or ([2, 4] if a.quick else [8, 32, 64, 128])
+    a.updates = a.updates or (2 if a.quick else 6)
+    paths = ["seer_sync"] + [x for x in PATHS if x in a.paths and x != "seer_sync"]
+    if not puffer_available() and any(x.startswith("puffer") for x in paths):
+        print("PufferLib is not importable (pip install --no-deps pufferlib-core==3.0.23): "
+              "its paths are left out", file=sys.stderr)
+        paths = [x for x in paths if not x.startswith("puffer")]
+    if any(x.startswith("supersuit") for x in paths):
+        try:
+            import supersuit  # noqa: F401
+        except ImportError:
+            p.error("SuperSuit is not importable (pip install supersuit), or leave its paths out (--paths)")
+    os.makedirs(a.out, exist_ok=True)
+    from tqdm import tqdm
+    rows = []
+    t0 = time.perf_counter()
+    jobs = [(t, c, x) for t in a.tasks for c in a.copies for x in paths]
+    with tqdm(total=len(jobs), desc="training speed", unit="run", file=sys.stderr) as bar:
+        for task, copies, path in jobs:
+            bar.set_postfix_str(f"{task} {copies} copies {path}")
+            rows.append(train_row(task, path, copies, a))
+            bar.update(1)
+    for r in rows:
+        ref = next(s for s in rows if s["task"] == r["task"] and s["copies"] == r["copies"]
+                   and s["path"] == "seer_sync")
+        r["ratio_to_sync"] = r["train_env_steps_per_s"] / ref["train_env_steps_per_s"]
+    path = os.path.join(a.out, "training_speed.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{r[k]:.4g}" if isinstance(r[k], float) and k != "wall_s" else r[k]) for k in FIELDS})
+    print(f"\ntraining env steps/s ({a.updates} updates a run, torch threads {a.torch_threads}, "
+          f"SEER env threads {a.env_threads}, device {a.device}; {time.perf_counter() - t0:.0f} s):")
+    print(f"{'task':<9}{'copies':>7}  {'path':<14}{'steps/s':>10}{'x sync':>8}{'env':>7}{'policy':>7}"
+          f"{'update':>7}{'glue':>7}")
+    for r in rows:
+        print(f"{r['task']:<9}{r['copies']:>7}  {r['path']:<14}{r['train_env_steps_per_s']:>10.0f}"
+              f"{r['ratio_to_sync']:>8.2f}{r['env_share']:>7.2f}{r['policy_share']:>7.2f}"
+              f"{r['update_share']:>7.2f}{r['glue_share']:>7.2f}")
+    print(f"(x sync: over seer_sync at the same task and copies; seer_sync_aa's is the A/A)\nwrote {path}")
+    bad = [r for r in rows if not all(math.isfinite(r[k]) for k in ("train_env_steps_per_s", "env_share"))]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``benchmarks/training_speed.py --quick`` writes its table: every task,
+copy count and path, with finite rates and shares whose accounting adds
+up; bad input is an argparse error."""
+
+import csv
+import importlib.util
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+pytest.importorskip("torch")
+pytest.importorskip("supersuit")
+SCRIPT = os.path.join(ROOT, "benchmarks", "training_speed.py")
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, timeout=240,
+                          env=dict(os.environ, PYTHONPATH=ROOT), cwd=ROOT)
+
+
+def test_quick_writes_the_table(tmp_path):
+    r = _run("--quick", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr[-3000:]
+    with open(tmp_path / "training_speed.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert {"task", "path", "copies", "train_env_steps_per_s", "env_share", "update_share", "policy_share",
+            "glue_share", "torch_threads", "env_threads", "device"} <= set(rows[0])
+    paths = ["seer_sync", "seer_overlap", "supersuit", "supersuit_mp", "seer_sync_aa"]
+    if importlib.util.find_spec("pufferlib") is not None:
+        paths += ["puffer_serial", "puffer_mp"]
+    assert {(x["task"], x["copies"], x["path"]) for x in rows} == {
+        (t, c, p) for t in ("pcs", "aircraft") for c in ("2", "4") for p in paths}
+    shares = ("env_share", "policy_share", "update_share", "glue_share")
+    for x in rows:
+        assert x["device"] == "cpu" and x["torch_threads"] == "1" and x["env_threads"] == "1"
+        rate = float(x["train_env_steps_per_s"])
+        assert math.isfinite(rate) and rate > 0, x
+        assert all(math.isfinite(float(x[k])) and 0 <= float(x[k]) <= 3 for k in shares), x
+        assert float(x["update_share"]) > 0.05 and float(x["env_share"]) > 0, x
+        total = sum(float(x[k]) for k in shares)
+        if x["path"] == "seer_overlap":      # the rollout thread's seconds run beside the update's
+            assert total >= 0.99, x
+        else:                                # one thread: the shares are the wall time
+            assert abs(total - 1) < 0.02, x
+        assert math.isfinite(float(x["ratio_to_sync"])), x
+    sync = [x for x in rows if x["path"] == "seer_sync"]
+    assert all(float(x["ratio_to_sync"]) == 1 for x in sync)
+    assert "seer_sync_aa" in r.stdout and "wrote" in r.stdout
+
+
+@pytest.mark.parametrize("args", [["--copies", "0"], ["--tasks", "nope"], ["--device", "tpu"],
+                                  ["--updates", "x"], ["--env-threads", "-1"]])
+def test_bad_input_is_an_argparse_error(tmp_path, args):
+    r = _run("--quick", "--out", str(tmp_path), *args)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "error:" in r.stderr, r.stderr[-2000:]
