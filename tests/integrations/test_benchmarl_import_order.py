@@ -63,12 +63,23 @@ def test_benchmarl_first_then_seers_task(tmp_path):
     assert r.stdout.strip().endswith("(2, 3)"), r.stdout
 
 
-def test_without_the_pth_benchmarl_first_fails_as_documented(tmp_path):
+def _run_without_pth(code):
+    """``code`` in a Python that sees site-packages but runs none of its
+    ``.pth`` files (``-S``, then the site dirs put on ``sys.path`` by hand),
+    whether or not SEER's .pth is installed there."""
+    import site
+    head = f"import sys; sys.path.extend({site.getsitepackages()!r})\n"      # this venv's, as the parent sees them
+    return subprocess.run([sys.executable, "-S", "-c", head + code], capture_output=True, text=True,
+                          timeout=300, env=dict(os.environ, PYTHONPATH=ROOT))
+
+
+def test_without_the_pth_benchmarl_first_fails_as_documented():
     # what the .pth is for: TorchRL 0.14 has no SyncDataCollector of its own
-    r = _run("import benchmarl.experiment")
-    import torchrl.collectors as c
-    if hasattr(c, "SyncDataCollector"):                 # an older TorchRL: nothing to fix
-        assert r.returncode == 0
+    native = _run_without_pth("import torchrl.collectors as c; print(hasattr(c, 'SyncDataCollector'))")
+    assert native.returncode == 0, native.stderr[-2000:]
+    r = _run_without_pth("import benchmarl.experiment")
+    if native.stdout.strip() == "True":                 # an older TorchRL: nothing to fix
+        assert r.returncode == 0, r.stderr[-2000:]
     else:
         assert r.returncode != 0 and "SyncDataCollector" in r.stderr
 
