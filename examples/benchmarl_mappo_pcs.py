@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# ruff: noqa: E402
 """MAPPO (or IPPO) from BenchMARL on SEER's PCS task, then the learned
 policy against the random one on held-out seeds.
 
@@ -19,6 +20,10 @@ pip install --no-deps benchmarl==1.5.2`` beside the ``torchrl`` extra).
 
     PYTHONPATH=$PWD python examples/benchmarl_mappo_pcs.py [--iters 150] [--algorithm mappo|ippo]
 """
+
+from _needs import need
+
+need("torch", "benchmarl")     # before the imports that need them: one line, not a traceback
 
 import argparse
 import tempfile

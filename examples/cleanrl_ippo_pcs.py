@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# ruff: noqa: E402
 """CleanRL-style PPO with parameter sharing (IPPO) on the PCS env, single file.
 
     pip install torch==2.13.0 && pip install -e ".[train]"
@@ -53,6 +54,10 @@ policy, fixed guards of 0 and 3 and the rush rule
 (``seer_envs.pcs.heuristic.rush_guard``) on held-out seeds and prints
 the comparison.
 """
+
+from _needs import need
+
+need("torch")     # before the imports that need them: one line, not a traceback
 
 import argparse
 import os

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# ruff: noqa: E402
 """CleanRL-style MAPPO on the Aircraft env: a shared Gaussian actor on each
 UAV's own observation, a centralised critic on the global state, single file.
 
@@ -15,6 +16,10 @@ rows after its episode ended, and the held-out evaluation are those of
 ``cleanrl_ppo_aircraft.py``; no ``--async`` (the critic needs every copy's
 state at each step).
 """
+
+from _needs import need
+
+need("torch")     # before the imports that need them: one line, not a traceback
 
 import os
 import time

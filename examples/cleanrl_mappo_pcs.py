@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# ruff: noqa: E402
 """CleanRL-style MAPPO on the PCS env: a shared actor on each cell's own
 observation, a centralised critic on the global state, single file.
 
@@ -33,6 +34,10 @@ two halves in flight do not give at one time.
 At the end it evaluates the learned actor (sampled and greedy), a uniformly random
 policy, fixed guards and the rush rule on held-out seeds and prints the comparison.
 """
+
+from _needs import need
+
+need("torch")     # before the imports that need them: one line, not a traceback
 
 import argparse
 import time

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# ruff: noqa: E402
 """CleanRL-style PPO with parameter sharing on the Aircraft env, single file.
 
     pip install torch==2.13.0 && pip install -e ".[train]"
@@ -40,6 +41,10 @@ At the end it evaluates the learned policy (its mean action), a random
 policy, zero acceleration and the steer-to-target heuristic on held-out
 seeds.
 """
+
+from _needs import need
+
+need("torch")     # before the imports that need them: one line, not a traceback
 
 import argparse
 import os

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# ruff: noqa: E402
 """PPO on a SEER env with RLlib's new API stack and one shared policy.
 
     pip install -e ".[rllib]"       # install torch==2.13.0 first for the CPU build
@@ -13,6 +14,10 @@ it runs ``--num-envs`` copies in one SEER vector env
 envs only as a Python loop of single envs, docs/training.md).  Prints the
 mean episode return per iteration.
 """
+
+from _needs import need
+
+need("torch", "ray")     # before the imports that need them: one line, not a traceback
 
 import argparse
 import time

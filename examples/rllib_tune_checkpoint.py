@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# ruff: noqa: E402
 """Tune a SEER env with RLlib, then continue from the checkpoint with
 ``algo.save()`` / ``algo.restore()``; CPU, a few iterations.
 
@@ -28,6 +29,10 @@ state can be saved beside a checkpoint with ``env.snapshot().to_bytes()``
 (docs/guide.md, "Snapshots"), for a loop of one's own; RLlib's runner would
 reset it.
 """
+
+from _needs import need
+
+need("torch", "ray")     # before the imports that need them: one line, not a traceback
 
 import argparse
 import os
