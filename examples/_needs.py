@@ -3,7 +3,7 @@
 line naming what to install and exit 2, not a ModuleNotFoundError traceback
 (the examples need the RL extras, which the base install leaves out)."""
 
-import importlib
+import importlib.util
 import os
 import sys
 
@@ -17,12 +17,14 @@ INSTALL = {
 
 
 def need(*modules):
-    """Import each of ``modules``, or print how to install the first that is
-    missing and exit with status 2."""
+    """Check that each of ``modules`` is installed, or print how to install
+    the first that is missing and exit with status 2."""
     for name in modules:
-        try:
-            importlib.import_module(name)
-        except ImportError:
+        try:            # found, not imported: BenchMARL 1.5.2 cannot be imported before SEER's shim
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError, AttributeError):     # hidden (None in sys.modules)
+            found = False
+        if not found:
             script = os.path.basename(sys.argv[0]) or "this example"
             print(f"{script} needs {name}, which is not installed: {INSTALL[name]} "
                   '(README.md, "Optional, for RLlib")', file=sys.stderr)
