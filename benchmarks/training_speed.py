@@ -62,7 +62,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "examples"))
 
-from _cleanrl import device  # noqa: E402
+from _cleanrl import device, positive_int, threads  # noqa: E402
 
 TASKS = ("pcs", "aircraft")
 PATHS = ("seer_sync", "seer_overlap", "supersuit", "supersuit_mp", "puffer_serial", "puffer_mp", "seer_sync_aa")
@@ -255,35 +255,19 @@ def train_row(task, path, copies, a):
 
 # --- the command line --------------------------------------------------------------
 
-def _positive(value):
-    try:
-        n = int(value)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected an int >= 1, got {value!r}")
-    return n
-
-
-def _env_threads(value):
-    if value == "auto":
-        return value
-    return _positive(value)
-
-
 def make_parser():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="the tests' size: tiny envs, 2 and 4 copies, 2 updates")
-    p.add_argument("--copies", type=_positive, nargs="+", default=None,
+    p.add_argument("--copies", type=positive_int, nargs="+", default=None,
                    help="numbers of copies (default 8 32 64 128; --quick: 2 4)")
     p.add_argument("--tasks", nargs="+", choices=TASKS, default=list(TASKS))
     p.add_argument("--paths", nargs="+", choices=PATHS, default=list(PATHS),
                    help="the paths to run (seer_sync always runs first: the ratios' reference)")
-    p.add_argument("--updates", type=_positive, default=None,
+    p.add_argument("--updates", type=positive_int, default=None,
                    help="PPO updates per run (default 6; --quick: 2)")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--torch-threads", type=_positive, default=1, help="torch's intra-op threads, every path")
-    p.add_argument("--env-threads", type=_env_threads, default=1,
+    p.add_argument("--torch-threads", type=positive_int, default=1, help="torch's intra-op threads, every path")
+    p.add_argument("--env-threads", type=threads, default=1,
                    help='SEER vector env threads ("auto" or an int; the vectorisers\' single envs: 1)')
     p.add_argument("--device", type=device, default="cpu", help="the learner's torch device: cpu, cuda or cuda:N")
     p.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results", "training_speed"),

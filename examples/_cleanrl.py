@@ -166,6 +166,32 @@ def time_feature(t, horizon):
     return float(t) / float(horizon)
 
 
+def ppo_epochs(agent, opt, a, update, b_obs, b_t, b_act, b_logp, b_adv, b_ret):
+    """PPO's passes over one update's flat batch (a row a sample; ``b_t`` the
+    critic's time input): ``a.epochs`` passes of ``a.minibatches``
+    minibatches in the order of :func:`minibatch_rng`, CleanRL's loss,
+    gradient norm clipped to 0.5.  The batch moves to the agent's device.
+    Returns the last minibatch's stats and every minibatch's clip fraction."""
+    dev = next(agent.parameters()).device
+    b_obs, b_act, b_logp, b_adv, b_ret, b_t = (x.to(dev) for x in (b_obs, b_act, b_logp, b_adv, b_ret, b_t))
+    idx = np.arange(b_obs.shape[0])
+    mb = max(1, len(idx) // a.minibatches)
+    clipfracs = []
+    order = minibatch_rng(a.seed, update)
+    for _ in range(a.epochs):
+        order.shuffle(idx)
+        for s in range(0, len(idx), mb):
+            j = torch.from_numpy(idx[s:s + mb]).to(dev)
+            _, logp, ent, val = agent.act(b_obs[j], b_t[j], b_act[j])
+            loss, stats = ppo_loss(logp, b_logp[j], b_adv[j], val, b_ret[j], ent, a.clip, a.ent_coef)
+            clipfracs.append(stats["clipfrac"])
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
+            opt.step()
+    return stats, clipfracs
+
+
 def threads(value):
     """argparse type: "auto" or an int >= 1 (SEER's ``num_threads``)."""
     if value == "auto":

@@ -66,9 +66,9 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from _cleanrl import (NEVER, Clock, Logger, ReturnScaler, Rollouts, add_device, add_habits, add_overlap, add_scaling,
-                      check_device, explained_variance, layer, minibatch_rng, positive_float, positive_int, ppo_loss,
-                      report_update, run_dir, save_gif, time_feature)
+from _cleanrl import (Clock, Logger, NEVER, ReturnScaler, Rollouts, add_device, add_habits, add_overlap,
+                      add_scaling, check_device, explained_variance, layer, positive_float, positive_int,
+                      ppo_epochs, report_update, run_dir, save_gif, time_feature)
 from torch.distributions import Categorical
 
 import seer_envs
@@ -348,23 +348,7 @@ def _update(a, agent, opt, scaler, t_in, batch, update, T, N):
     ev = explained_variance(val_buf, ret)
     b_obs, b_act, b_logp = obs_buf.reshape(-1, 11), act_buf.reshape(-1), logp_buf.reshape(-1)
     b_adv, b_ret, b_t = adv.reshape(-1), ret.reshape(-1), t_in.reshape(-1)
-    dev = next(agent.parameters()).device
-    b_obs, b_act, b_logp, b_adv, b_ret, b_t = (x.to(dev) for x in (b_obs, b_act, b_logp, b_adv, b_ret, b_t))
-    idx = np.arange(b_obs.shape[0])
-    mb = len(idx) // a.minibatches
-    clipfracs = []
-    order = minibatch_rng(a.seed, update)
-    for _ in range(a.epochs):
-        order.shuffle(idx)
-        for s in range(0, len(idx), mb):
-            j = torch.from_numpy(idx[s:s + mb]).to(dev)
-            _, logp, ent, val = agent.act(b_obs[j], b_t[j], b_act[j])
-            loss, stats = ppo_loss(logp, b_logp[j], b_adv[j], val, b_ret[j], ent, a.clip, a.ent_coef)
-            clipfracs.append(stats["clipfrac"])
-            opt.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
-            opt.step()
+    stats, clipfracs = ppo_epochs(agent, opt, a, update, b_obs, b_t, b_act, b_logp, b_adv, b_ret)
     ep_ret = raw_rew.sum(0).mean().item()
     return stats, clipfracs, ev, ep_ret, act_buf
 

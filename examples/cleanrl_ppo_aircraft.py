@@ -53,9 +53,9 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from _cleanrl import (NEVER, Clock, Logger, ReturnScaler, Rollouts, RunningNorm, add_device, add_habits, add_overlap,
-                      add_scaling, check_device, explained_variance, layer, minibatch_rng, positive_float, positive_int,
-                      ppo_loss, report_update, run_dir, save_gif)
+from _cleanrl import (Clock, Logger, NEVER, ReturnScaler, Rollouts, RunningNorm, add_device, add_habits,
+                      add_overlap, add_scaling, check_device, explained_variance, layer, positive_float,
+                      positive_int, ppo_epochs, report_update, run_dir, save_gif)
 from torch.distributions import Normal
 
 import seer_envs
@@ -324,24 +324,8 @@ def _update(a, agent, opt, scaler, batch, update, obs_dim):
     b_act = act_b.reshape(-1, 2)[mask]
     b_logp, b_adv, b_ret = logp_b.reshape(-1)[mask], adv.reshape(-1)[mask], ret.reshape(-1)[mask]
     b_t = t_in[mask]
-    dev = next(agent.parameters()).device
-    b_obs, b_act, b_logp, b_adv, b_ret, b_t = (x.to(dev) for x in (b_obs, b_act, b_logp, b_adv, b_ret, b_t))
-    idx = np.arange(b_obs.shape[0])
-    mb = max(1, len(idx) // a.minibatches)
-    clipfracs = []
-    order = minibatch_rng(a.seed, update)
-    for _ in range(a.epochs):
-        order.shuffle(idx)
-        for s in range(0, len(idx), mb):
-            j = torch.from_numpy(idx[s:s + mb]).to(dev)
-            _, logp, ent, val = agent.act(b_obs[j], b_t[j], b_act[j])
-            loss, stats = ppo_loss(logp, b_logp[j], b_adv[j], val, b_ret[j], ent, a.clip, a.ent_coef)
-            clipfracs.append(stats["clipfrac"])
-            opt.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
-            opt.step()
-    agent.obs_norm.update(b_obs)             # the next rollout's statistics
+    stats, clipfracs = ppo_epochs(agent, opt, a, update, b_obs, b_t, b_act, b_logp, b_adv, b_ret)
+    agent.obs_norm.update(b_obs.to(next(agent.parameters()).device))    # the next rollout's statistics
     live = alive_b[0] > 0                  # the UAVs in play (padding rows never are)
     ep_ret = raw_rew.sum(0)[live].mean().item()
     return stats, clipfracs, ev, ep_ret, T_used

@@ -27,20 +27,19 @@ SPEC = register(ScenarioSpec(
     headless_ignores=ENV_ONLY,
 ))
 
+#: What the hot-spot tasks share: pcs_v0's model and copies, no headless run.
+_TASK = dict(model=PcsModel, copies=PcsCopies, headless=None, env_run=env_run, workload_codes={"env": 3},
+             test_params={"grid_width": 4, "grid_height": 3, "max_cycles": 6, "dt": 30.0})
+
 HOTSPOT_SPEC = register(ScenarioSpec(
     id="pcs_hotspot_v0",
     description="PCS with hot spots of load moving over the cells, a daily swing and neighbours' "
                 "drops in each cell's own reward: a social dilemma (selfish low guards are an "
                 "equilibrium below the team's best); the learning task is pcs_hotspot_v1",
     config=PCSHotspotConfig,
-    model=PcsModel,
     env=PcsHotspotEnv,
-    copies=PcsCopies,
-    headless=None,
     heuristic=adaptive_guard,
-    test_params={"grid_width": 4, "grid_height": 3, "max_cycles": 6, "dt": 30.0},
-    env_run=env_run,
-    workload_codes={"env": 3},
+    **_TASK,
 ))
 
 HOTSPOT_V1_SPEC = register(ScenarioSpec(
@@ -48,12 +47,7 @@ HOTSPOT_V1_SPEC = register(ScenarioSpec(
     description="PCS learning task: hot spots of load, a daily swing, rush hours of fast-moving phones "
                 "and the team's reward: guard channels that follow the hour and the cell",
     config=PCSHotspotV1Config,
-    model=PcsModel,
     env=PcsHotspotV1Env,
-    copies=PcsCopies,
-    headless=None,
     heuristic=rush_guard,
-    test_params={"grid_width": 4, "grid_height": 3, "max_cycles": 6, "dt": 30.0},
-    env_run=env_run,
-    workload_codes={"env": 3},
+    **_TASK,
 ))
