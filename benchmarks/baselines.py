@@ -44,6 +44,7 @@ report gives the run's wall time); a bigger machine can raise it.
 
 import argparse
 import csv
+import json
 import os
 import platform
 import sys
@@ -51,9 +52,10 @@ import time
 
 import numpy as np
 
+from seer_bench.examples import load as load_example
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "examples"))
 
 EVAL_SEED0 = 10_000
 PCS = "pcs_hotspot_v1"
@@ -168,24 +170,10 @@ def aircraft_fixed_policies():
 
 # --- training -----------------------------------------------------------------
 
-def train_pcs(algo, seed, b, num_threads, venv=None, progress=None):
-    """One IPPO or MAPPO run on the PCS task; returns ({"greedy": policy,
-    "sampled": policy}, curve rows): the actor's most likely guard, and a
-    guard drawn from it with the evaluation's generator."""
+def pcs_policies(agent):
+    """{"greedy": the actor's most likely guard, "sampled": a guard drawn
+    from it with the evaluation's generator} of a PCS agent."""
     import torch
-    if algo == "ippo":
-        import cleanrl_ippo_pcs as mod
-    else:
-        import cleanrl_mappo_pcs as mod
-    a = mod.make_parser().parse_args(["--seed", str(seed), "--updates", str(b["updates"]),
-                                      "--num-envs", str(b["num_envs"]), "--num-threads", str(num_threads)])
-    rows = []
-
-    def on_update(r):
-        rows.append(r)
-        if progress is not None:
-            progress.update(1)
-    agent = mod.train(a, venv=venv, on_update=on_update)
 
     def greedy(env, obs, rng):
         with torch.no_grad():
@@ -195,29 +183,13 @@ def train_pcs(algo, seed, b, num_threads, venv=None, progress=None):
         with torch.no_grad():
             p = torch.softmax(agent.actor(torch.from_numpy(obs)).double(), -1).numpy()
         return np.minimum((rng.random((len(p), 1)) > np.cumsum(p, -1)).sum(-1), p.shape[-1] - 1)
-    return {"greedy": greedy, "sampled": sampled}, rows
+    return {"greedy": greedy, "sampled": sampled}
 
 
-def train_aircraft(algo, seed, b, num_threads, venv=None, progress=None):
-    """One run of the Aircraft examples' PPO (parameter sharing: IPPO) or
-    MAPPO; ``venv`` (IPPO only): the vector env to train on (default
-    SEER's).  Returns ({"greedy": the mean action, "sampled": an action
-    drawn from the Gaussian with the evaluation's generator}, curve rows)."""
+def aircraft_policies(agent):
+    """{"greedy": the mean action, "sampled": an action drawn from the
+    Gaussian with the evaluation's generator} of an Aircraft agent."""
     import torch
-    if algo == "ippo":
-        import cleanrl_ppo_aircraft as mod
-    else:
-        import cleanrl_mappo_aircraft as mod
-    a = mod.make_parser().parse_args(["--seed", str(seed), "--updates", str(b["updates"]),
-                                      "--num-envs", str(b["num_envs"]), "--num-uavs", str(b["num_uavs"]),
-                                      "--episode", str(b["episode"]), "--num-threads", str(num_threads)])
-    rows = []
-
-    def on_update(r):
-        rows.append(r)
-        if progress is not None:
-            progress.update(1)
-    agent = mod.train(a, on_update=on_update, **({} if venv is None else {"venv": venv}))
 
     def greedy(env, obs, rng):
         with torch.no_grad():
@@ -228,7 +200,109 @@ def train_aircraft(algo, seed, b, num_threads, venv=None, progress=None):
             mean = agent.policy_mean(torch.from_numpy(obs)).numpy()
         std = agent.log_std.detach().exp().numpy()
         return np.clip(mean + std * rng.standard_normal(mean.shape), -1, 1).astype(np.float32)
-    return {"greedy": greedy, "sampled": sampled}, rows
+    return {"greedy": greedy, "sampled": sampled}
+
+
+def train(task, algo, seed, b, num_threads, venv=None, overlap=False, on_update=None):
+    """One run of the examples' IPPO or MAPPO on ``task`` (PCS:
+    ``cleanrl_ippo_pcs`` / ``cleanrl_mappo_pcs``; Aircraft:
+    ``cleanrl_ppo_aircraft``, parameter-shared PPO, i.e. IPPO, /
+    ``cleanrl_mappo_aircraft``) at the budget ``b``; ``venv`` (IPPO only):
+    the vector env to train on (default SEER's); ``overlap`` (IPPO only):
+    the actor-learner overlap.  Returns ({"greedy": policy, "sampled":
+    policy}, curve rows); ``on_update(row)`` sees each row first, with
+    the live agent in ``row["agent"]`` (the rows returned do not keep it)."""
+    name = {(PCS, "ippo"): "cleanrl_ippo_pcs", (PCS, "mappo"): "cleanrl_mappo_pcs",
+            (AIRCRAFT, "ippo"): "cleanrl_ppo_aircraft", (AIRCRAFT, "mappo"): "cleanrl_mappo_aircraft"}
+    mod = load_example(name[(task, algo)])
+    argv = ["--seed", str(seed), "--updates", str(b["updates"]), "--num-envs", str(b["num_envs"]),
+            "--num-threads", str(num_threads)]
+    if task == AIRCRAFT:
+        argv += ["--num-uavs", str(b["num_uavs"]), "--episode", str(b["episode"])]
+    if overlap:
+        argv += ["--overlap"]
+    a = mod.make_parser().parse_args(argv)
+    rows = []
+
+    def each(r):
+        if on_update is not None:
+            on_update(r)
+        rows.append({k: v for k, v in r.items() if k != "agent"})
+    agent = mod.train(a, on_update=each, **({} if venv is None else {"venv": venv}))
+    return (pcs_policies if task == PCS else aircraft_policies)(agent), rows
+
+
+# --- jobs: one training run (or the fixed policies) of one task, evaluated -----
+# A job returns plain data, so ``--jobs N`` can run them in N processes.
+
+def job_key(j):
+    """What a job is: kind, task, algorithm, seed, variant, updates and
+    held-out seeds (a resumed run keeps only results of the same)."""
+    return (j["kind"], j["task"], j.get("algo", ""), j.get("seed", 0), j.get("variant", ""),
+            j.get("b", {}).get("updates", 0), len(j["seeds"]))
+
+
+def run_job(j):
+    """One job: ``kind`` "fixed" (every fixed policy of ``task``),
+    "learn" (one of our runs; ``variant`` "" for the full budget,
+    "overlap" for IPPO with the actor-learner overlap, "fraction" for the
+    BenchMARL comparison's budget) or "benchmarl" (BenchMARL's run at that
+    budget); each policy evaluated on the held-out ``seeds``.  Returns
+    ``{"scores": {policy or mode: per-seed returns}, "rows": curve rows,
+    "run": BenchMARL's wall time and iterations}``."""
+    task, seeds, env_kw, threads = j["task"], j["seeds"], j["env_kw"], j["num_threads"]
+    if j["kind"] == "fixed":
+        import seer_envs
+        fixed = (pcs_fixed_policies(seer_envs.get(task).build_config({}).num_guard_actions) if task == PCS
+                 else aircraft_fixed_policies())
+        return {"scores": {name: evaluate(task, pol, seeds, env_kw, threads) for name, pol in fixed.items()}}
+    if j["kind"] == "learn":
+        pols, rows = train(task, j["algo"], j["seed"], j["b"], threads, overlap=j["variant"] == "overlap")
+        return {"rows": rows, "scores": {m: evaluate(task, pols[m], seeds, env_kw, threads) for m in MODES}}
+    import benchmarl_check
+    b = j["b"]
+    steps = 48 if task == PCS else b["episode"]
+    frames = b["updates"] * b["num_envs"] * steps
+    pols, wall, iters = benchmarl_check.train(task, j["algo"], j["seed"], frames, dict(env_kw, max_cycles=steps),
+                                              b["num_envs"], steps, lr=2.5e-3 if task == PCS else 1e-3)
+    return {"scores": {m: evaluate(task, pols[m], seeds, env_kw, threads) for m in MODES},
+            "run": dict(algo=j["algo"], seed=j["seed"], wall_s=wall, iterations=iters, env_steps=frames)}
+
+
+#: Rough cost of a job per update, to start the longest first.
+COST = {"benchmarl": 6, "learn": 1, "fixed": 0}
+
+
+def load_done(a):
+    """The results an interrupted run with the same ``--out`` wrote to its
+    ``jobs.jsonl`` (a job's key names its budget and evaluation seeds, so
+    runs of other settings are not kept)."""
+    out = {}
+    try:
+        with open(os.path.join(a.out, "jobs.jsonl")) as f:
+            for line in f:
+                if line.strip():
+                    d = json.loads(line)
+                    out[tuple(d["key"])] = d["result"]
+    except FileNotFoundError:
+        pass
+    return out
+
+
+def run_jobs(jobs, n, on_done):
+    """Run ``jobs`` in this process (``n`` 1) or in ``n`` worker processes
+    (spawned: no forked torch threads), longest first; ``on_done(job,
+    result)`` as each finishes."""
+    if n == 1:
+        for j in jobs:
+            on_done(j, run_job(j))
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) as ex:
+        futures = {ex.submit(run_job, j): j for j in jobs}
+        for f in as_completed(futures):
+            on_done(futures[f], f.result())
 
 
 class SuperSuitVec:
@@ -267,12 +341,12 @@ class SuperSuitVec:
                 self._shape(trunc).astype(bool), info)
 
 
-def time_to_target(rows, target):
-    """(env steps, wall s) at the first update whose training return reaches
-    ``target``; (nan, nan) if none does."""
-    for r in rows:
-        if r["episode_return"] >= target:
-            return r["env_steps"], r["wall_s"]
+def time_to_target(evals, target):
+    """(env steps, wall s) at the first evaluation ``(env steps, wall s,
+    held-out return)`` that reaches ``target``; (nan, nan) if none does."""
+    for steps, wall, ret in evals:
+        if ret >= target:
+            return steps, wall
     return float("nan"), float("nan")
 
 
@@ -295,12 +369,16 @@ def plot_curves(curves, refs, task, path):
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(1, 2, figsize=(12, 5), dpi=110)
     colours = {"ippo": "tab:blue", "mappo": "tab:orange"}
+    dashes = {"": "-", "overlap": "--"}
     labelled = set()
-    for (algo, seed), rows in sorted(curves.items()):
-        label = None if algo in labelled else f"{algo.upper()} (one line per training seed)"
-        labelled.add(algo)
+    for (algo, variant, seed), rows in sorted(curves.items()):
+        if variant not in dashes:        # the BenchMARL comparison's short runs: in the tables only
+            continue
+        label = None if (algo, variant) in labelled else (
+            LABEL[variant].format(A=algo.upper()) + " (one line per training seed)")
+        labelled.add((algo, variant))
         for ax, key in zip(axes, ("env_steps", "wall_s")):
-            ax.plot([r[key] for r in rows], [r["episode_return"] for r in rows],
+            ax.plot([r[key] for r in rows], [r["episode_return"] for r in rows], linestyle=dashes[variant],
                     color=colours.get(algo, "tab:green"), alpha=0.7, marker="." if len(rows) < 10 else None,
                     label=label if ax is axes[0] else None)
     styles = ["--", ":", "-."]
@@ -350,96 +428,79 @@ def fmt(m, lo, hi):
 
 # --- the suite -------------------------------------------------------------------
 
-def run_task(task, a, b, progress, eval_rows, curve_rows):
-    """Evaluate the fixed policies, train and evaluate the learned ones.
-    Returns the report's table rows and the curves by (algo, seed)."""
-    import seer_envs
-    seeds = list(range(EVAL_SEED0, EVAL_SEED0 + a.eval_seeds))
-    if task == PCS:
-        env_kw = {}
-        n_actions = seer_envs.get(task).build_config({}).num_guard_actions
-        fixed = pcs_fixed_policies(n_actions)
-        algos = ("ippo", "mappo")
-    else:
-        env_kw = dict(num_uavs=b["num_uavs"], max_cycles=b["episode"], continuous_actions=True)
-        fixed = aircraft_fixed_policies()
-        algos = ("ippo", "mappo")
-    per_seed = {}
-    for name, pol in fixed.items():
-        per_seed[name] = evaluate(task, pol, seeds, env_kw, a.num_threads)
-        progress.update(1)
-        for s, r in zip(seeds, per_seed[name]):
-            eval_rows.append(dict(task=task, policy=name, train_seed="", eval_seed=s, episode_return=r))
-    table = [(name, "fixed", len(seeds), ci95(v)) for name, v in per_seed.items()]
+def env_kw_of(task, b):
+    return {} if task == PCS else dict(num_uavs=b["num_uavs"], max_cycles=b["episode"], continuous_actions=True)
+
+
+def fraction_budget(a, b):
+    """The budget of the BenchMARL comparison: ``--benchmarl-budget`` of
+    ``b``'s updates (BenchMARL's runs cost 5-9 times ours per env step)."""
+    return dict(b, updates=max(1, round(b["updates"] * a.benchmarl_budget)))
+
+
+def task_jobs(task, a, b):
+    """Every job of ``task``: the fixed policies; IPPO and MAPPO on the
+    training seeds; IPPO with the actor-learner overlap on the same seeds;
+    BenchMARL's MAPPO and IPPO and ours at the comparison's budget."""
+    base = dict(task=task, seeds=list(range(EVAL_SEED0, EVAL_SEED0 + a.eval_seeds)), env_kw=env_kw_of(task, b),
+                num_threads=a.num_threads)
+    jobs = [dict(base, kind="fixed")]
+    for seed in range(1, a.train_seeds + 1):
+        jobs += [dict(base, kind="learn", algo=algo, seed=seed, variant="", b=b) for algo in ("ippo", "mappo")]
+        if not a.no_overlap:
+            jobs.append(dict(base, kind="learn", algo="ippo", seed=seed, variant="overlap", b=b))
+    for seed in range(1, a.benchmarl_seeds + 1):
+        for algo in ("mappo", "ippo"):
+            jobs += [dict(base, kind="benchmarl", algo=algo, seed=seed, b=fraction_budget(a, b)),
+                     dict(base, kind="learn", algo=algo, seed=seed, variant="fraction", b=fraction_budget(a, b))]
+    return jobs
+
+
+LABEL = {"": "{A}", "overlap": "{A} overlapped", "fraction": "{A} at the BenchMARL budget"}
+
+
+def assemble(task, a, jobs, done, eval_rows, curve_rows):
+    """The report's figures of ``task`` from its finished jobs (``done``:
+    results by :func:`job_key`); appends the raw rows to ``eval_rows`` and
+    ``curve_rows``."""
+    seeds = jobs[0]["seeds"]
+    per_seed = done[job_key(jobs[0])]["scores"]
+    for name, rets in per_seed.items():
+        eval_rows += [dict(task=task, policy=name, train_seed="", eval_seed=s, episode_return=r)
+                      for s, r in zip(seeds, rets)]
+    table = [(name, "fixed", len(seeds), ci95(v), iqm95([v])) for name, v in per_seed.items()]
     constants = {n: v for n, v in per_seed.items() if n.startswith("constant")}
     best_const = max(constants, key=lambda n: np.mean(constants[n]))
-    table = [row + (iqm95([v]),) for row, v in zip(table, per_seed.values())]
-    curves, learned = {}, {}
-    for algo in algos:
-        scores = {mode: [] for mode in MODES}
-        for seed in range(1, a.train_seeds + 1):
-            if task == PCS:
-                pols, rows = train_pcs(algo, seed, b, a.num_threads, progress=progress)
-            else:
-                pols, rows = train_aircraft(algo, seed, b, a.num_threads, progress=progress)
-            curves[(algo, seed)] = rows
-            for r in rows:
-                curve_rows.append(dict(task=task, algo=algo, train_seed=seed, **r))
-            for mode in MODES:
-                rets = evaluate(task, pols[mode], seeds, env_kw, a.num_threads)
-                for s, r in zip(seeds, rets):
-                    eval_rows.append(dict(task=task, policy=f"{algo} ({mode})", train_seed=seed, eval_seed=s,
-                                          episode_return=r))
-                scores[mode].append(rets)
-            progress.update(1)
-        for mode in MODES:
-            means = [float(np.mean(r)) for r in scores[mode]]
-            learned[(algo, mode)] = means
-            table.append((f"{algo.upper()} ({mode})", f"learned, {plural(len(means), 'training seed')}", len(seeds),
-                          ci95(means), iqm95(scores[mode])))
-    benchmarl = {}
-    if a.benchmarl_seeds:
-        benchmarl = run_benchmarl(task, a, b, seeds, env_kw, table, eval_rows, progress)
     heur = [n for n in per_seed if n.startswith("heuristic")][0]
+    scores, curves, bm_runs = {}, {}, []         # scores[(who, algo, variant, mode)]: per-run seed lists
+    for j in jobs[1:]:
+        r = done[job_key(j)]
+        who, variant = ("benchmarl", "fraction") if j["kind"] == "benchmarl" else ("ours", j["variant"])
+        for mode in MODES:
+            scores.setdefault((who, j["algo"], variant, mode), []).append(r["scores"][mode])
+            policy = (f"benchmarl {j['algo']} ({mode})" if who == "benchmarl" else
+                      LABEL[variant].format(A=j["algo"]) + f" ({mode})")
+            eval_rows += [dict(task=task, policy=policy, train_seed=j["seed"], eval_seed=s, episode_return=x)
+                          for s, x in zip(seeds, r["scores"][mode])]
+        if who == "ours":
+            curves[(j["algo"], variant, j["seed"])] = r["rows"]
+            curve_rows += [dict(task=task, algo=j["algo"], variant=variant, train_seed=j["seed"], **row)
+                           for row in r["rows"]]
+        else:
+            bm_runs.append(r["run"])
+    learned = {}
+    for (who, algo, variant, mode), runs in scores.items():
+        means = [float(np.mean(x)) for x in runs]
+        name = (f"BenchMARL {algo.upper()} ({mode})" if who == "benchmarl" else
+                LABEL[variant].format(A=algo.upper()) + f" ({mode})")
+        kind = f"learned, {plural(len(means), 'training seed')}"
+        table.append((name, kind, len(seeds), ci95(means), iqm95(runs)))
+        learned[(who, algo, variant, mode)] = means
     diff = np.asarray(per_seed[heur]) - np.asarray(per_seed[best_const])
     return dict(table=table, best_const=best_const, heuristic=heur, advantage=ci95(diff),
                 heuristic_ci=ci95(per_seed[heur]),
-                refs={best_const: float(np.mean(per_seed[best_const])),
-                      heur: float(np.mean(per_seed[heur]))},
-                learned=learned, benchmarl=benchmarl, env_kw=env_kw, curves=curves), curves
-
-
-def run_benchmarl(task, a, b, seeds, env_kw, table, eval_rows, progress):
-    """The independent check (benchmarks/benchmarl_check.py): BenchMARL's
-    MAPPO and IPPO with its own configs, for as many env steps as one of our
-    runs, on ``a.benchmarl_seeds`` seeds, evaluated like every other row.
-    Adds the table's rows; returns {(algo, mode): per-run means} and the
-    runs' wall time and iterations."""
-    import benchmarl_check
-    steps = 48 if task == PCS else b["episode"]
-    frames = b["updates"] * b["num_envs"] * steps
-    kw = dict(env_kw, max_cycles=steps)
-    out = {}
-    for algo in ("mappo", "ippo"):
-        scores = {mode: [] for mode in MODES}
-        for seed in range(1, a.benchmarl_seeds + 1):
-            pols, wall, iters = benchmarl_check.train(task, algo, seed, frames, kw, b["num_envs"], steps,
-                                                      lr=2.5e-3 if task == PCS else 1e-3)
-            out.setdefault("runs", []).append(dict(algo=algo, seed=seed, wall_s=wall, iterations=iters,
-                                                   env_steps=frames))
-            for mode in MODES:
-                rets = evaluate(task, pols[mode], seeds, env_kw, a.num_threads)
-                for s, r in zip(seeds, rets):
-                    eval_rows.append(dict(task=task, policy=f"benchmarl {algo} ({mode})", train_seed=seed,
-                                          eval_seed=s, episode_return=r))
-                scores[mode].append(rets)
-            progress.update(1)
-        for mode in MODES:
-            means = [float(np.mean(r)) for r in scores[mode]]
-            out[(algo, mode)] = means
-            table.append((f"BenchMARL {algo.upper()} ({mode})", f"learned, {plural(len(means), 'training seed')}",
-                          len(seeds), ci95(means), iqm95(scores[mode])))
-    return out
+                refs={best_const: float(np.mean(per_seed[best_const])), heur: float(np.mean(per_seed[heur]))},
+                learned=learned, benchmarl_runs=bm_runs, curves=curves)
 
 
 def speed_target(task, res, a):
@@ -453,19 +514,20 @@ def speed_target(task, res, a):
 def run_speed(a, b, tasks, targets, progress):
     """IPPO through SEER's vector env and through SuperSuit, the same
     seeds, on each of ``tasks`` (``targets[task]``: the target return):
-    training steps/s and time to target.  The two paths alternate seed by
-    seed (SEER's first on odd seeds, SuperSuit's on even ones), so drifts
-    of a shared machine's load fall on both."""
+    training steps/s and time to target on held-out evaluation returns.
+    Every ``eval_every`` updates (and after the last) the greedy policy is
+    evaluated on ``--speed-eval-seeds`` held-out seeds; the time spent
+    evaluating is taken out of the wall times.  The two paths alternate
+    seed by seed (SEER's first on odd seeds, SuperSuit's on even ones), so
+    drifts of a shared machine's load fall on both."""
     import seer_envs
-    from cleanrl_ippo_pcs import ENV_ID, ENV_KW
+    ex = load_example("cleanrl_ippo_pcs")
+    seeds = list(range(EVAL_SEED0, EVAL_SEED0 + a.speed_eval_seeds))
     out = []
     for task in tasks:
         bt = b[task]
-        if task == PCS:
-            env_id, kw = ENV_ID, dict(ENV_KW)
-        else:
-            env_id = AIRCRAFT
-            kw = dict(num_uavs=bt["num_uavs"], max_cycles=bt["episode"], continuous_actions=True)
+        env_id, kw = (ex.ENV_ID, dict(ex.ENV_KW)) if task == PCS else (AIRCRAFT, env_kw_of(task, bt))
+        every = max(1, bt["updates"] // 15)
         for seed in range(1, a.speed_seeds + 1):
             paths = ("seer vector env", "supersuit concat_vec_envs_v1")
             for path in paths if seed % 2 else paths[::-1]:
@@ -474,17 +536,26 @@ def run_speed(a, b, tasks, targets, progress):
                                                 **(kw if task == PCS else dict(kw, autoreset_mode="same_step")))
                 else:
                     venv = SuperSuitVec(env_id, bt["num_envs"], num_threads=1, **kw)
-                if task == PCS:
-                    _, rows = train_pcs("ippo", seed, bt, a.speed_threads, venv=venv, progress=progress)
-                else:
-                    _, rows = train_aircraft("ippo", seed, bt, a.speed_threads, venv=venv, progress=progress)
-                steps, wall = time_to_target(rows, targets[task])
+                evals, spent = [], [0.0]
+
+                def on_update(r):
+                    t = time.perf_counter()
+                    r["wall_s"] -= spent[0]
+                    if r["update"] % every == 0 or r["update"] == bt["updates"]:
+                        pol = (pcs_policies if task == PCS else aircraft_policies)(r["agent"])["greedy"]
+                        evals.append((r["env_steps"], r["wall_s"],
+                                      float(np.mean(evaluate(task, pol, seeds, env_kw_of(task, bt))))))
+                    spent[0] += time.perf_counter() - t
+                    progress.update(1)
+                _, rows = train(task, "ippo", seed, bt, a.speed_threads, venv=venv, on_update=on_update)
+                steps, wall = time_to_target(evals, targets[task])
                 out.append(dict(task=task, path=path, train_seed=seed, updates=len(rows),
                                 env_steps=rows[-1]["env_steps"], wall_s=rows[-1]["wall_s"],
                                 sps=rows[-1]["env_steps"] / rows[-1]["wall_s"],
-                                final_return=rows[-1]["episode_return"], target=targets[task],
+                                final_return=rows[-1]["episode_return"], final_eval_return=evals[-1][2],
+                                target=targets[task], eval_every=every, eval_seeds=len(seeds),
                                 steps_to_target=steps, wall_to_target=wall,
-                                curve=[r["episode_return"] for r in rows]))
+                                curve=[r["episode_return"] for r in rows], eval_curve=[e[2] for e in evals]))
     return out
 
 
@@ -504,14 +575,14 @@ def speed_summary(rows):
     st = (sum(q["steps_to_target"] for _, q in both) / sum(p["steps_to_target"] for p, _ in both)
           if both else float("nan"))
     return dict(sps_ratio=sps(seer) / sps(ss), time_ratio=tr, steps_ratio=st, reached=len(both),
-                seeds=len(seer), same=all(p["curve"] == q["curve"] for p, q in zip(seer, ss)))
+                seeds=len(seer), same=all(p["curve"] == q["curve"] and p["eval_curve"] == q["eval_curve"] for p, q in zip(seer, ss)))
 
 
 def aircraft_target_why(a, res):
     """Why the Aircraft target is a fraction of the heuristic, from this
     run's IPPO training curves."""
-    curves = [[r["episode_return"] for r in rows] for (algo, _), rows in sorted(res["curves"].items())
-              if algo == "ippo"]
+    curves = [[r["episode_return"] for r in rows] for (algo, variant, _), rows in sorted(res["curves"].items())
+              if algo == "ippo" and variant == ""]
     if not curves:
         return ""
     heur, const = res["refs"][res["heuristic"]], res["refs"][res["best_const"]]
@@ -537,9 +608,10 @@ def speed_section(a, b, speed, targets, results):
              f"The same trainer, the same training seeds, in this one run: SEER's vector env at "
              f"{a.speed_threads} thread(s) against SuperSuit's `concat_vec_envs_v1(..., num_cpus=0)` over "
              "`pettingzoo_env_to_vec_env_v1` of single SEER envs at 1 thread each, the two paths "
-             "alternating seed by seed (SEER's first on odd seeds, SuperSuit's on even ones). Time to target: env steps and wall seconds at the first update "
-             "whose training return (the sampling policy's mean episode return per agent) reaches the "
-             "target.", ""]
+             "alternating seed by seed (SEER's first on odd seeds, SuperSuit's on even ones). Time to target: "
+             "env steps and wall seconds at the first evaluation whose held-out return reaches the target: "
+             f"the greedy policy, evaluated every `eval_every` updates and after the last on "
+             f"{plural(a.speed_eval_seeds, 'held-out seed')} (the evaluation's time is not counted).", ""]
     for task in dict.fromkeys(r["task"] for r in speed):
         rows = [r for r in speed if r["task"] == task]
         target, what = targets[task]
@@ -550,11 +622,12 @@ def speed_section(a, b, speed, targets, results):
         lines += [f"### {task}", "",
                   f"{shape}, {rows[0]['updates']} updates. Target: {target:.2f}, {what}.{why}", "",
                   "| path | training seed | updates | training env steps/s | final training return | "
-                  "env steps to target | wall s to target |", "| --- | --- | --- | --- | --- | --- | --- |"]
+                  "final held-out return (greedy) | env steps to target | wall s to target |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         for r in rows:
             reached = np.isfinite(r["wall_to_target"])
             lines.append(f"| {r['path']} | {r['train_seed']} | {r['updates']} | {r['sps']:.1f} | "
-                         f"{r['final_return']:.2f} | "
+                         f"{r['final_return']:.2f} | {r['final_eval_return']:.2f} | "
                          + (f"{r['steps_to_target']:g} | {r['wall_to_target']:.1f} |" if reached
                             else "not reached | not reached |"))
         sm = speed_summary(rows)
@@ -567,7 +640,7 @@ def speed_section(a, b, speed, targets, results):
                          f"{sm['reached']} of {sm['seeds']} seeds that reach it on both paths; env steps to "
                          f"target, SuperSuit / SEER: {sm['steps_ratio']:.2f}x): {verdict} the steps/s ratio. "
                          "With the same returns at every update both paths reach the target at the same "
-                         "update, so this ratio is the steps/s ratio of the updates before it; the two "
+                         "evaluation, so this ratio is the steps/s ratio of the updates before it; the two "
                          "differ by how the speed varies over training and by the machine's load.")
         else:
             lines.append("- Time to target: no seed reaches the target on both paths at this budget.")
@@ -622,27 +695,45 @@ def report(a, results, speed, speed_targets, plots, argv, elapsed, path):
                   f"the same evaluation seeds: {fmt(m, lo, hi)}: {verdict} it at 95%.", ""]
         best = res["refs"][res["best_const"]]
         hm, hlo, hhi = res["heuristic_ci"]
-        for (algo, mode), means in res["learned"].items():
+        for (who, algo, variant, mode), means in res["learned"].items():
+            if who != "ours" or variant:
+                continue
             m, lo, hi = ci95(means)
             rel_word = ("above" if lo > best else "below" if hi < best else "not distinguishable from")
             versus = (f"{m / hm:.0%} of the heuristic's mean" if hm > 0 else
                       f"{m - hm:+.2f} from the heuristic's mean")
             lines.append(f"- {algo.upper()} ({mode}) at this budget: {fmt(m, lo, hi)}, {rel_word} the best "
                          f"constant ({best:.2f}); {versus} ({fmt(hm, hlo, hhi)}).")
-        bm = res.get("benchmarl") or {}
-        if bm:
-            runs = bm["runs"]
+        L = res["learned"]
+        if ("ours", "ippo", "overlap", "greedy") in L:
+            lines += ["", "The actor-learner overlap (`--overlap`: rollout k+1 collected by policy k while "
+                      "update k runs, PPO's ratio against the behaviour policy's log-probabilities), IPPO "
+                      "with it minus IPPO without it, the same training seeds paired (an interval that "
+                      "contains 0: the overlap's one-update lag does not change what is learned at this "
+                      "budget):", ""]
+            for mode in MODES:
+                d = ci95(np.asarray(L[("ours", "ippo", "overlap", mode)]) - np.asarray(L[("ours", "ippo", "", mode)]))
+                lines.append(f"- IPPO ({mode}): {fmt(*d)}: " + ("contains 0, the same within the interval"
+                                                             if d[1] <= 0 <= d[2] else "excludes 0"))
+        runs = res["benchmarl_runs"]
+        if runs:
+            ups = round(len(runs) and runs[0]["env_steps"] / max(1, runs[0]["iterations"]))
             lines += ["", f"BenchMARL's MAPPO and IPPO (the independent check, `benchmarks/benchmarl_check.py`): "
-                      f"its algorithm configs and models on our batch geometry and learning rate, "
-                      f"{runs[0]['env_steps']} env steps a run (as one of ours), "
-                      f"{plural(runs[0]['iterations'], 'iteration')}, {plural(len(runs) // 2, 'training seed')} each, "
-                      f"{sum(r['wall_s'] for r in runs) / len(runs):.0f} s a run on average. Ours minus "
-                      "BenchMARL's, same algorithm and evaluation (a negative difference whose interval "
-                      "excludes 0 would mean ours is wrong):", ""]
-            for (algo, mode), theirs in ((k, v) for k, v in bm.items() if k != "runs"):
-                ours = res["learned"][(algo, mode)]
-                d = ci95_diff(ours, theirs)
-                lines.append(f"- {algo.upper()} ({mode}): {fmt(*d)}")
+                      f"its algorithm configs, its MLP at our trainers' size (two tanh layers of 64), on our "
+                      f"batch geometry ({ups} env steps a batch) and learning rate, for "
+                      f"{runs[0]['env_steps']} env steps a run ({a.benchmarl_budget:g} of the budget above: "
+                      f"BenchMARL costs 5-9 times ours per env step here), "
+                      f"{plural(runs[0]['iterations'], 'iteration')}, {plural(len(runs) // 2, 'training seed')} "
+                      f"each, {sum(r['wall_s'] for r in runs) / len(runs):.0f} s a run on average; ours at the "
+                      "same budget and seeds are the rows 'at the BenchMARL budget'. Ours minus BenchMARL's, "
+                      "same algorithm, budget and evaluation (a negative difference whose interval excludes 0 "
+                      "would mean ours is wrong):", ""]
+            for (who, algo, variant, mode), theirs in L.items():
+                if who == "benchmarl":
+                    d = ci95_diff(L[("ours", algo, "fraction", mode)], theirs)
+                    verdict = ("ours above" if d[1] > 0 else "OURS BELOW" if d[2] < 0 else
+                               "not distinguishable")
+                    lines.append(f"- {algo.upper()} ({mode}): {fmt(*d)}: {verdict}")
         lines += ["", f"![{task} learning curves]({rel(plots[task], os.path.dirname(path))})", ""]
     if speed:
         lines += speed_section(a, b, speed, speed_targets, results)
@@ -667,6 +758,19 @@ def main(argv=None):
     p.add_argument("--benchmarl-seeds", type=int, default=None,
                    help="training seeds of BenchMARL's MAPPO and IPPO, the independent check (default 2; "
                         "0 leaves it out; it needs BenchMARL)")
+    p.add_argument("--benchmarl-budget", type=float, default=0.2,
+                   help="the BenchMARL comparison's budget, a fraction of --budget (ours run beside it at the "
+                        "same budget and seeds)")
+    p.add_argument("--no-overlap", action="store_true",
+                   help="leave out IPPO with the actor-learner overlap (run on the same seeds as IPPO)")
+    p.add_argument("--speed-eval-seeds", type=int, default=None,
+                   help="held-out seeds of the speed part's evaluations (default 8)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="training runs in this many processes at once (each takes one core: SEER and torch "
+                        "at 1 thread); the speed part runs after them, alone")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the runs an interrupted run with the same --out and settings finished "
+                        "(its jobs.jsonl) and run only the rest")
     p.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results", "baselines"))
     p.add_argument("--report", default=None,
                    help="the report's path (default: docs/baselines.md; with --quick, baselines.md in --out)")
@@ -678,9 +782,17 @@ def main(argv=None):
         p.error(f"--budget must be a number > 0, got {a.budget}")
     if not (np.isfinite(a.aircraft_target) and 0 < a.aircraft_target <= 1):
         p.error(f"--aircraft-target must be a fraction in (0, 1], got {a.aircraft_target}")
+    if not (np.isfinite(a.benchmarl_budget) and 0 < a.benchmarl_budget <= 1):
+        p.error(f"--benchmarl-budget must be a fraction in (0, 1], got {a.benchmarl_budget}")
+    for flag in ("train_seeds", "eval_seeds", "speed_seeds", "speed_eval_seeds", "benchmarl_seeds"):
+        if getattr(a, flag) is not None and getattr(a, flag) < (0 if flag == "benchmarl_seeds" else 1):
+            p.error(f"--{flag.replace('_', '-')} must be a whole number >= 1, got {getattr(a, flag)}")
+    if a.jobs < 1:
+        p.error(f"--jobs must be a whole number >= 1, got {a.jobs}")
     a.train_seeds = a.train_seeds or (2 if a.quick else 5)
     a.eval_seeds = a.eval_seeds or (4 if a.quick else 64)
     a.speed_seeds = a.speed_seeds or (1 if a.quick else 2)
+    a.speed_eval_seeds = a.speed_eval_seeds or (2 if a.quick else 8)
     if a.benchmarl_seeds is None:
         import benchmarl_check
         a.benchmarl_seeds = (1 if a.quick else 2) if benchmarl_check.available() else 0
@@ -693,34 +805,44 @@ def main(argv=None):
     plot_dir = os.path.join(os.path.dirname(os.path.abspath(a.report)), "plots", "baselines")
     os.makedirs(plot_dir, exist_ok=True)
     b = budgets(a)
-    total = 0
-    for t in tasks:
-        n_fixed = 8 if t == PCS else 3
-        n_algos = 2
-        total += n_fixed + n_algos * a.train_seeds * (b[t]["updates"] + 1) + n_algos * a.benchmarl_seeds
-    if not a.no_speed:
-        total += sum(2 * a.speed_seeds * b[t]["updates"] for t in tasks)
+    jobs = {t: task_jobs(t, a, b[t]) for t in tasks}
+    done = load_done(a) if a.resume else {}
+    todo = sorted((j for js in jobs.values() for j in js if job_key(j) not in done),
+                  key=lambda j: -COST[j["kind"]] * j.get("b", {"updates": 1})["updates"])
+    total = len(todo) + (0 if a.no_speed else sum(2 * a.speed_seeds * b[t]["updates"] for t in tasks))
     t0 = time.perf_counter()
     results, plots, eval_rows, curve_rows = {}, {}, [], []
     speed, speed_targets = [], {}
-    with tqdm(total=total, desc="baselines", unit="job", file=sys.stderr) as progress:
+    log = os.path.join(a.out, "jobs.jsonl")
+    if not a.resume and os.path.exists(log):
+        os.remove(log)
+    with tqdm(total=total, desc="baselines", unit="run", file=sys.stderr) as progress:
+        def on_done(j, r):
+            done[job_key(j)] = r
+            with open(log, "a") as f:                 # nothing finished is lost to a later failure
+                f.write(json.dumps({"key": list(job_key(j)), "result": r}, default=float) + "\n")
+            progress.update(1)
+        if done:
+            print(f"resuming: {len(done)} finished runs kept from {log}", file=sys.stderr)
+        progress.set_postfix_str(f"training, {a.jobs} at once")
+        run_jobs(todo, a.jobs, on_done)
         for t in tasks:
-            progress.set_postfix_str(t)
-            results[t], curves = run_task(t, a, b[t], progress, eval_rows, curve_rows)
+            results[t] = assemble(t, a, jobs[t], done, eval_rows, curve_rows)
             plots[t] = os.path.join(plot_dir, f"{t}.png")
-            plot_curves(curves, results[t]["refs"], t, plots[t])
-            plot_curves(curves, results[t]["refs"], t, os.path.join(a.out, f"{t}.png"))
+            plot_curves(results[t]["curves"], results[t]["refs"], t, plots[t])
+            plot_curves(results[t]["curves"], results[t]["refs"], t, os.path.join(a.out, f"{t}.png"))
+        write_csv(os.path.join(a.out, "curves.csv"), curve_rows,
+                  ["task", "algo", "variant", "train_seed", "update", "env_steps", "wall_s", "episode_return",
+                   "entropy", "approx_kl", "clipfrac", "explained_variance"])
+        write_csv(os.path.join(a.out, "eval.csv"), eval_rows,
+                  ["task", "policy", "train_seed", "eval_seed", "episode_return"])
         if not a.no_speed:
             progress.set_postfix_str("speed")
             speed_targets = {t: speed_target(t, results[t], a) for t in tasks}
             speed = run_speed(a, b, tasks, {t: v[0] for t, v in speed_targets.items()}, progress)
     elapsed = time.perf_counter() - t0
-    write_csv(os.path.join(a.out, "curves.csv"), curve_rows,
-              ["task", "algo", "train_seed", "update", "env_steps", "wall_s", "episode_return"])
-    write_csv(os.path.join(a.out, "eval.csv"), eval_rows,
-              ["task", "policy", "train_seed", "eval_seed", "episode_return"])
     if speed:
-        write_csv(os.path.join(a.out, "speed.csv"), speed, [k for k in speed[0] if k != "curve"])
+        write_csv(os.path.join(a.out, "speed.csv"), speed, [k for k in speed[0] if not k.endswith("curve")])
     report(a, results, speed, speed_targets, plots, argv, elapsed, a.report)
     print(f"wrote {a.report} and {a.out} ({elapsed:.0f} s)")
     return 0

@@ -9,7 +9,7 @@ torch thread count, at each number of copies:
 - ``seer_sync``: SEER's vector env, the rollout then the update;
 - ``seer_overlap``: the same with ``--overlap`` (rollout k+1 collected by a
   thread with a frozen copy of policy k while update k runs, the one-update
-  lag of ``_cleanrl.Rollouts``);
+  lag of ``seer_bench.ppo.Rollouts``);
 - ``supersuit``, ``supersuit_mp``: SuperSuit's ``concat_vec_envs_v1`` over
   single SEER envs (1 thread each), in-process (``num_cpus=0``) and in its
   multiprocessing mode (``num_cpus``: the cores, at most the copies and a
@@ -59,16 +59,16 @@ import time
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "examples"))
+from seer_bench.examples import load as load_example
+from seer_bench.ppo import device, positive_int, threads
 
-from _cleanrl import device, positive_int, threads  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 TASKS = ("pcs", "aircraft")
 PATHS = ("seer_sync", "seer_overlap", "supersuit", "supersuit_mp", "puffer_serial", "puffer_mp", "seer_sync_aa")
 FIELDS = ("task", "env_id", "path", "copies", "agents_per_copy", "updates", "env_steps", "wall_s",
           "train_env_steps_per_s", "ratio_to_sync", "env_share", "policy_share", "update_share", "glue_share",
-          "torch_threads", "env_threads", "device")
+          "torch_threads", "env_threads", "env_threads_used", "device")
 
 
 # --- the vector envs of each path, shaped like SEER's for the trainers ------------
@@ -206,10 +206,10 @@ def puffer_available():
 def sizes(task, quick):
     """The trainer's command line and the single env's parameters of a task."""
     if task == "pcs":
-        import cleanrl_ippo_pcs as mod
+        mod = load_example("cleanrl_ippo_pcs")
         kw = dict(mod.ENV_KW, **(dict(grid_width=4, grid_height=3) if quick else {}))
         return mod, mod.ENV_ID, kw, []
-    import cleanrl_ppo_aircraft as mod
+    mod = load_example("cleanrl_ppo_aircraft")
     uavs, episode = (4, 10) if quick else (64, 100)
     kw = dict(num_uavs=uavs, max_cycles=episode, continuous_actions=True)
     return mod, "aircraft_v0", kw, ["--num-uavs", str(uavs), "--episode", str(episode)]
@@ -227,19 +227,25 @@ def make_venv(path, env_id, copies, kw, env_threads):
     return PufferVec(env_id, copies, "serial" if path == "puffer_serial" else "mp", **kw)
 
 
-def train_row(task, path, copies, a):
-    """Train ``a.updates`` updates on one path; returns its CSV row."""
+def train_row(task, path, copies, a, env_threads=None, torch_threads=None):
+    """Train ``a.updates`` updates on one path; returns its CSV row.
+    ``env_threads``, ``torch_threads``: the pair (default ``a``'s)."""
     import torch
+    env_threads = a.env_threads if env_threads is None else env_threads
+    torch_threads = a.torch_threads if torch_threads is None else torch_threads
     mod, env_id, kw, extra = sizes(task, a.quick)
     argv = ["--seed", str(a.seed), "--updates", str(a.updates), "--num-envs", str(copies),
-            "--torch-threads", str(a.torch_threads), "--device", a.device] + extra
+            "--torch-threads", str(torch_threads), "--device", a.device] + extra
     if path == "seer_overlap":
         argv.append("--overlap")
     targs = mod.make_parser().parse_args(argv)
-    venv = make_venv(path, env_id, copies, kw, a.env_threads)
+    # "auto" resolves at each reset: an overlapped trainer's first reset
+    # already sees the learner's cores reserved (seer_bench.ppo.Rollouts).
+    venv = make_venv(path, env_id, copies, kw, env_threads)
     rows = []
     try:
         mod.train(targs, venv=venv, on_update=rows.append)
+        used = getattr(venv, "num_threads", 1)       # what "auto" resolved to (the last reset's)
     finally:
         venv.close()
     torch.set_num_threads(a.torch_threads)
@@ -250,7 +256,66 @@ def train_row(task, path, copies, a):
             "train_env_steps_per_s": d["env_steps"] / wall,
             "env_share": d["env_s"] / wall, "policy_share": d["policy_s"] / wall,
             "update_share": d["update_s"] / wall, "glue_share": d["glue_s"] / wall,
-            "torch_threads": a.torch_threads, "env_threads": a.env_threads, "device": a.device}
+            "torch_threads": torch_threads, "env_threads": env_threads,
+            "env_threads_used": used if path.startswith("seer") else 1, "device": a.device}
+
+
+# --- threads shared with the learner -------------------------------------------------
+
+def thread_pairs(a):
+    """SEER sync and overlapped on each task at every fixed (env threads,
+    torch threads) pair up to the usable CPUs and at env ``"auto"`` (which
+    leaves an overlapped learner its cores: seer_runtime.reserve_cores),
+    then (1, 1) again as the A/A.  Writes ``thread_pairs.csv``; prints
+    auto's rate over the best fixed pair's."""
+    import seer_runtime
+    from tqdm import tqdm
+    cpus = seer_runtime.available_cpus()
+    counts = list(range(1, cpus + 1))
+    jobs = []
+    for task in a.tasks:
+        copies = a.copies[0] if a.copies else (4 if a.quick else {"pcs": 64, "aircraft": 32}[task])
+        for path in ("seer_sync", "seer_overlap"):
+            jobs += [(task, copies, path, e, t) for t in counts for e in counts + ["auto"]]
+            jobs.append((task, copies, path + "_aa", 1, 1))
+    rows = []
+    with tqdm(total=len(jobs), desc="thread pairs", unit="run", file=sys.stderr) as bar:
+        for task, copies, path, e, t in jobs:
+            bar.set_postfix_str(f"{task} {copies} copies {path} env {e} torch {t}")
+            r = train_row(task, path.removesuffix("_aa"), copies, a, env_threads=e, torch_threads=t)
+            rows.append(dict(r, path=path))
+            bar.update(1)
+    for r in rows:
+        ref = next(s for s in rows if s["task"] == r["task"] and s["path"] == r["path"].removesuffix("_aa")
+                   and s["env_threads"] == 1 and s["torch_threads"] == 1)
+        r["ratio_to_sync"] = r["train_env_steps_per_s"] / ref["train_env_steps_per_s"]
+    os.makedirs(a.out, exist_ok=True)
+    out = os.path.join(a.out, "thread_pairs.csv")
+    write_rows(out, rows)
+    print(f"\ntraining env steps/s by (env threads, torch threads), {a.updates} updates a run, {cpus} usable CPUs:")
+    for task in a.tasks:
+        for path in ("seer_sync", "seer_overlap"):
+            sel = [r for r in rows if r["task"] == task and r["path"] == path]
+            fixed = max((r for r in sel if r["env_threads"] != "auto"), key=lambda r: r["train_env_steps_per_s"])
+            aa = next(r for r in rows if r["task"] == task and r["path"] == path + "_aa")
+            for r in sel:
+                print(f"  {task:<9}{path:<14}env {str(r['env_threads']):>4} (used {r['env_threads_used']}) "
+                      f"torch {r['torch_threads']}: {r['train_env_steps_per_s']:9.0f}")
+            print(f"  {task} {path}: best fixed pair env {fixed['env_threads']}, torch {fixed['torch_threads']}; "
+                  + ", ".join(f"auto with torch {r['torch_threads']}: "
+                              f"{r['train_env_steps_per_s'] / fixed['train_env_steps_per_s']:.2f}x of it"
+                              for r in sel if r["env_threads"] == "auto")
+                  + f"; A/A (1, 1) again: {aa['ratio_to_sync']:.2f}")
+    print(f"wrote {out}")
+    return 0
+
+
+def write_rows(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{r[k]:.4g}" if isinstance(r[k], float) and k != "wall_s" else r[k]) for k in FIELDS})
 
 
 # --- the command line --------------------------------------------------------------
@@ -270,6 +335,10 @@ def make_parser():
     p.add_argument("--env-threads", type=threads, default=1,
                    help='SEER vector env threads ("auto" or an int; the vectorisers\' single envs: 1)')
     p.add_argument("--device", type=device, default="cpu", help="the learner's torch device: cpu, cuda or cuda:N")
+    p.add_argument("--thread-pairs", action="store_true",
+                   help="instead of the paths: SEER sync and overlapped at every (env threads, torch threads) "
+                        "pair up to the usable CPUs and with the env at \"auto\", plus an A/A of (1, 1); "
+                        "writes thread_pairs.csv (default copies: PCS 64, Aircraft 32; --quick: 4)")
     p.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results", "training_speed"),
                    help="folder of training_speed.csv")
     return p
@@ -282,8 +351,10 @@ def main(argv=None):
         import torch
         if not torch.cuda.is_available():
             p.error(f"--device {a.device}: torch sees no CUDA device here")
-    a.copies = a.copies or ([2, 4] if a.quick else [8, 32, 64, 128])
     a.updates = a.updates or (2 if a.quick else 6)
+    if a.thread_pairs:
+        return thread_pairs(a)
+    a.copies = a.copies or ([2, 4] if a.quick else [8, 32, 64, 128])
     paths = ["seer_sync"] + [x for x in PATHS if x in a.paths and x != "seer_sync"]
     if not puffer_available() and any(x.startswith("puffer") for x in paths):
         print("PufferLib is not importable (pip install --no-deps pufferlib-core==3.0.23): "
@@ -309,11 +380,7 @@ def main(argv=None):
                    and s["path"] == "seer_sync")
         r["ratio_to_sync"] = r["train_env_steps_per_s"] / ref["train_env_steps_per_s"]
     path = os.path.join(a.out, "training_speed.csv")
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS)
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (f"{r[k]:.4g}" if isinstance(r[k], float) and k != "wall_s" else r[k]) for k in FIELDS})
+    write_rows(path, rows)
     print(f"\ntraining env steps/s ({a.updates} updates a run, torch threads {a.torch_threads}, "
           f"SEER env threads {a.env_threads}, device {a.device}; {time.perf_counter() - t0:.0f} s):")
     print(f"{'task':<9}{'copies':>7}  {'path':<14}{'steps/s':>10}{'x sync':>8}{'env':>7}{'policy':>7}"

@@ -21,7 +21,7 @@ pip install --no-deps benchmarl==1.5.2`` beside the ``torchrl`` extra).
     PYTHONPATH=$PWD python examples/benchmarl_mappo_pcs.py [--iters 150] [--algorithm mappo|ippo]
 """
 
-from _needs import need
+from seer_bench.needs import need
 
 need("torch", "benchmarl")     # before the imports that need them: one line, not a traceback
 

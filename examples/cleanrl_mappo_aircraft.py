@@ -17,7 +17,7 @@ rows after its episode ended, and the held-out evaluation are those of
 state at each step).
 """
 
-from _needs import need
+from seer_bench.needs import need
 
 need("torch")     # before the imports that need them: one line, not a traceback
 
@@ -27,7 +27,7 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from _cleanrl import (Logger, ReturnScaler, RunningNorm, explained_variance, layer, minibatch_rng, ppo_loss,
+from seer_bench.ppo import (Logger, ReturnScaler, RunningNorm, explained_variance, layer, minibatch_rng, ppo_loss,
                       report_update, run_dir)
 from cleanrl_ppo_aircraft import evaluate, heuristic, in_play
 from cleanrl_ppo_aircraft import make_parser as _ppo_parser
@@ -176,7 +176,7 @@ def train(a, on_update=None, log=None):
         ep_ret = raw_rew.sum(0)[alive_b[0] > 0].mean().item()
         env_steps += a.num_envs * T_used
         if report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret,
-                         explained_variance=ev):
+                         explained_variance=ev, agent=agent):
             print(f"update {update + 1:3d}/{a.updates}: episode return per UAV "
                   f"{ep_ret:8.2f}  entropy {stats['entropy']:.2f}  EV {ev:5.2f}  "
                   f"({time.perf_counter() - t0:5.1f} s)")

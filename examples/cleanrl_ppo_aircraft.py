@@ -22,13 +22,13 @@ policy: the engine steps one half of the copies while the policy samples
 the other's actions (``send`` / ``recv``).  With ``--overlap`` rollout
 k + 1 is collected by a thread with a frozen copy of policy k (its
 observation statistics included) while update k runs
-(``_cleanrl.Rollouts``): every batch after the first comes from the
+(``seer_bench.ppo.Rollouts``): every batch after the first comes from the
 policy one update behind the learner, PPO's ratio uses that behaviour
 policy's stored log-probabilities, and the alive masks are the rollout's
 own, as without overlap.  The first rollout is the same bit for bit as
 without it.
 
-CleanRL's habits (``_cleanrl.py``, as in the PCS examples): ``--track`` logs
+CleanRL's habits (``seer_bench/ppo.py``, as in the PCS examples): ``--track`` logs
 the losses, approximate KL, clip fraction, learning rate, SPS and episodic
 return to TensorBoard under ``runs/<run name>``; ``--total-timesteps`` sets
 the env steps instead of ``--updates`` (copies x ``--episode`` steps an
@@ -42,7 +42,7 @@ policy, zero acceleration and the steer-to-target heuristic on held-out
 seeds.
 """
 
-from _needs import need
+from seer_bench.needs import need
 
 need("torch")     # before the imports that need them: one line, not a traceback
 
@@ -53,9 +53,9 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from _cleanrl import (Clock, Logger, NEVER, ReturnScaler, Rollouts, RunningNorm, add_device, add_habits,
+from seer_bench.ppo import (Clock, Logger, NEVER, ReturnScaler, Rollouts, RunningNorm, add_device, add_habits,
                       add_overlap, add_scaling, check_device, explained_variance, layer, positive_float,
-                      positive_int, ppo_epochs, report_update, run_dir, save_gif)
+                      learner_cores, positive_int, ppo_epochs, report_update, run_dir, save_gif)
 from torch.distributions import Normal
 
 import seer_envs
@@ -103,7 +103,7 @@ def rollout(venv, agent, seed, T, stop=NEVER, clock=None):
     Rows the reset's ``infos["mask"]`` marks out of play (padding, with
     per-copy UAV counts) are never alive.  Once ``stop`` is set it returns
     after the step in progress (``--overlap``'s Ctrl-C); ``clock``
-    (``_cleanrl.Clock``) sums the env's and the policy's seconds."""
+    (``seer_bench.ppo.Clock``) sums the env's and the policy's seconds."""
     clock = clock if clock is not None else Clock()
     with clock("env"):
         obs, infos = venv.reset(seed=seed)
@@ -251,9 +251,9 @@ def train(a, on_update=None, log=None, venv=None):
     each update a dict: ``update``, ``env_steps``, ``wall_s``, the seconds
     so far in the env, the policy's forward, the update and the glue
     (``env_s``, ``policy_s``, ``update_s``, ``glue_s``,
-    ``_cleanrl.Clock.figures``) and the training ``episode_return`` per UAV.
+    ``seer_bench.ppo.Clock.figures``) and the training ``episode_return`` per UAV.
     With ``a.overlap`` rollout k >= 1 comes from policy k - 1
-    (``_cleanrl.Rollouts``).  ``venv`` is any vector env with
+    (``seer_bench.ppo.Rollouts``).  ``venv`` is any vector env with
     SEER's batched interface and same-step autoreset (``num_envs``,
     ``single_observation_space``, ``reset(seed=)``, ``step(actions
     (copies, UAVs, 2))`` returning ``(copies, UAVs, ...)`` arrays; with
@@ -280,14 +280,14 @@ def train(a, on_update=None, log=None, venv=None):
         return collect_fn(venv, policy, a.seed * 100_000 + k * a.num_envs, a.episode, stop, clock)
     t0 = time.perf_counter()
     env_steps = 0
-    with Rollouts(collect, agent, a.updates, a.overlap, clock) as rollouts:
+    with Rollouts(collect, agent, a.updates, a.overlap, clock, reserve=learner_cores(a)) as rollouts:
         for update, batch in rollouts:
             with clock("update"):
                 stats, clipfracs, ev, ep_ret, T_used = _update(a, agent, opt, scaler, batch, update, obs_dim)
             env_steps += a.num_envs * T_used
             fig = clock.figures(time.perf_counter() - t0, rollouts)
             if report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret, **fig,
-                             explained_variance=ev):
+                             explained_variance=ev, agent=agent):
                 print(f"update {update + 1:3d}/{a.updates}: episode return per UAV "
                       f"{ep_ret:8.2f}  entropy {stats['entropy']:.2f}  EV {ev:5.2f}  "
                       f"({time.perf_counter() - t0:5.1f} s)")

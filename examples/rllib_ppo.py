@@ -15,14 +15,14 @@ envs only as a Python loop of single envs, docs/training.md).  Prints the
 mean episode return per iteration.
 """
 
-from _needs import need
+from seer_bench.needs import need
 
 need("torch", "ray")     # before the imports that need them: one line, not a traceback
 
 import argparse
 import time
 
-from _cleanrl import positive_int
+from seer_bench.ppo import positive_int
 
 ENVS = ("pcs_v0", "aircraft_v0")
 

@@ -30,7 +30,7 @@ state can be saved beside a checkpoint with ``env.snapshot().to_bytes()``
 reset it.
 """
 
-from _needs import need
+from seer_bench.needs import need
 
 need("torch", "ray")     # before the imports that need them: one line, not a traceback
 
@@ -39,7 +39,7 @@ import os
 import tempfile
 import time
 
-from _cleanrl import positive_int
+from seer_bench.ppo import positive_int
 from rllib_ppo import ENVS, build
 
 

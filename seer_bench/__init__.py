@@ -20,6 +20,13 @@ them alike; a ratio of two runners is the median of the per-round ratios
   :func:`steps_timed`;
 - :mod:`seer_bench.async_loops`: the NumPy policy and the synchronous and
   ``send`` / ``recv`` loops;
+- :mod:`seer_bench.ppo`: what the example trainers share (PPO's loss and
+  passes, return scaling, running normalisation, overlapped rollouts,
+  CleanRL's command-line habits; needs torch);
+- :mod:`seer_bench.needs`: the examples' first import (a missing optional
+  library is one line naming what to install);
+- :mod:`seer_bench.examples`: :func:`~seer_bench.examples.load`, an example
+  trainer as a module (the benchmarks train with them);
 - :mod:`seer_bench.deviation`: the deviation check of a reward (does any
   set of agents gain by leaving the team's best constant while the team
   loses?), :func:`~seer_bench.deviation.check`.

@@ -31,13 +31,13 @@ from seer_runtime._errors import ContractViolation, EngineBusyError, OutOfMemory
 from seer_runtime.loop import (Engine, check_num_threads, omp_max_threads, openmp_enabled,
                                phase_policy, wait_policy)
 from seer_runtime.scenario import Scenario
-from seer_runtime._threads import available_cpus, resolve_threads, thread_caps
+from seer_runtime._threads import available_cpus, reserve_cores, reserved_cores, resolve_threads, thread_caps
 from seer_runtime.thread_choice import ThreadChoice
 from seer_runtime.spec import Run, ScenarioSpec, register, registry
 from seer_runtime._include import get_include
 
 __all__ = ["Engine", "Scenario", "ContractViolation", "OutOfMemory", "EngineBusyError", "get_include", "openmp_enabled", "omp_max_threads",
-           "resolve_threads", "ThreadChoice", "thread_caps", "available_cpus", "check_num_threads",
+           "resolve_threads", "ThreadChoice", "thread_caps", "reserve_cores", "reserved_cores", "available_cpus", "check_num_threads",
            "ScenarioSpec", "Run", "register", "registry", "phase_policy", "wait_policy"]
 
 # pip hides the build's own warning (it swallows setup.py's stderr), so the

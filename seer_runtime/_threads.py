@@ -15,6 +15,7 @@ import warnings
 from seer_runtime.thread_choice import ThreadChoice
 
 _warned = set()     # (count, cpus) already warned about; one warning per process
+_reserved = [None]  # reserve_cores(n); None: the SEER_RESERVED_CORES variable decides
 
 # SEER's own packages (siblings of this one): a warning about a setting is
 # shown at the first line outside them, the user's call.
@@ -66,17 +67,50 @@ def omp_num_threads_cap():
     return int(v) if v.isdigit() and int(v) >= 1 else None
 
 
+def reserve_cores(n):
+    """Keep ``n`` cores for work that runs beside the env in this process,
+    a learner above all (torch's intra-op threads updating the policy
+    while the env collects the next rollout, ``--overlap`` in the
+    examples): ``num_threads="auto"`` and the thread tuner then use at
+    most the usable CPUs minus ``n`` (never fewer than 1), and
+    :class:`ThreadChoice` names the ``reserved`` cap when it binds.  The
+    env cannot see a learner's threads itself: they belong to this
+    process, so the load the tuner watches does not show them.  ``0``
+    reserves nothing; the ``SEER_RESERVED_CORES`` environment variable
+    sets the same where code cannot be changed (a call wins over it).
+    Explicit thread counts are never changed.  Returns the previous
+    setting."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError(f"reserve_cores(n): n must be an int >= 0, got {n!r}")
+    prev = reserved_cores()
+    _reserved[0] = n
+    return prev
+
+
+def reserved_cores():
+    """The cores kept for work beside the env (:func:`reserve_cores`,
+    else ``SEER_RESERVED_CORES``, else 0)."""
+    if _reserved[0] is not None:
+        return _reserved[0]
+    v = os.environ.get("SEER_RESERVED_CORES", "").strip()
+    return int(v) if v.isdigit() else 0
+
+
 def thread_caps(physical_cores=None, affinity=None, extra=None):
     """The hard caps on a thread count and which of them bind: ``(cap, reasons)``.
 
     The caps are the affinity mask, ``OMP_NUM_THREADS`` when set, the
-    physical cores when known (STPA's probe passes them), and ``extra``
-    ({name: count}, e.g. an RLlib runner's CPUs).  1 without OpenMP.
+    physical cores when known (STPA's probe passes them), the cores left
+    after :func:`reserve_cores` (``reserved``), and ``extra`` ({name:
+    count}, e.g. an RLlib runner's CPUs).  1 without OpenMP.
     """
     from seer_runtime.loop import openmp_enabled
     caps = {"affinity": available_cpus() if affinity is None else int(affinity)}
     if physical_cores is not None:
         caps["physical_cores"] = int(physical_cores)
+    kept = reserved_cores()
+    if kept:
+        caps["reserved"] = max(1, min(caps.values()) - kept)
     omp = omp_num_threads_cap()
     if omp is not None:
         caps["OMP_NUM_THREADS"] = omp

@@ -32,19 +32,28 @@ def test_quick_run_writes_csv_plots_and_report(tmp_path):
     speed = _rows(out / "speed.csv")
     assert all(math.isfinite(float(x["episode_return"])) for x in curves + evals)
     # one curve per (task, algorithm, training seed), each with every update
+    # (and IPPO with the actor-learner overlap on the same seeds; ours at BenchMARL's budget, 1 update)
     runs = {}
     for x in curves:
-        runs.setdefault((x["task"], x["algo"], x["train_seed"]), []).append(int(x["update"]))
-    assert set(runs) == {(t, a, s) for t in ("pcs_hotspot_v1", "aircraft_v0") for a in ("ippo", "mappo")
-                         for s in ("1", "2")}
-    assert all(u == [1, 2] for u in runs.values())
+        runs.setdefault((x["task"], x["algo"], x["variant"], x["train_seed"]), []).append(int(x["update"]))
+    full = {(t, a, v, s) for t in ("pcs_hotspot_v1", "aircraft_v0") for a, v in (("ippo", ""), ("mappo", ""),
+                                                                              ("ippo", "overlap"))
+            for s in ("1", "2")}
+    assert full <= set(runs) and all(runs[k] == [1, 2] for k in full)
+    assert all(k[2] == "fraction" and u == [1] for k, u in runs.items() if k not in full)
+    assert all(math.isfinite(float(x[k])) for x in curves for k in ("entropy", "approx_kl", "clipfrac",
+                                                                     "explained_variance"))
+    # nothing finished is lost: every run's result is in jobs.jsonl as it ends
+    assert len((out / "jobs.jsonl").read_text().splitlines()) == len(set(runs)) + 2 + sum(
+        1 for x in {(e["task"], e["policy"], e["train_seed"]) for e in evals} if x[1].startswith("benchmarl")) // 2
     # every policy on the 4 held-out seeds
     per = {}
     for x in evals:
         per.setdefault((x["task"], x["policy"], x["train_seed"]), set()).add(int(x["eval_seed"]))
     assert all(s == {10000, 10001, 10002, 10003} for s in per.values())
     assert ("pcs_hotspot_v1", "heuristic (rush rule)", "") in per
-    assert {p for (_, p, _) in per} >= {"ippo (greedy)", "ippo (sampled)", "mappo (greedy)", "mappo (sampled)"}
+    assert {p for (_, p, _) in per} >= {"ippo (greedy)", "ippo (sampled)", "mappo (greedy)", "mappo (sampled)",
+                                        "ippo overlapped (greedy)", "ippo overlapped (sampled)"}
     # the independent check: BenchMARL's MAPPO and IPPO beside ours, where it is installed
     spec = importlib.util.spec_from_file_location("benchmarl_check",
                                                   os.path.join(ROOT, "benchmarks", "benchmarl_check.py"))
@@ -59,6 +68,7 @@ def test_quick_run_writes_csv_plots_and_report(tmp_path):
     for x in speed:
         assert float(x["sps"]) > 0 and math.isfinite(float(x["final_return"])) and math.isfinite(float(x["target"]))
         assert math.isclose(float(x["sps"]), float(x["env_steps"]) / float(x["wall_s"]))
+        assert math.isfinite(float(x["final_eval_return"])) and int(x["eval_seeds"]) == 2
         steps, wall = float(x["steps_to_target"]), float(x["wall_to_target"])
         assert math.isnan(steps) == math.isnan(wall)
         assert math.isnan(steps) or (0 < steps <= float(x["env_steps"]) and 0 < wall <= float(x["wall_s"]))
@@ -67,7 +77,7 @@ def test_quick_run_writes_csv_plots_and_report(tmp_path):
                     for p in ("seer vector env", "supersuit concat_vec_envs_v1"))
         assert [x["train_seed"] for x in seer] == [x["train_seed"] for x in ss] == ["1"]
         for p, q in zip(seer, ss):      # the same trainer and seeds: the same returns, the same target
-            for k in ("updates", "env_steps", "final_return", "target", "steps_to_target"):
+            for k in ("updates", "env_steps", "final_return", "final_eval_return", "target", "steps_to_target"):
                 assert p[k] == q[k], (task, k)
     evals_by = {}
     for x in evals:
@@ -98,3 +108,19 @@ def test_bad_budget_or_target_is_refused(flag, value):
     r = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "baselines.py"), flag, value],
                        capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=ROOT))
     assert r.returncode == 2 and flag in r.stderr
+
+
+def test_resume_keeps_the_finished_runs_and_gives_the_same_tables(tmp_path):
+    """``--resume`` after a run: nothing is trained again (every job is in
+    jobs.jsonl) and the raw tables are the same."""
+    out = tmp_path / "out"
+    cmd = [sys.executable, os.path.join(ROOT, "benchmarks", "baselines.py"), "--quick", "--tasks", "aircraft_v0",
+           "--no-speed", "--no-overlap", "--benchmarl-seeds", "0", "--train-seeds", "1", "--out", str(out)]
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    first = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    assert first.returncode == 0, first.stderr[-3000:]
+    tables = [(out / n).read_text() for n in ("eval.csv", "curves.csv")]
+    again = subprocess.run(cmd + ["--resume"], capture_output=True, text=True, timeout=600, env=env)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "resuming: 3 finished runs kept" in again.stderr
+    assert [(out / n).read_text() for n in ("eval.csv", "curves.csv")] == tables

@@ -53,6 +53,26 @@ def test_quick_writes_the_table(tmp_path):
     assert "seer_sync_aa" in r.stdout and "wrote" in r.stdout
 
 
+def test_thread_pairs_writes_every_pair_and_auto_leaves_the_learner_its_cores(tmp_path):
+    import seer_runtime
+    r = _run("--quick", "--thread-pairs", "--tasks", "pcs", "--updates", "1", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr[-3000:]
+    with open(tmp_path / "thread_pairs.csv") as f:
+        rows = list(csv.DictReader(f))
+    cpus = seer_runtime.available_cpus()
+    counts = [str(n) for n in range(1, cpus + 1)]
+    for path in ("seer_sync", "seer_overlap"):
+        got = {(x["env_threads"], x["torch_threads"]) for x in rows if x["path"] == path}
+        assert got == {(e, t) for e in counts + ["auto"] for t in counts}
+        assert [(x["env_threads"], x["torch_threads"]) for x in rows if x["path"] == path + "_aa"] == [("1", "1")]
+    for x in rows:
+        assert math.isfinite(float(x["train_env_steps_per_s"])) and float(x["train_env_steps_per_s"]) > 0, x
+        if x["path"] == "seer_overlap" and x["env_threads"] == "auto" and seer_runtime.openmp_enabled():
+            # the overlapped learner's torch threads are reserved: the env takes the rest
+            assert int(x["env_threads_used"]) <= max(1, cpus - int(x["torch_threads"])), x
+    assert "best fixed pair" in r.stdout
+
+
 @pytest.mark.parametrize("args", [["--copies", "0"], ["--tasks", "nope"], ["--device", "tpu"],
                                   ["--updates", "x"], ["--env-threads", "-1"]])
 def test_bad_input_is_an_argparse_error(tmp_path, args):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""``--overlap`` in the CleanRL-style IPPO trainers (``_cleanrl.Rollouts``):
+"""``--overlap`` in the CleanRL-style IPPO trainers (``seer_bench.ppo.Rollouts``):
 the first rollout is the one without overlap, bit for bit; every later
 batch comes from the policy one update behind the learner (its stored
 log-probabilities are that policy's, not the learner's); the Aircraft
@@ -9,7 +9,6 @@ stops the rollout thread and leaves the env usable."""
 import copy
 import inspect
 import os
-import sys
 import threading
 import time
 
@@ -28,8 +27,6 @@ AIR_KW = dict(num_uavs=5, num_targets=2, dynamics_substeps=2, battery_capacity=3
 
 def _load(script):
     import importlib.util
-    if EXAMPLES not in sys.path:
-        sys.path.insert(0, EXAMPLES)
     spec = importlib.util.spec_from_file_location(script[:-3] + "_overlap_test", os.path.join(EXAMPLES, script))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -254,3 +251,29 @@ def test_overlap_ctrl_c_in_the_update_leaves_the_env_usable(task, extra, monkeyp
     r2 = fresh.step(acts)
     for x, y in zip(r1[:4], r2[:4]):
         np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("overlap", [False, True])
+def test_overlap_reserves_the_learners_cores_for_its_block(overlap, monkeypatch):
+    """With overlap the update computes beside the env: Rollouts keeps the
+    learner's cores (seer_runtime.reserve_cores) while it runs, and gives
+    them back when it ends, by an exception too; without overlap the env
+    and the update alternate and nothing is reserved."""
+    import seer_runtime
+    from seer_runtime import _threads
+    _load("cleanrl_ippo_pcs.py")
+    from seer_bench.ppo import Rollouts
+    monkeypatch.setattr(_threads, "_reserved", [None])
+    monkeypatch.delenv("SEER_RESERVED_CORES", raising=False)
+    seen = []
+
+    def collect(behaviour, k, stop):
+        seen.append(seer_runtime.reserved_cores())
+        return k
+    with pytest.raises(KeyboardInterrupt):
+        with Rollouts(collect, torch.nn.Linear(1, 1), 3, overlap, reserve=2) as rollouts:
+            for k, batch in rollouts:
+                if k == 1:
+                    raise KeyboardInterrupt
+    assert seen and set(seen) == {2 if overlap else 0}
+    assert seer_runtime.reserved_cores() == 0

@@ -161,10 +161,8 @@ def test_rllib_sub_envs_of_one_runner_get_different_seeds():
 
 
 def _load_example(script):
-    """An example as a module (its folder on sys.path, as when it runs)."""
+    """An example as a module (a fresh one: the tests patch its globals)."""
     import importlib.util
-    if EXAMPLES not in sys.path:
-        sys.path.insert(0, EXAMPLES)
     spec = importlib.util.spec_from_file_location(script[:-3], os.path.join(ROOT, "examples", script))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -108,6 +108,28 @@ def test_resolve_threads(monkeypatch):
     assert resolve_threads("auto", cap=1)[0] == 1
 
 
+def test_reserved_cores_cap_auto_and_leave_explicit_counts(monkeypatch):
+    monkeypatch.delenv("SEER_RESERVED_CORES", raising=False)
+    monkeypatch.setattr(_threads, "available_cpus", lambda: 8)
+    monkeypatch.setattr(_threads, "_reserved", [None])
+    assert _threads.thread_caps() == (8, {"affinity": 8})
+    assert seer_runtime.reserve_cores(3) == 0            # returns the previous setting
+    cap, reasons = _threads.thread_caps()
+    assert cap == 5 and reasons == {"reserved": 5}
+    assert _threads.thread_caps(physical_cores=4) == (1, {"reserved": 1})   # never below 1
+    assert resolve_threads(7)[0] == 7                   # an explicit count is the user's
+    seer_runtime.reserve_cores(0)
+    monkeypatch.setenv("SEER_RESERVED_CORES", "2")       # the variable, where code cannot change
+    seer_runtime.reserve_cores(0)
+    assert _threads.thread_caps()[0] == 8               # a call wins over the variable
+    monkeypatch.setattr(_threads, "_reserved", [None])
+    assert _threads.thread_caps() == (6, {"reserved": 6})
+    assert seer_runtime.reserved_cores() == 2
+    for bad in (-1, 1.5, "2", True, None):
+        with pytest.raises(ValueError, match="reserve_cores"):
+            seer_runtime.reserve_cores(bad)
+
+
 def test_a_missing_chooser_falls_back_to_the_caps():
     def choose():
         raise ImportError("no stpa here")

@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""What the examples share (the CleanRL-style ones, and the argparse types
-of the RLlib ones): CleanRL's habits (``--track``,
+"""What the examples' trainers share (the CleanRL-style ones, and the
+argparse types of the RLlib ones), in one place the benchmarks import too
+(needs torch, README's RL line): CleanRL's habits (``--track``,
 ``--total-timesteps``, ``--save-model``, ``--capture-video``, ``--seed``,
 ``--num-threads``), the TensorBoard logger, the layer initialisation, PPO's
 minibatch loss, the GIF writer, and the rollouts collected one update ahead
 (:class:`Rollouts`, ``--overlap``) with their clock.  One name per thing; each example stays one file of its own
-algorithm and runs as ``python examples/<example>.py`` (Python puts this
-folder on ``sys.path``).
+algorithm and runs as ``python examples/<example>.py``; the benchmarks
+load one with :func:`seer_bench.examples.load`.
 """
 
 import argparse
@@ -20,6 +21,8 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
+
+import seer_runtime
 
 
 def layer(i, o, std=np.sqrt(2)):
@@ -287,12 +290,15 @@ class Logger:
 
 
 
-def report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret, **extra):
+def report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, ep_ret, agent=None, **extra):
     """One update's figures: to the logger (TensorBoard, W&B) and to
     ``on_update`` (benchmarks/baselines.py) when given; returns whether the
     caller prints its own progress line (no ``on_update``).  ``stats`` are
     the last minibatch's (:func:`ppo_loss`); ``extra`` carries the update's
-    own figures (``explained_variance``, ``env_s``, ...)."""
+    own figures (``explained_variance``, ``env_s``, ...).  ``agent``, the
+    live policy after this update, reaches ``on_update`` as the row's
+    ``"agent"`` so a caller can evaluate it (the time to a target on
+    held-out evaluation returns); copy it to keep it."""
     wall = time.perf_counter() - t0
     if log is not None:
         log.scalars({"charts/episodic_return": ep_ret, "charts/learning_rate": opt.param_groups[0]["lr"],
@@ -303,7 +309,8 @@ def report_update(log, on_update, opt, stats, clipfracs, update, env_steps, t0, 
         return True
     on_update({"update": update + 1, "env_steps": env_steps, "wall_s": wall, **extra,
                "entropy": stats["entropy"], "approx_kl": stats["approx_kl"],
-               "clipfrac": float(np.mean(clipfracs)), "episode_return": ep_ret})
+               "clipfrac": float(np.mean(clipfracs)), "episode_return": ep_ret,
+               **({} if agent is None else {"agent": agent})})
     return False
 
 class Clock:
@@ -371,13 +378,22 @@ class Rollouts:
     in rollout order, and the update draws none, so a run stays
     reproducible from its seed.
 
+    With overlap the update computes beside the env, so inside the ``with``
+    block ``reserve`` cores are kept for it
+    (:func:`seer_runtime.reserve_cores`, :func:`learner_cores`): an env at
+    ``num_threads="auto"`` then takes what is left instead of every core.
+    Without overlap the two alternate and nothing is reserved.
+
     Use it as a context manager: leaving the ``with`` block (at the end, or
     by an exception such as a KeyboardInterrupt in the update) sets the stop
     flag and joins the thread, so no rollout steps the env afterwards and
-    the env is left between calls, ready for ``reset()``."""
+    the env is left between calls, ready for ``reset()``; the reservation
+    is undone."""
 
-    def __init__(self, collect, agent, updates, overlap=False, clock=None):
+    def __init__(self, collect, agent, updates, overlap=False, clock=None, reserve=0):
         self.collect, self.agent, self.updates, self.overlap = collect, agent, updates, overlap
+        self.reserve = reserve if overlap else 0
+        self._reserved_before = None
         self.clock = clock if clock is not None else Clock()
         self.stop = threading.Event()
         self.main_s = 0.0            # rollouts collected by the learner's thread
@@ -429,10 +445,17 @@ class Rollouts:
                 batch = self._join() if self.overlap else self._main(k + 1)
 
     def __enter__(self):
+        if self.reserve:
+            self._reserved_before = seer_runtime.reserve_cores(self.reserve)
         return self
 
     def __exit__(self, *exc):
-        self.close()
+        try:
+            self.close()
+        finally:
+            if self._reserved_before is not None:
+                seer_runtime.reserve_cores(self._reserved_before)
+                self._reserved_before = None
         return False
 
     def close(self):
@@ -449,6 +472,13 @@ class Rollouts:
         self._out = None
         if interrupted is not None:
             raise interrupted
+
+
+def learner_cores(a):
+    """The cores a learner running beside the env needs: torch's intra-op
+    threads on the CPU, one (the Python thread driving the kernels) on a
+    GPU."""
+    return a.torch_threads if a.device == "cpu" else 1
 
 
 def add_device(p):
