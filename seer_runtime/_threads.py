@@ -93,7 +93,11 @@ def reserved_cores():
     if _reserved[0] is not None:
         return _reserved[0]
     v = os.environ.get("SEER_RESERVED_CORES", "").strip()
-    return int(v) if v.isdigit() else 0
+    if not v:
+        return 0
+    if not v.isdigit():
+        raise ValueError(f"SEER_RESERVED_CORES must be a whole number >= 0 (cores kept for the learner), got {v!r}")
+    return int(v)
 
 
 def thread_caps(physical_cores=None, affinity=None, extra=None):

@@ -68,6 +68,7 @@ from ray.rllib.callbacks.utils import make_callback
 from ray.tune.registry import register_env
 
 import seer_envs
+from seer_envs._actions import check_action_dict
 from seer_runtime._threads import omp_num_threads_cap, resolve_threads
 
 
@@ -250,12 +251,19 @@ class SeerVectorMultiAgentEnv(VectorMultiAgentEnv):
         if len(actions) != self.num_envs:
             raise ValueError(f"actions must hold one dict per copy ({self.num_envs}), got {len(actions)}")
         buf, index, core = self._actions, self._index, self.core
-        for c, d in enumerate(actions):          # RLlib's dicts: one entry per acting agent
-            for aid, act in d.items():
-                buf[c, index[aid]] = act
+        core.check_steppable()
         restart = core.waiting.copy()            # these copies restart at this step
         before = core.mask                       # in play at the last observations (from the core: Ctrl-C safe)
-        core.check_steppable()
+        agents, n, spec = self.possible_agents, len(self.possible_agents), core.action_spec
+        for c, d in enumerate(actions):          # RLlib's dicts: one entry per agent in play
+            if restart[c]:                       # a restarting copy's actions are ignored
+                continue
+            rows = np.flatnonzero(before[c])
+            live = [agents[j] for j in rows]
+            try:                                 # the one validator of the dict views
+                check_action_dict(d, live, set(live), rows, index, n, spec, buf[c])
+            except ValueError as e:
+                raise ValueError(f"copy {c}: {e}") from None
         s = core.step(core.check_actions(buf))
         self._mask = s.mask
         ended = np.zeros(self.num_envs, bool) if s.ended is None else s.ended

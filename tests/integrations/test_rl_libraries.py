@@ -3,6 +3,7 @@
 
 import glob
 import os
+import re
 import subprocess
 import sys
 
@@ -525,3 +526,23 @@ def test_rllib_multi_agent_runner_on_the_vector_env():
     for rllib_seed in (None, 5):
         both = seeds[(rllib_seed, 1)] + seeds[(rllib_seed, 2)]
         assert len(set(both)) == 8, seeds
+
+
+def test_rllib_vector_env_names_the_copy_and_agent_of_a_bad_action_dict():
+    """RLlib's vector view goes through the one validator of the dict views:
+    a missing, unknown or out-of-range action is a ValueError naming the copy
+    and the agent, and the env steps on after it (nothing was stepped)."""
+    rllib = _rllib()
+    v = rllib.SeerVectorMultiAgentEnv("pcs_v0", 2, num_threads=1)
+    obs, _ = v.reset(seed=0)
+    good = [{a: 0 for a in o} for o in obs]
+    name = next(iter(obs[1]))
+    for acts, match in ((
+            [good[0], {a: 0 for a in list(obs[1])[1:]}], f"copy 1: missing action for agent {name!r}"),
+            ([dict(good[0], nobody=0), good[1]], "copy 0: action for unknown agent 'nobody'"),
+            ([good[0], dict(good[1], **{name: 99})], f"copy 1: action for agent {name!r} must be in"),
+            ([good[0], [0]], "copy 1: actions must be a dict")):
+        with pytest.raises(ValueError, match=re.escape(match)):
+            v.step(acts)
+    obs2, rew, *_ = v.step(good)
+    assert [o.keys() for o in obs2] == [o.keys() for o in obs] and len(rew) == 2

@@ -125,6 +125,10 @@ def test_reserved_cores_cap_auto_and_leave_explicit_counts(monkeypatch):
     monkeypatch.setattr(_threads, "_reserved", [None])
     assert _threads.thread_caps() == (6, {"reserved": 6})
     assert seer_runtime.reserved_cores() == 2
+    for bad in ("two", "-1", "1.5"):                    # a bad variable is an error naming it
+        monkeypatch.setenv("SEER_RESERVED_CORES", bad)
+        with pytest.raises(ValueError, match="SEER_RESERVED_CORES"):
+            _threads.thread_caps()
     for bad in (-1, 1.5, "2", True, None):
         with pytest.raises(ValueError, match="reserve_cores"):
             seer_runtime.reserve_cores(bad)
