@@ -62,8 +62,10 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
     _scenario_id = None
 
     def __init__(self, render_mode=None, num_threads="auto", full_infos=False, **params):
-        if render_mode not in (None, "human", "rgb_array"):
-            raise ValueError(f'render_mode must be None, "human" or "rgb_array", got {render_mode!r}')
+        modes = [m for m in type(self).metadata.get("render_modes", ()) if m in ("human", "rgb_array")]
+        if render_mode is not None and render_mode not in modes:   # refused here, not at reset()
+            raise ValueError(f"render_mode must be None or one of this env's render modes {modes} "
+                             f"(its metadata['render_modes']), got {render_mode!r}")
         if not isinstance(full_infos, (bool, np.bool_)):
             raise ValueError(f"full_infos must be True or False, got {full_infos!r}")
         self.core = core = EpisodeCore(self._scenario_id, 1, num_threads=num_threads,

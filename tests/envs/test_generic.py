@@ -615,3 +615,15 @@ def test_a_scenario_that_fails_to_import_is_named_not_dropped_silently(tmp_path,
     with pytest.warns(RuntimeWarning, match=r"'brokenpkg\.typo\.spec' failed to import .*no_such_module_here"):
         reg = spec_mod.registry()
     assert "pcs_v0" in reg
+
+
+def test_a_render_mode_the_env_does_not_declare_is_refused_at_construction():
+    """An env whose metadata declares no "human" mode refuses it when built
+    (it crashed at reset() before), naming the modes it has."""
+    cls = type(seer_envs.make("pcs_v0", num_threads=1))
+
+    class NoHuman(cls):
+        metadata = dict(cls.metadata, render_modes=["rgb_array"])
+    with pytest.raises(ValueError, match=r"render_mode must be None or one of .*\['rgb_array'\].*'human'"):
+        NoHuman(render_mode="human", num_threads=1)
+    assert NoHuman(render_mode="rgb_array", num_threads=1).render_mode == "rgb_array"
