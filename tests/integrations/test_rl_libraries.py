@@ -164,6 +164,10 @@ def test_rllib_sub_envs_of_one_runner_get_different_seeds():
 def _load_example(script):
     """An example as a module (a fresh one: the tests patch its globals)."""
     import importlib.util
+
+    from seer_bench.examples import FOLDER, _siblings, load
+    for sibling in _siblings(os.path.join(FOLDER, script), FOLDER):   # e.g. the MAPPO example's IPPO one
+        load(sibling)
     spec = importlib.util.spec_from_file_location(script[:-3], os.path.join(ROOT, "examples", script))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
