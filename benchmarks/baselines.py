@@ -203,6 +203,19 @@ def aircraft_policies(agent):
     return {"greedy": greedy, "sampled": sampled}
 
 
+#: The example that trains each (task, algorithm).
+EXAMPLES = {(PCS, "ippo"): "cleanrl_ippo_pcs", (PCS, "mappo"): "cleanrl_mappo_pcs",
+            (AIRCRAFT, "ippo"): "cleanrl_ppo_aircraft", (AIRCRAFT, "mappo"): "cleanrl_mappo_aircraft"}
+
+
+def example_ppo(task, algo):
+    """The learning rate, epochs and minibatches the example of (task,
+    algorithm) trains with by default (BenchMARL's runs beside it get the
+    same)."""
+    d = load_example(EXAMPLES[(task, algo)]).make_parser().parse_args([])
+    return dict(lr=d.lr, epochs=d.epochs, minibatches=d.minibatches)
+
+
 def train(task, algo, seed, b, num_threads, venv=None, overlap=False, on_update=None):
     """One run of the examples' IPPO or MAPPO on ``task`` (PCS:
     ``cleanrl_ippo_pcs`` / ``cleanrl_mappo_pcs``; Aircraft:
@@ -212,9 +225,7 @@ def train(task, algo, seed, b, num_threads, venv=None, overlap=False, on_update=
     the actor-learner overlap.  Returns ({"greedy": policy, "sampled":
     policy}, curve rows); ``on_update(row)`` sees each row first, with
     the live agent in ``row["agent"]`` (the rows returned do not keep it)."""
-    name = {(PCS, "ippo"): "cleanrl_ippo_pcs", (PCS, "mappo"): "cleanrl_mappo_pcs",
-            (AIRCRAFT, "ippo"): "cleanrl_ppo_aircraft", (AIRCRAFT, "mappo"): "cleanrl_mappo_aircraft"}
-    mod = load_example(name[(task, algo)])
+    mod = load_example(EXAMPLES[(task, algo)])
     argv = ["--seed", str(seed), "--updates", str(b["updates"]), "--num-envs", str(b["num_envs"]),
             "--num-threads", str(num_threads)]
     if task == AIRCRAFT:
@@ -264,7 +275,7 @@ def run_job(j):
     steps = 48 if task == PCS else b["episode"]
     frames = b["updates"] * b["num_envs"] * steps
     pols, wall, iters = benchmarl_check.train(task, j["algo"], j["seed"], frames, dict(env_kw, max_cycles=steps),
-                                              b["num_envs"], steps, lr=2.5e-3 if task == PCS else 1e-3)
+                                              b["num_envs"], steps, **example_ppo(task, j["algo"]))
     return {"scores": {m: evaluate(task, pols[m], seeds, env_kw, threads) for m in MODES},
             "run": dict(algo=j["algo"], seed=j["seed"], wall_s=wall, iterations=iters, env_steps=frames)}
 
@@ -707,7 +718,8 @@ def report(a, results, speed, speed_targets, plots, argv, elapsed, path):
         L = res["learned"]
         if ("ours", "ippo", "overlap", "greedy") in L:
             lines += ["", "The actor-learner overlap (`--overlap`: rollout k+1 collected by policy k while "
-                      "update k runs, PPO's ratio against the behaviour policy's log-probabilities), IPPO "
+                      "update k runs; decoupled PPO: the ratio clipped against the learner as the update begins, "
+                      "each sample weighted by proximal / behaviour probability), IPPO "
                       "with it minus IPPO without it, the same training seeds paired (an interval that "
                       "contains 0: the overlap's one-update lag does not change what is learned at this "
                       "budget):", ""]

@@ -68,7 +68,7 @@ import torch
 import torch.nn as nn
 from seer_bench.ppo import (Clock, Logger, NEVER, ReturnScaler, Rollouts, add_device, add_habits, add_overlap,
                       add_scaling, check_device, explained_variance, layer, positive_float, positive_int,
-                      learner_cores, ppo_epochs, report_update, run_dir, save_gif, time_feature)
+                      learner_cores, learning_rate, ppo_epochs, report_update, run_dir, save_gif, time_feature)
 from torch.distributions import Categorical
 
 import seer_envs
@@ -260,7 +260,9 @@ def make_parser():
     p.add_argument("--num-envs", type=positive_int, default=16)
     p.add_argument("--lr", type=positive_float, default=2.5e-3)
     p.add_argument("--epochs", type=positive_int, default=4)
-    p.add_argument("--minibatches", type=positive_int, default=4)
+    # 16 minibatches: 64 gradient steps an update instead of 16, at about the same cost
+    # (docs/measurements/dev2-2026-12-06, third run: MAPPO's weak seed -48.2 -> -43.6)
+    p.add_argument("--minibatches", type=positive_int, default=16)
     # A guard's effect on drops plays out within hours; over the whole day the
     # team reward's noise swamps it (gamma 0.99 drifted to low guards); 0.95
     # (a horizon of about 20 half-hour steps, the rush's length) beat 0.9 on
@@ -332,7 +334,7 @@ def _update(a, agent, opt, scaler, t_in, batch, update, T, N):
     """PPO's update ``update`` on one rollout's batch; returns (the last
     minibatch's stats, clip fractions, explained variance, the training
     episode return per cell, the actions)."""
-    opt.param_groups[0]["lr"] = (1.0 - update / a.updates) * a.lr
+    opt.param_groups[0]["lr"] = learning_rate(a, update)
     obs_buf, act_buf, logp_buf, rew_buf, val_buf, _ = batch
     raw_rew = rew_buf
     if scaler is not None:                       # every episode starts at the rollout's reset

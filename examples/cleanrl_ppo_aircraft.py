@@ -55,7 +55,7 @@ import torch
 import torch.nn as nn
 from seer_bench.ppo import (Clock, Logger, NEVER, ReturnScaler, Rollouts, RunningNorm, add_device, add_habits,
                       add_overlap, add_scaling, check_device, explained_variance, layer, positive_float,
-                      learner_cores, positive_int, ppo_epochs, report_update, run_dir, save_gif)
+                      learner_cores, learning_rate, positive_int, ppo_epochs, report_update, run_dir, save_gif)
 from torch.distributions import Normal
 
 import seer_envs
@@ -230,13 +230,17 @@ def make_parser():
     p.add_argument("--num-envs", type=positive_int, default=2)
     p.add_argument("--num-uavs", type=positive_int, default=64)
     p.add_argument("--episode", type=positive_int, default=100, help="max_cycles (steps per episode)")
-    p.add_argument("--lr", type=positive_float, default=1e-3)
+    p.add_argument("--lr", type=positive_float, default=2e-3)
     p.add_argument("--epochs", type=positive_int, default=4)
     p.add_argument("--minibatches", type=positive_int, default=4)
     p.add_argument("--gamma", type=float, default=0.99)
     p.add_argument("--gae-lambda", type=float, default=0.95)
     p.add_argument("--clip", type=positive_float, default=0.2)
     add_scaling(p)
+    # A constant rate: decayed to 0, the first 40 updates learned at half of
+    # it and the mean action still flew UAVs into each other (held-out greedy
+    # return below random's; docs/measurements/dev2-2026-12-06, third run).
+    p.set_defaults(anneal_lr=False)
     p.add_argument("--eval-seeds", type=positive_int, default=4)
     p.add_argument("--async", dest="async_env", action="store_true",
                    help="overlap the env and the policy: two halves of the copies in ping-pong")
@@ -299,7 +303,7 @@ def _update(a, agent, opt, scaler, batch, update, obs_dim):
     statistics folded in; returns (the last minibatch's stats, clip
     fractions, explained variance, the training episode return per UAV,
     the steps the rollout used)."""
-    opt.param_groups[0]["lr"] = (1.0 - update / a.updates) * a.lr
+    opt.param_groups[0]["lr"] = learning_rate(a, update)
     obs_b, act_b, logp_b, rew_b, val_b, alive_b, done_b = batch
     T_used, N = rew_b.shape
     raw_rew = rew_b

@@ -33,7 +33,7 @@ def layer(i, o, std=np.sqrt(2)):
     return lin
 
 
-def ppo_loss(logp, old_logp, adv, val, ret, ent, clip, ent_coef):
+def ppo_loss(logp, old_logp, adv, val, ret, ent, clip, ent_coef, weight=None):
     """CleanRL's PPO loss on one minibatch.
 
     Parameters
@@ -52,6 +52,10 @@ def ppo_loss(logp, old_logp, adv, val, ret, ent, clip, ent_coef):
         The clip range of the probability ratio.
     ent_coef : float
         The entropy bonus's weight (the value loss weighs 0.5).
+    weight : torch.Tensor, optional
+        Per-sample weights of the policy term: the decoupled objective's
+        importance weights when ``old_logp`` is not the behaviour policy's
+        (:func:`ppo_epochs` under overlap).
 
     Returns
     -------
@@ -69,7 +73,8 @@ def ppo_loss(logp, old_logp, adv, val, ret, ent, clip, ent_coef):
         approx_kl = ((ratio - 1) - log_ratio).mean().item()
         clipfrac = ((ratio - 1.0).abs() > clip).float().mean().item()
     adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-    pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip, 1 + clip)).mean()
+    pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip, 1 + clip))
+    pg = (pg if weight is None else weight * pg).mean()
     v_loss = 0.5 * ((val - ret) ** 2).mean()
     entropy = ent.mean()
     loss = pg + 0.5 * v_loss - ent_coef * entropy
@@ -169,14 +174,48 @@ def time_feature(t, horizon):
     return float(t) / float(horizon)
 
 
-def ppo_epochs(agent, opt, a, update, b_obs, b_t, b_act, b_logp, b_adv, b_ret):
+#: The cap on the decoupled objective's importance weights (V-trace's rho
+#: bar is 1; a little above keeps more of the signal at a one-update lag).
+WEIGHT_CAP = 2.0
+
+
+def proximal_logp(forward, n, dev, chunk=8192):
+    """Log-probabilities of a batch's ``n`` samples' actions under the agent
+    as it is now (``forward``, :func:`ppo_epochs`'s; no gradient, no random
+    draw)."""
+    with torch.no_grad():
+        return torch.cat([forward(torch.arange(s, min(s + chunk, n), device=dev))[0] for s in range(0, n, chunk)])
+
+
+def ppo_epochs(agent, opt, a, update, b_obs, b_t, b_act, b_logp, b_adv, b_ret, forward=None):
     """PPO's passes over one update's flat batch (a row a sample; ``b_t`` the
     critic's time input): ``a.epochs`` passes of ``a.minibatches``
     minibatches in the order of :func:`minibatch_rng`, CleanRL's loss,
     gradient norm clipped to 0.5.  The batch moves to the agent's device.
-    Returns the last minibatch's stats and every minibatch's clip fraction."""
+    Returns the last minibatch's stats and every minibatch's clip fraction.
+    ``forward(j)``, for a trainer whose sample is not one row of
+    ``agent.act`` (MAPPO's (step, copy) with a centralised critic), gives
+    the log-probabilities, entropies and values of the samples ``j``
+    (default: ``agent.act`` on the rows ``j``).
+
+    Under ``a.overlap`` the batch of update k >= 1 comes from policy k - 1
+    (:class:`Rollouts`), so the ratio is clipped against the policy as this
+    update begins, the proximal policy, and each sample's policy term is
+    weighted by proximal / behaviour probability, capped at
+    :data:`WEIGHT_CAP`: decoupled PPO (Hilton et al. 2022, "Batch
+    size-invariance for policy optimization").  Clipped against the stale
+    behaviour policy, the ratio starts away from 1 and the clip cut the
+    update short (the baselines' overlap rows, before)."""
     dev = next(agent.parameters()).device
     b_obs, b_act, b_logp, b_adv, b_ret, b_t = (x.to(dev) for x in (b_obs, b_act, b_logp, b_adv, b_ret, b_t))
+    if forward is None:
+        def forward(j):
+            return agent.act(b_obs[j], b_t[j], b_act[j])[1:]
+    weight = None
+    if getattr(a, "overlap", False) and update > 0:
+        prox = proximal_logp(forward, b_obs.shape[0], dev)
+        weight = (prox - b_logp).exp().clamp(max=WEIGHT_CAP)
+        b_logp = prox
     idx = np.arange(b_obs.shape[0])
     mb = max(1, len(idx) // a.minibatches)
     clipfracs = []
@@ -185,8 +224,9 @@ def ppo_epochs(agent, opt, a, update, b_obs, b_t, b_act, b_logp, b_adv, b_ret):
         order.shuffle(idx)
         for s in range(0, len(idx), mb):
             j = torch.from_numpy(idx[s:s + mb]).to(dev)
-            _, logp, ent, val = agent.act(b_obs[j], b_t[j], b_act[j])
-            loss, stats = ppo_loss(logp, b_logp[j], b_adv[j], val, b_ret[j], ent, a.clip, a.ent_coef)
+            logp, ent, val = forward(j)
+            loss, stats = ppo_loss(logp, b_logp[j], b_adv[j], val, b_ret[j], ent, a.clip, a.ent_coef,
+                                   None if weight is None else weight[j])
             clipfracs.append(stats["clipfrac"])
             opt.zero_grad()
             loss.backward()
@@ -245,13 +285,23 @@ def add_habits(p, exp_name):
 
 
 def add_scaling(p):
-    """The flags of reward scaling and the entropy bonus (both PPO examples'
-    defaults: scaled rewards, no bonus)."""
+    """The flags of reward scaling, the learning rate's decay and the
+    entropy bonus (the PPO examples' defaults: scaled rewards, a decaying
+    rate, no bonus; an example may change them with ``set_defaults``)."""
     p.add_argument("--no-reward-scaling", dest="reward_scaling", action="store_false",
                    help="train on raw rewards (default: divided by a running std of the return)")
+    p.add_argument("--anneal-lr", action=argparse.BooleanOptionalAction, default=True,
+                   help="decay the learning rate linearly to 0 over the run (--no-anneal-lr: constant)")
     p.add_argument("--ent-coef", type=float, default=0.0,
                    help="entropy bonus weight (0: the clipped objective alone; a bonus on noisy "
                         "advantages keeps the policy near uniform)")
+
+
+def learning_rate(a, update):
+    """Update ``update``'s learning rate: ``a.lr`` decayed linearly to 0
+    over ``a.updates`` (CleanRL's ``--anneal-lr``), or ``a.lr`` throughout
+    with ``--no-anneal-lr`` (BenchMARL's way)."""
+    return (1.0 - update / a.updates) * a.lr if a.anneal_lr else a.lr
 
 
 def run_dir(env_id, a):
@@ -372,9 +422,9 @@ class Rollouts:
     it is then (policy k, its observation statistics included) while the
     update runs; the env's engine and torch's kernels release the GIL.  So
     the batch of update k >= 1 comes from the policy of one update before:
-    a one-update lag.  PPO's ratio uses the log-probabilities stored in the
-    batch, the behaviour policy's, so the clipped objective corrects for
-    the lag as for its own epochs.  The torch draws of the rollouts happen
+    a one-update lag, which :func:`ppo_epochs` corrects with the decoupled
+    objective (clipped against the learner as the update begins, weighted
+    by proximal / behaviour probability).  The torch draws of the rollouts happen
     in rollout order, and the update draws none, so a run stays
     reproducible from its seed.
 

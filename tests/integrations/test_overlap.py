@@ -277,3 +277,57 @@ def test_overlap_reserves_the_learners_cores_for_its_block(overlap, monkeypatch)
                     raise KeyboardInterrupt
     assert seen and set(seen) == {2 if overlap else 0}
     assert seer_runtime.reserved_cores() == 0
+
+
+@pytest.mark.parametrize("update", [0, 1])
+def test_overlap_clips_against_the_proximal_policy_and_weights_by_the_behaviours(update, monkeypatch):
+    """Decoupled PPO under overlap: from update 1 the ratio of the first
+    minibatch is 1 (clipped against the learner as the update begins, not
+    the stale behaviour policy), each sample's policy term is weighted by
+    proximal / behaviour probability capped at ``WEIGHT_CAP``; update 0's
+    batch is the learner's own, so nothing changes there (no weight)."""
+    from seer_bench import ppo
+    ex = _load("cleanrl_ippo_pcs.py")
+    torch.manual_seed(0)
+    agent = ex.Agent(11, 6)
+    stale = copy.deepcopy(agent)
+    with torch.no_grad():
+        for p in stale.actor.parameters():
+            p.add_(0.3 * torch.randn_like(p))
+    n = 256
+    obs, t = torch.rand(n, 11), torch.rand(n)
+    with torch.no_grad():
+        act, behaviour_logp, _, _ = stale.act(obs, t)
+    seen = []
+    real = ppo.ppo_loss
+
+    def spy(*args, **kw):
+        out = real(*args, **kw)
+        weight = kw.get("weight", args[8] if len(args) > 8 else None)
+        seen.append((out[1], None if weight is None else weight.detach().clone(), args[1].detach().clone()))
+        return out
+    monkeypatch.setattr(ppo, "ppo_loss", spy)
+
+    class InOrder:                    # one minibatch in the batch's order
+        @staticmethod
+        def shuffle(idx):
+            pass
+    monkeypatch.setattr(ppo, "minibatch_rng", lambda seed, update: InOrder)
+    for overlap in (False, True):
+        a = ex.make_parser().parse_args(["--epochs", "1", "--minibatches", "1"] + (["--overlap"] if overlap else []))
+        seen.clear()
+        learner = copy.deepcopy(agent)
+        ppo.ppo_epochs(learner, torch.optim.Adam(learner.parameters(), lr=1e-3), a, update, obs, t, act,
+                       behaviour_logp, torch.randn(n), torch.randn(n))
+        stats, weight, old = seen[0]
+        if overlap and update > 0:
+            with torch.no_grad():
+                prox = agent.act(obs, t, act)[1]
+            assert torch.allclose(old, prox)                         # clipped against the proximal policy
+            assert stats["clipfrac"] == 0.0 and abs(stats["approx_kl"]) < 1e-6
+            expected = (prox - behaviour_logp).exp().clamp(max=ppo.WEIGHT_CAP)
+            assert torch.allclose(weight, expected)
+            assert (weight < 1).any() and (weight > 1).any()        # the stale policy differs both ways
+        else:
+            assert weight is None and torch.equal(old, behaviour_logp)
+            assert stats["clipfrac"] > 0                             # the stale ratio is far from 1
