@@ -46,7 +46,7 @@ def main():
 
     from seer_envs import pcs_v0
     from seer_envs.integrations.torchrl import torchrl_env
-    from seer_envs.vector import vector_env
+    from seer_envs.views.vector import vector_env
 
     torch.set_num_threads(1)        # the policy is random; torch's threads would take SEER's cores
     E, g = args.copies, args.grid

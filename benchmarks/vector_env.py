@@ -71,7 +71,7 @@ import time
 import numpy as np
 
 from seer_envs import pcs_v0
-from seer_envs.vector import vector_env
+from seer_envs.views.vector import vector_env
 from seer_runtime import loop
 
 from seer_bench import interleave, median_rates, paired, start_busy, stop

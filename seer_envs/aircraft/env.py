@@ -95,7 +95,7 @@ Version history: v0 — first release.
 """
 
 
-from seer_envs.parallel import SeerParallelEnv
+from seer_envs.views.parallel import SeerParallelEnv
 from seer_envs.aircraft.config import AircraftConfig
 from seer_envs.aircraft.copies import AircraftCopies
 from seer_envs.aircraft.handlers import OBS_LAYOUT
@@ -105,7 +105,7 @@ class AircraftEnv(SeerParallelEnv):
     """The Aircraft ParallelEnv.  Build it with ``seer_envs.aircraft_v0.parallel_env(**kwargs)``.
 
     The episode lifecycle, both APIs, copying and interrupt safety come from
-    :class:`~seer_envs.parallel.SeerParallelEnv`, the agents, spaces,
+    :class:`~seer_envs.views.parallel.SeerParallelEnv`, the agents, spaces,
     commands and boundary from :class:`~seer_envs.aircraft.copies.AircraftCopies`;
     this class adds the renderers."""
 

@@ -130,7 +130,7 @@ def events_place(raw):
     ``raw`` (length 0 if it holds none): where a test flips a bit of an
     event."""
     import json
-    from seer_envs import _snapshot as S
+    from seer_envs.snapshot import whole as S
     hlen = S._HEAD.unpack_from(raw)[3]
     head = json.loads(raw[S._HEAD.size:S._HEAD.size + hlen])
     off = S._HEAD.size + hlen

@@ -127,7 +127,7 @@ def test_a_ctrl_c_in_the_guard_exit_never_leaves_the_env_busy(kind):
         step = lambda: env.step(np.ones((4, A), np.int64))     # noqa: E731
         twin_step = lambda: twin.step(np.ones((4, A), np.int64))     # noqa: E731
     env.reset(seed=1)
-    assert _interrupted_call(step, _in("__exit__", "_batch.py"))
+    assert _interrupted_call(step, _in("__exit__", "layout/guard.py"))
     # the step completed (only its return was lost) or is marked: never "in use by another thread"
     env.reset(seed=2)
     twin.reset(seed=2)
@@ -208,7 +208,7 @@ def test_send_with_a_group_in_flight_refuses_an_interrupted_env():
     a = np.ones((2, A), np.int64)
     v.send(a, [0, 1])
     # a Ctrl-C inside the second send's preparation, once it has begun changing state
-    assert _interrupted_call(lambda: v.send(a, [2, 3]), _in("prepare", "_batch.py", nth=2))
+    assert _interrupted_call(lambda: v.send(a, [2, 3]), _in("prepare", "layout/batch.py", nth=2))
     _refuses_interrupted(lambda: v.send(a, [2, 3]))
     _refuses_interrupted(lambda: v.recv())
     obs, _ = v.reset(seed=0)
@@ -230,7 +230,7 @@ def test_a_ctrl_c_inside_a_masked_reset_marks_the_env():
     v.step(a)                       # copies 0 and 2 end
     mask = np.array([True, False, True, False])
     assert _interrupted_call(lambda: v.reset(options={"reset_mask": mask}),
-                             _in("restart", "_batch.py", nth=3))
+                             _in("restart", "layout/batch.py", nth=3))
     _refuses_interrupted(lambda: v.step(a))
     twin = _vector(autoreset_mode="disabled", max_cycles=[2, 3, 2, 3])
     assert np.array_equal(v.reset(seed=5)[0], twin.reset(seed=5)[0])
@@ -243,7 +243,7 @@ def test_a_ctrl_c_inside_same_steps_restart_marks_the_env():
     v.reset(seed=0)
     a = np.ones((4, A), np.int64)
     v.step(a)
-    assert _interrupted_call(lambda: v.step(a), _in("restart", "_batch.py", nth=3))     # copies 0, 2 restart
+    assert _interrupted_call(lambda: v.step(a), _in("restart", "layout/batch.py", nth=3))     # copies 0, 2 restart
     _refuses_interrupted(lambda: v.step(a))
     twin = _vector(autoreset_mode="same_step", max_cycles=[2, 3, 2, 3])
     assert np.array_equal(v.reset(seed=5)[0], twin.reset(seed=5)[0])

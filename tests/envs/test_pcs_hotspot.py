@@ -10,7 +10,7 @@ import pytest
 
 import seer_envs
 import seer_envs.pcs.rewards
-import seer_envs.vector
+import seer_envs.views.vector
 from seer_envs import pcs_hotspot_v0, pcs_v0
 from seer_envs.pcs.config import HOTSPOT_DEFAULTS, PCSConfig, PCSHotspotConfig
 from seer_envs.pcs.heuristic import adaptive_guard
@@ -42,7 +42,7 @@ def test_task_defaults_and_registry():
     assert cfg.load_varies and isinstance(cfg, PCSConfig)
     env = seer_envs.make("pcs_hotspot_v0")
     assert env.metadata["name"] == "pcs_hotspot_v0" and env.config == cfg
-    assert "pcs_hotspot_v0" in seer_envs.vector.supported()
+    assert "pcs_hotspot_v0" in seer_envs.views.vector.supported()
     # every pcs_v0 parameter is accepted; pcs_v0's defaults are unchanged
     assert pcs_hotspot_v0.parallel_env(grid_width=3, hotspot_count=0).config.grid_width == 3
     assert PCSConfig().hotspot_count == 0 and PCSConfig().neighbour_drop_share == 0.0

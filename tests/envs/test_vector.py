@@ -10,8 +10,8 @@ import pytest
 
 import seer_envs
 from seer_envs import aircraft_v0, pcs_v0
-from seer_envs.agent_vector import SeerAgentVectorEnv, agent_vector_env
-from seer_envs.vector import vector_env
+from seer_envs.views.agent_vector import SeerAgentVectorEnv, agent_vector_env
+from seer_envs.views.vector import vector_env
 from seer_runtime import ContractViolation, Engine
 
 # Phones move every ~20 min with dt=30: cross-cell events every step.
@@ -509,7 +509,7 @@ def test_returned_arrays_are_the_callers(env_id, mode):
             np.testing.assert_array_equal(x, snapshot, err_msg=f"output of call {k} changed")
 
 
-@pytest.mark.parametrize("env_id", sorted(seer_envs.vector.supported()))
+@pytest.mark.parametrize("env_id", sorted(seer_envs.views.vector.supported()))
 @pytest.mark.parametrize("threads, layout", [(1, {}), (2, {}), (3, {"copy_parallel": "engines"}),
                                              (2, {"copy_parallel": True}), (2, {"batch_size": 2}),
                                              (4, {})])
@@ -549,7 +549,7 @@ def test_state_is_every_copys_single_env_state(env_id, threads, layout):
     v.close()
 
 
-@pytest.mark.parametrize("env_id", sorted(seer_envs.vector.supported()))
+@pytest.mark.parametrize("env_id", sorted(seer_envs.views.vector.supported()))
 def test_state_after_stepping_some_copies(env_id):
     """``send`` / ``recv`` of one half: every copy's state is still its
     single env's (the half not stepped keeps its earlier state); refused

@@ -18,7 +18,7 @@ plt = pytest.importorskip("matplotlib.pyplot")
 @pytest.fixture
 def figures(monkeypatch):
     """The matplotlib figures the renderers draw, kept for inspection."""
-    from seer_envs import _render
+    from seer_envs.scenario import render as _render
     kept = []
     real = _render.figure_rgb
 

@@ -65,7 +65,7 @@ def per_step(step, acts, warm):
 
 
 if vector:
-    from seer_envs.vector import vector_env
+    from seer_envs.views.vector import vector_env
     E, g, cp = vector["copies"], vector["grid"], vector["copy_parallel"]
     v = vector_env("pcs_v0", E, num_threads=threads, grid_width=g, grid_height=g, max_cycles=10**6,
                    copy_parallel={"auto": None, "team": False, "cg": True}[cp])

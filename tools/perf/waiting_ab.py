@@ -46,7 +46,7 @@ elif work == "pcs256h":
     from seer_envs.pcs.headless import run_headless
     rate = run_headless(256, 256, end_time=300.0, num_threads=threads, seed=1)["events_per_s"]
 elif work == "vec64":
-    from seer_envs.vector import vector_env
+    from seer_envs.views.vector import vector_env
     env = vector_env("pcs_v0", 64, num_threads=threads, grid_width=8, grid_height=8,
                      max_cycles=10**9)
     env.reset(seed=1)
