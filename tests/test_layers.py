@@ -83,10 +83,10 @@ def test_no_upward_import_anywhere_in_the_sources(layer):
     assert not bad
 
 
-# Modules named after a scenario, or holding data about several: PettingZoo's
-# version modules (seer_envs.pcs_v0 is PCS's public entry point) and STPA's
-# training sweep (which configurations `stpa collect` measures).
-_NAMED_BY_DESIGN = {"seer_envs/pcs_v0.py", "seer_envs/aircraft_v0.py", "seer/stpa_sweep.py"}
+# Modules holding data about several scenarios: STPA's training sweep (which
+# configurations `stpa collect` measures).  PettingZoo's version modules
+# (seer_envs.pcs_v0, ...) are made from the registry (seer_envs/_moved.py).
+_NAMED_BY_DESIGN = {"seer/stpa_sweep.py"}
 
 
 # seer_envs' generic layers (issue 53): each a subpackage, none naming a scenario.
@@ -119,11 +119,11 @@ def test_generic_layers_name_no_scenario():
 
 
 def test_the_top_level_is_small():
-    """seer_envs' top level holds the package, the moved-paths finder and
-    the version modules (and the snapshot kernel): every layer is a
-    subpackage, every scenario a folder."""
+    """seer_envs' top level holds the package and the deprecated paths'
+    finder (and the snapshot kernel): every layer is a subpackage, every
+    scenario a folder, and the version modules are made from the registry."""
     top = sorted(f for f in os.listdir(os.path.join(ROOT, "seer_envs")) if f.endswith(".py"))
-    assert len(top) <= 8, top
+    assert top == ["__init__.py", "_moved.py"], top
     for p in GENERIC_PACKAGES:
         assert os.path.exists(os.path.join(ROOT, "seer_envs", p, "__init__.py")), p
 

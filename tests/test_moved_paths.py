@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The flat layout's module paths (issue 53) still import for a release:
 each warns with a DeprecationWarning naming its new path and gives the very
-same objects; pickles that name them still load.  SEER's own code uses the
+same objects; pickles that name them still load.  The version modules
+(seer_envs.pcs_v0, ...) are made from the registry for every env and warn,
+naming seer_envs.make.  SEER's own code uses the
 new paths: importing seer_envs and building and stepping every env warns
 nothing, and no scenario imports a private or moved module."""
 
@@ -163,3 +165,36 @@ def test_scenarios_import_no_private_or_moved_module(scenario):
                         any(p.startswith("_") for p in parts[1:2]) or (len(parts) == 2 and parts[1] in MOVED)):
                     bad.append(f"{scenario}/{f}: {m}")
     assert not bad, bad
+
+
+@pytest.mark.parametrize("sid", sorted(seer_envs.envs()))
+def test_version_module_of_every_env_warns_and_builds_through_make(sid):
+    name = f"seer_envs.{sid}"
+    sys.modules.pop(name, None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mod = importlib.import_module(name)
+    dep = [w for w in caught if issubclass(w.category, DeprecationWarning)]
+    assert len(dep) == 1 and f"seer_envs.make({sid!r}" in str(dep[0].message)
+    assert dep[0].filename == __file__ or "importlib" not in dep[0].filename
+    spec = seer_envs.get(sid)
+    assert getattr(mod, spec.env.__name__) is spec.env and getattr(mod, spec.config.__name__) is spec.config
+    assert (getattr(mod, "run_headless", None) is spec.headless) or spec.headless is None
+    assert mod.raw_env is mod.env
+    kw = dict(spec.test_params, num_threads=1)
+    env, ref = mod.parallel_env(**kw), seer_envs.make(sid, **kw)
+    assert type(env) is type(ref) is spec.env
+    assert env.reset(seed=2)[0].keys() == ref.reset(seed=2)[0].keys()
+    o1, o2 = env.reset(seed=5)[0], ref.reset(seed=5)[0]
+    assert all(np.array_equal(o1[a], o2[a]) for a in o1)
+    aec = mod.env(**kw)
+    assert aec.unwrapped.metadata == ref.metadata
+    for e in (env, ref, aec):
+        e.close()
+
+
+def test_no_version_module_for_an_unknown_id():
+    with pytest.raises(ImportError):
+        importlib.import_module("seer_envs.no_such_env_v0")
+    with pytest.raises(AttributeError):
+        seer_envs.no_such_env_v0

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""PCS — cellular channel management (``seer_envs.pcs_v0``)
+"""PCS — cellular channel management (``seer_envs.make("pcs_v0")``)
 ========================================================
 
 The Personal Communication Service model of the PDES literature (ROSS's
@@ -66,7 +66,7 @@ from seer_envs.pcs.handlers import OBS_LAYOUT
 
 
 class PcsEnv(SeerParallelEnv):
-    """The PCS ParallelEnv.  Build it with ``seer_envs.pcs_v0.parallel_env(**kwargs)``.
+    """The PCS ParallelEnv.  Build it with ``seer_envs.make("pcs_v0", **kwargs)``.
 
     The episode lifecycle, both APIs, copying and interrupt safety come from
     :class:`~seer_envs.views.parallel.SeerParallelEnv`, the agents, spaces,

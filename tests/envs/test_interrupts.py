@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 
 import seer_envs
-from seer_envs import pcs_v0
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -118,9 +117,9 @@ def _refuses_interrupted(fn):
 @pytest.mark.parametrize("kind", ["single", "vector"])
 def test_a_ctrl_c_in_the_guard_exit_never_leaves_the_env_busy(kind):
     if kind == "single":
-        env = pcs_v0.parallel_env(num_threads=1, **P)
+        env = seer_envs.make("pcs_v0", num_threads=1, **P)
         step = lambda: env.step_arrays(np.ones(A, np.int64))      # noqa: E731
-        twin = pcs_v0.parallel_env(num_threads=1, **P)
+        twin = seer_envs.make("pcs_v0", num_threads=1, **P)
         twin_step = lambda: twin.step_arrays(np.ones(A, np.int64))      # noqa: E731
     else:
         env, twin = _vector(), _vector()
@@ -138,12 +137,11 @@ _SIGINT_STORM = """
 import signal, sys, time
 import numpy as np
 import seer_envs
-from seer_envs import pcs_v0
 
 kind = sys.argv[1]
 P = dict(grid_width=8, grid_height=8)
 if kind == "single":
-    env = pcs_v0.parallel_env(num_threads=1, **P)
+    env = seer_envs.make("pcs_v0", num_threads=1, **P)
     a = np.ones(64, np.int64)
     step = lambda: env.step_arrays(a)
 else:
@@ -183,7 +181,7 @@ while hits < 300 and time.monotonic() - t0 < 30:
 signal.setitimer(signal.ITIMER_REAL, 0)
 signal.signal(signal.SIGALRM, signal.SIG_IGN)
 env.reset(seed=2)
-ref = pcs_v0.parallel_env(num_threads=1, **P) if kind == "single" else seer_envs.vector_env("pcs_v0", 4, num_threads=1, **P)
+ref = seer_envs.make("pcs_v0", num_threads=1, **P) if kind == "single" else seer_envs.vector_env("pcs_v0", 4, num_threads=1, **P)
 ref.reset(seed=2)
 out = step()
 ref_out = ref.step_arrays(a) if kind == "single" else ref.step(a)
