@@ -9,6 +9,14 @@ package (``seer_envs/<name>/spec.py``, found at the first
 >>> sorted(seer_envs.envs())
 ['aircraft_v0', 'gossip_v0', 'pcs_hotspot_v0', 'pcs_hotspot_v1', 'pcs_v0']
 >>> env = seer_envs.make("pcs_v0", grid_width=4, grid_height=4)
+
+Envs are built by id, here: :func:`make` (one copy, PettingZoo),
+:func:`vector_env` (many copies in one engine) and :func:`agent_vector_env`
+(Gymnasium).  The package is laid out by layer: :mod:`seer_envs.episode` (the
+episode core and its rules), :mod:`seer_envs.layout` (where copies run),
+:mod:`seer_envs.snapshot`, :mod:`seer_envs.views` and :mod:`seer_envs.scenario`
+(the scenario author's kit); the old flat paths and the per-version modules
+are deprecated aliases (:mod:`seer_envs._moved`).
 """
 
 import numpy as np
