@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 import seer_runtime
-from seer_envs import aircraft_v0
+import seer_envs
 from seer_envs.aircraft.reference import AircraftReference
 
 
@@ -36,7 +36,7 @@ def _actions(n, steps, seed=0):
 
 def env_step_ms(n, threads, steps, **params):
     """Median-free single measurement: ms per step and the runtime stats."""
-    env = aircraft_v0.parallel_env(num_uavs=n, num_threads=threads, max_cycles=steps + 10, **params)
+    env = seer_envs.make("aircraft_v0", num_uavs=n, num_threads=threads, max_cycles=steps + 10, **params)
     env.reset_arrays(seed=1)
     acts = _actions(n, steps + 2)
     env.step_arrays(acts[0])                    # warm the queues
@@ -50,7 +50,7 @@ def env_step_ms(n, threads, steps, **params):
 
 
 def ref_step_ms(n, steps):
-    env = aircraft_v0.parallel_env(num_uavs=n)
+    env = seer_envs.make("aircraft_v0", num_uavs=n)
     ref = AircraftReference(env.config)
     ref.reset(1)
     acts = _actions(n, steps + 1)

@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 import seer_envs                                        # noqa: E402
-from seer_envs._config import build                    # noqa: E402
+from seer_envs.scenario.config import build                    # noqa: E402
 from seer_envs.pcs.config import PCSConfig              # noqa: E402
 from seer_envs.pcs.handlers import PcsModel             # noqa: E402
 from seer_runtime import Engine, resolve_threads        # noqa: E402

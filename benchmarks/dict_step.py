@@ -30,11 +30,11 @@ import time
 
 import numpy as np
 
-from seer_envs import aircraft_v0, pcs_v0
+import seer_envs
 
 CASES = {
-    "aircraft_4096": lambda t: aircraft_v0.parallel_env(num_uavs=4096, num_threads=t, max_cycles=10**6),
-    "pcs_64x64": lambda t: pcs_v0.parallel_env(grid_width=64, grid_height=64, num_threads=t,
+    "aircraft_4096": lambda t: seer_envs.make("aircraft_v0", num_uavs=4096, num_threads=t, max_cycles=10**6),
+    "pcs_64x64": lambda t: seer_envs.make("pcs_v0", grid_width=64, grid_height=64, num_threads=t,
                                                max_cycles=10**6),
 }
 

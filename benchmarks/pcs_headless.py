@@ -23,12 +23,12 @@ import time
 import numpy as np
 
 import seer_runtime
-from seer_envs import pcs_v0
+import seer_envs
 from seer_envs.pcs.reference import PcsReference
 
 
 def env_steps_per_s(grid, threads, steps):
-    env = pcs_v0.parallel_env(grid_width=grid, grid_height=grid, num_threads=threads,
+    env = seer_envs.make("pcs_v0", grid_width=grid, grid_height=grid, num_threads=threads,
                               max_cycles=steps + 1)
     env.reset_arrays(seed=1)
     acts = np.zeros(env.config.num_cells, np.int64)
@@ -40,7 +40,7 @@ def env_steps_per_s(grid, threads, steps):
 
 
 def ref_steps_per_s(grid, steps):
-    env = pcs_v0.parallel_env(grid_width=grid, grid_height=grid, max_cycles=steps + 1)
+    env = seer_envs.make("pcs_v0", grid_width=grid, grid_height=grid, max_cycles=steps + 1)
     ref = PcsReference(env.config)
     ref.reset(1)
     acts = np.zeros(env.config.num_cells, np.int64)
@@ -65,7 +65,7 @@ def main():
     runs = {1: [], 2: []}
     for _ in range(reps):
         for t in (1, 2):
-            runs[t].append(pcs_v0.run_headless(grid_width=256, grid_height=256, end_time=1000.0,
+            runs[t].append(seer_envs.get("pcs_v0").headless(grid_width=256, grid_height=256, end_time=1000.0,
                                                num_threads=t, seed=1))
     r1 = runs[1][0]
     assert all(r["state_digest"] == r1["state_digest"] for r in runs[1] + runs[2])

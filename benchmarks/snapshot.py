@@ -45,7 +45,7 @@ from seer_envs import Snapshot
 def live_bytes(env):
     """Bytes of the state a continuation needs: pending events, per-LP RNG and
     emission counters and times, the model's arrays."""
-    from seer_envs._snapshot import _model_arrays
+    from seer_envs.snapshot.whole import _model_arrays
     eng = env.engine.export_state()
     return (eng["events"].nbytes + sum(eng[k].nbytes for k in ("rng_key", "rng_ctr", "emit_seq", "next_time"))
             + sum(a.nbytes for a in _model_arrays(env.unwrapped._batch.copies).values()))

@@ -10,7 +10,7 @@ so load on the machine hits all alike), every one a TorchRL rollout
 the same torch seed):
 
 - SEER's TorchRL env at 1 thread and at 2 threads;
-- ``SerialEnv(copies, PettingZooWrapper(pcs_v0.parallel_env(num_threads=1)))``;
+- ``SerialEnv(copies, PettingZooWrapper(seer_envs.make("pcs_v0", num_threads=1)))``;
 - and, for the TorchRL layer's own cost, the vector env stepped bare (NumPy
   random actions) at 1 thread.
 
@@ -44,9 +44,9 @@ def main():
     from torchrl.envs import PettingZooWrapper, SerialEnv
     from torchrl.envs.utils import MarlGroupMapType
 
-    from seer_envs import pcs_v0
+    import seer_envs
     from seer_envs.integrations.torchrl import torchrl_env
-    from seer_envs.vector import vector_env
+    from seer_envs.views.vector import vector_env
 
     torch.set_num_threads(1)        # the policy is random; torch's threads would take SEER's cores
     E, g = args.copies, args.grid
@@ -58,7 +58,7 @@ def main():
         env.set_seed(0)
 
     def make_single():
-        return PettingZooWrapper(pcs_v0.parallel_env(num_threads=1, **kw),
+        return PettingZooWrapper(seer_envs.make("pcs_v0", num_threads=1, **kw),
                                  group_map=MarlGroupMapType.ALL_IN_ONE_GROUP)
     warnings.filterwarnings("ignore", message="PettingZoo in TorchRL is tested")
     pz = SerialEnv(E, make_single)

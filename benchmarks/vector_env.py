@@ -70,8 +70,8 @@ import time
 
 import numpy as np
 
-from seer_envs import pcs_v0
-from seer_envs.vector import vector_env
+import seer_envs
+from seer_envs.views.vector import vector_env
 from seer_runtime import loop
 
 from seer_bench import interleave, median_rates, paired, start_busy, stop
@@ -118,7 +118,7 @@ def main():
     groups = vector_env("pcs_v0", E, num_threads=2, copy_parallel="engines", **kw)
     groups.reset(seed=0)
     runners["vector 2 thr groups"] = (lambda: [groups.step(a) for a in acts])
-    singles = [pcs_v0.parallel_env(num_threads=1, **kw) for _ in range(E)]
+    singles = [seer_envs.make("pcs_v0", num_threads=1, **kw) for _ in range(E)]
     for i, e in enumerate(singles):
         e.reset_arrays(seed=i)
     runners["loop of singles"] = (lambda: [[e.step_arrays(a[i]) for i, e in enumerate(singles)]

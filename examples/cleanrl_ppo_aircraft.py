@@ -59,7 +59,6 @@ from seer_bench.ppo import (Clock, Logger, NEVER, ReturnScaler, Rollouts, Runnin
 from torch.distributions import Normal
 
 import seer_envs
-from seer_envs import aircraft_v0
 
 
 class Agent(nn.Module):
@@ -199,7 +198,7 @@ def heuristic(env, obs):
 def evaluate(policy, env_kw, seeds, threads):
     rets = []
     for s in seeds:
-        env = aircraft_v0.parallel_env(num_threads=threads, **env_kw)
+        env = seer_envs.make("aircraft_v0", num_threads=threads, **env_kw)
         obs = env.reset_arrays(seed=s)
         rng = np.random.default_rng(s)
         ret = 0.0
@@ -212,7 +211,7 @@ def evaluate(policy, env_kw, seeds, threads):
 
 def capture_video(policy, env_kw, path, threads, seed):
     """The policy's episode as an animated GIF of rgb_array frames."""
-    env = aircraft_v0.parallel_env(num_threads=threads, render_mode="rgb_array", **env_kw)
+    env = seer_envs.make("aircraft_v0", num_threads=threads, render_mode="rgb_array", **env_kw)
     obs = env.reset_arrays(seed=seed)
     rng = np.random.default_rng(seed)
     frames = [env.render()]

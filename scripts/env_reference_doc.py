@@ -26,7 +26,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 import seer_envs  # noqa: E402
-from seer_envs._worlds import per_copy_fields  # noqa: E402
+from seer_envs.episode.worlds import per_copy_fields  # noqa: E402
 
 OUT = os.path.join("docs", "envs")
 COMMAND = "python scripts/env_reference_doc.py"

@@ -39,7 +39,7 @@ import os
 import tomllib
 
 from seer.scenarios import registry
-from seer_envs._config import build
+from seer_envs.scenario.config import build
 from seer_runtime.loop import MAX_THREADS_PY as MAX_THREADS     # check_num_threads's bound
 
 TOP_KEYS = ("scenario", "description", "params", "param_sampler", "run", "sweep")
@@ -100,7 +100,7 @@ def per_copy_fields(scenario):
     """The fields of ``scenario``'s config that may take one value per copy:
     ``max_cycles`` and its copies' ``per_copy`` declaration (none for a
     scenario without copies)."""
-    from seer_envs._worlds import per_copy_fields as fields
+    from seer_envs.episode.worlds import per_copy_fields as fields
     copies = getattr(getattr(scenario, "spec", None), "copies", None)
     return () if copies is None else fields(copies)
 

@@ -20,7 +20,7 @@ class Scenario:
     def params(self):
         """``(field, default, unit, doc)`` of each parameter this form takes
         (``seer list``)."""
-        from seer_envs._config import describe
+        from seer_envs.scenario.config import describe
         return [row for row in describe(self.config_cls) if row[0] not in self.env_only]
 
 
@@ -99,7 +99,7 @@ class EnvScenario(Scenario):
         restarts and the run goes on), ``steps`` steps per seed; per-copy
         lists in ``params`` and ``param_sampler`` go to the vector env as
         they are.  The mean reward is over the agents in play."""
-        from seer_envs.vector import vector_env
+        from seer_envs.views.vector import vector_env
         steps, copies = run["steps"], run.get("copies", 1)
         kw = {"param_sampler": param_sampler} if param_sampler else {}
         totals = {"steps": 0, "reward_sum": 0.0, "agent_steps": 0, "events": 0, "wall_s": 0.0}

@@ -164,7 +164,7 @@ def _run_locked(spec, stem, out_dir, use_ray, progress, retry_failed, overwrite)
             write_rows(csv_path, [results[k] for k in _order(points, results)])
             _tick(progress, row)
     rows = [results[k] for k in _order(points, results)]
-    from seer_envs._config import describe
+    from seer_envs.scenario.config import describe
     units = {field: unit for field, _, unit, _ in describe(spec.scenario.config_cls)}
     pngs = plots.sweep_plots(rows, list(spec.sweep), out_dir, title=stem, units=units) if spec.sweep else []
     return rows, len(todo), csv_path, pngs

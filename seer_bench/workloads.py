@@ -7,7 +7,9 @@ import time
 
 import numpy as np
 
-from seer_envs import pcs_v0, vector_env
+import seer_envs
+
+from seer_envs import vector_env
 
 
 def pcs_workload(copies, grid, steps):
@@ -15,7 +17,7 @@ def pcs_workload(copies, grid, steps):
     random action arrays ``(copies, cells)`` (a fixed generator): what every
     PCS runner steps through."""
     kw = dict(grid_width=grid, grid_height=grid, max_cycles=10**6)
-    n_act = pcs_v0.parallel_env(**kw).action_space("cell_0_0").n
+    n_act = seer_envs.make("pcs_v0", **kw).action_space("cell_0_0").n
     rng = np.random.default_rng(0)
     return kw, [rng.integers(0, n_act, (copies, grid * grid)) for _ in range(steps)]
 
@@ -33,7 +35,7 @@ def supersuit_pcs(copies, kw):
     """SuperSuit's ``concat_vec_envs_v1(..., num_cpus=0)`` over ``copies``
     single 1-thread PCS envs (a Python loop); needs ``supersuit``."""
     import supersuit as ss
-    env = pcs_v0.parallel_env(num_threads=1, **kw)
+    env = seer_envs.make("pcs_v0", num_threads=1, **kw)
     vec = ss.pettingzoo_env_to_vec_env_v1(env)
     return ss.concat_vec_envs_v1(vec, copies, num_cpus=0, base_class="gymnasium")
 

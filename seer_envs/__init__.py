@@ -9,6 +9,14 @@ package (``seer_envs/<name>/spec.py``, found at the first
 >>> sorted(seer_envs.envs())
 ['aircraft_v0', 'gossip_v0', 'pcs_hotspot_v0', 'pcs_hotspot_v1', 'pcs_v0']
 >>> env = seer_envs.make("pcs_v0", grid_width=4, grid_height=4)
+
+Envs are built by id, here: :func:`make` (one copy, PettingZoo),
+:func:`vector_env` (many copies in one engine) and :func:`agent_vector_env`
+(Gymnasium).  The package is laid out by layer: :mod:`seer_envs.episode` (the
+episode core and its rules), :mod:`seer_envs.layout` (where copies run),
+:mod:`seer_envs.snapshot`, :mod:`seer_envs.views` and :mod:`seer_envs.scenario`
+(the scenario author's kit); the old flat paths and the per-version modules
+are deprecated aliases (:mod:`seer_envs._moved`).
 """
 
 import numpy as np
@@ -16,9 +24,12 @@ import numpy as np
 from seer_runtime import Run
 from seer_runtime import spec as _spec
 
-_spec.add_search_package("seer_envs")
+from seer_envs import _moved  # noqa: E402
 
-from seer_envs._snapshot import Snapshot  # noqa: E402
+_spec.add_search_package("seer_envs")
+_moved.install()        # the flat layout's module paths, for one release
+
+from seer_envs.snapshot.whole import Snapshot  # noqa: E402
 
 __all__ = ["registry", "envs", "get", "make", "env_run", "stpa_chooser", "vector_env", "agent_vector_env",
            "Snapshot"]
@@ -120,23 +131,23 @@ def vector_env(env_id, num_envs, num_threads="auto", **params):
     batched arrays ``(num_envs, num_agents, ...)``, per-copy seeds and
     Gymnasium's auto-reset modes (``autoreset_mode="next_step"`` by
     default); each copy is bit-identical to a single env
-    (:mod:`seer_envs.vector`)."""
-    from seer_envs.vector import vector_env as _vector_env
+    (:mod:`seer_envs.views.vector`)."""
+    from seer_envs.views.vector import vector_env as _vector_env
     return _vector_env(env_id, num_envs, num_threads=num_threads, **params)
 
 
 def agent_vector_env(env_id, num_envs, num_threads="auto", autoreset_mode="next_step", **params):
     """A Gymnasium ``VectorEnv`` with one sub-env per (copy, agent) of
     ``num_envs`` copies of ``env_id``: one policy shared by every agent,
-    Gymnasium's vector wrappers (:mod:`seer_envs.agent_vector`)."""
-    from seer_envs.agent_vector import agent_vector_env as _agent_vector_env
+    Gymnasium's vector wrappers (:mod:`seer_envs.views.agent_vector`)."""
+    from seer_envs.views.agent_vector import agent_vector_env as _agent_vector_env
     return _agent_vector_env(env_id, num_envs, num_threads=num_threads,
                              autoreset_mode=autoreset_mode, **params)
 
 
 def _make_vec(env_id, num_envs=1, **kwargs):
     """Gymnasium's ``make_vec`` entry point: the copy-level vector env."""
-    from seer_envs.vector import SeerVectorEnv
+    from seer_envs.views.vector import SeerVectorEnv
     kwargs.pop("max_episode_steps", None)       # set by make_vec only when a spec has one
     return SeerVectorEnv(env_id, num_envs, **kwargs)
 
@@ -169,6 +180,15 @@ def register_gymnasium():
                                vector_entry_point=functools.partial(_make_vec, sid))
         ids.append(gid)
     return ids
+
+
+def __getattr__(name):
+    """``seer_envs.<old module>`` (``seer_envs.core``, ``seer_envs.vector``, ...)
+    without importing it first: the deprecated alias (:mod:`seer_envs._moved`)."""
+    mod = _moved.module_getattr(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return mod
 
 
 register_gymnasium()

@@ -91,7 +91,7 @@ class ScenarioSpec:
         The PettingZoo ParallelEnv class (keyword arguments: config fields,
         ``num_threads``, ``render_mode``); None for a headless-only model.
     copies : type or None
-        The scenario's copies interface (``seer_envs.copies.Copies``): its
+        The scenario's copies interface (``seer_envs.scenario.copies.Copies``): its
         agents, spaces, action writes, boundary and restart over a range of
         copies, which the single env, the vector env, the CLI's action
         checks, RLlib and STPA all read; None for a headless-only model.

@@ -83,10 +83,14 @@ def test_no_upward_import_anywhere_in_the_sources(layer):
     assert not bad
 
 
-# Modules named after a scenario, or holding data about several: PettingZoo's
-# version modules (seer_envs.pcs_v0 is PCS's public entry point) and STPA's
-# training sweep (which configurations `stpa collect` measures).
-_NAMED_BY_DESIGN = {"seer_envs/pcs_v0.py", "seer_envs/aircraft_v0.py", "seer/stpa_sweep.py"}
+# Modules holding data about several scenarios: STPA's training sweep (which
+# configurations `stpa collect` measures).  PettingZoo's version modules
+# (seer_envs.pcs_v0, ...) are made from the registry (seer_envs/_moved.py).
+_NAMED_BY_DESIGN = {"seer/stpa_sweep.py"}
+
+
+# seer_envs' generic layers (issue 53): each a subpackage, none naming a scenario.
+GENERIC_PACKAGES = ("episode", "layout", "snapshot", "views", "scenario")
 
 
 def test_generic_layers_name_no_scenario():
@@ -97,7 +101,7 @@ def test_generic_layers_name_no_scenario():
     import seer_envs
     ids = set(seer_envs.envs())
     found = []
-    for folder in ("seer_envs", "seer"):
+    for folder in ("seer_envs", "seer") + tuple(f"seer_envs/{p}" for p in GENERIC_PACKAGES):
         for name in sorted(os.listdir(os.path.join(ROOT, folder))):
             rel = f"{folder}/{name}"
             if not name.endswith(".py") or rel in _NAMED_BY_DESIGN:
@@ -112,3 +116,44 @@ def test_generic_layers_name_no_scenario():
                         and any(i in node.value for i in ids)):
                     found.append(f"{rel}:{node.lineno}: {node.value[:60]!r}")
     assert not found, "\n".join(found)
+
+
+def test_the_top_level_is_small():
+    """seer_envs' top level holds the package and the deprecated paths'
+    finder (and the snapshot kernel): every layer is a subpackage, every
+    scenario a folder, and the version modules are made from the registry."""
+    top = sorted(f for f in os.listdir(os.path.join(ROOT, "seer_envs")) if f.endswith(".py"))
+    assert top == ["__init__.py", "_moved.py"], top
+    for p in GENERIC_PACKAGES:
+        assert os.path.exists(os.path.join(ROOT, "seer_envs", p, "__init__.py")), p
+
+
+@pytest.mark.parametrize("package", GENERIC_PACKAGES)
+def test_no_generic_layer_imports_a_scenario(package):
+    """The layers below the scenarios import none of them, nor an old
+    (deprecated) module path."""
+    sys.path.insert(0, ROOT)
+    from seer_envs._moved import MOVED
+    import seer_envs
+    scenarios = {n for n in os.listdir(os.path.join(ROOT, "seer_envs"))
+                 if os.path.exists(os.path.join(ROOT, "seer_envs", n, "spec.py"))}
+    assert scenarios and not scenarios & set(GENERIC_PACKAGES)
+    bad = []
+    folder = os.path.join(ROOT, "seer_envs", package)
+    for f in sorted(os.listdir(folder)):
+        if not f.endswith(".py"):
+            continue
+        for node in ast.walk(ast.parse(open(os.path.join(folder, f)).read())):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                mods = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            else:
+                continue
+            for m in mods:
+                parts = m.split(".")
+                if parts[0] == "seer_envs" and len(parts) > 1 and (
+                        parts[1] in scenarios or (parts[1] in MOVED and len(parts) == 2)):
+                    bad.append(f"{package}/{f}: {m}")
+    assert not bad, bad
+    assert seer_envs

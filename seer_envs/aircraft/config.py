@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from seer_envs._config import (FLOAT32_MAX, HANDLER_WORK_BUDGET, STEP_WORK_BUDGET, bound_error,
+from seer_envs.scenario.config import (FLOAT32_MAX, HANDLER_WORK_BUDGET, STEP_WORK_BUDGET, bound_error,
                                check_horizon, param, validate)
 
 MAX_MESSAGES = 64       # cap on max_messages (the SENSE handler's top-k buffer)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Aircraft's copies (:class:`seer_envs.copies.Copies`).  LPs: every
+"""Aircraft's copies (:class:`seer_envs.scenario.copies.Copies`).  LPs: every
 copy's UAVs first (copy ``c``'s at ``[c*U, (c+1)*U)``), then every copy's
 targets (copy ``c``'s at ``[C*U + c*T, C*U + (c+1)*T)``): UAV arrays stay
 indexed by UAV LP, and within a copy the sources keep their order (event
@@ -10,7 +10,7 @@ import types
 import numpy as np
 from gymnasium import spaces
 
-from seer_envs.copies import Copies
+from seer_envs.scenario.copies import Copies
 from seer_envs.aircraft.handlers import (ACTION_KIND, COUNTERS, N_NEIGHBOURS_PY, OBS_LAYOUT,
                                          OBS_SIZE_PY, AircraftModel, boundary, boundary_at_copy_end)
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Aircraft — UAV swarm control (``seer_envs.aircraft_v0``)
+"""Aircraft — UAV swarm control (``seer_envs.make("aircraft_v0")``)
 =========================================================
 
 A swarm of point-mass UAVs searches a square arena for moving ground
@@ -95,17 +95,17 @@ Version history: v0 — first release.
 """
 
 
-from seer_envs.parallel import SeerParallelEnv
+from seer_envs.views.parallel import SeerParallelEnv
 from seer_envs.aircraft.config import AircraftConfig
 from seer_envs.aircraft.copies import AircraftCopies
 from seer_envs.aircraft.handlers import OBS_LAYOUT
 
 
 class AircraftEnv(SeerParallelEnv):
-    """The Aircraft ParallelEnv.  Build it with ``seer_envs.aircraft_v0.parallel_env(**kwargs)``.
+    """The Aircraft ParallelEnv.  Build it with ``seer_envs.make("aircraft_v0", **kwargs)``.
 
     The episode lifecycle, both APIs, copying and interrupt safety come from
-    :class:`~seer_envs.parallel.SeerParallelEnv`, the agents, spaces,
+    :class:`~seer_envs.views.parallel.SeerParallelEnv`, the agents, spaces,
     commands and boundary from :class:`~seer_envs.aircraft.copies.AircraftCopies`;
     this class adds the renderers."""
 

@@ -10,7 +10,7 @@ give each entity the same event sequence, so the two agree exactly.  Neighbour
 and target queries are brute force over the snapshot (the compiled model's
 grid returns the same sets; every choice among them is by (distance, id)).
 The engine skeleton (heap, keys, step loop) is
-:class:`seer_envs._reference.ReferenceEngine`; this module keeps the
+:class:`seer_envs.scenario.reference.ReferenceEngine`; this module keeps the
 handlers and the boundary.  Counter columns and observation slots come from
 the handlers' enums.
 """
@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from seer_envs._reference import ReferenceEngine
+from seer_envs.scenario.reference import ReferenceEngine
 from seer_envs.aircraft.handlers import ACTION_KIND, COUNTER_INDEX, COUNTERS
 from seer_envs.aircraft.handlers import N_NEIGHBOURS_PY as N_NEIGHBOURS
 from seer_envs.aircraft.handlers import OBS_LAYOUT as LAYOUT

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Gossip's copies (:class:`seer_envs.copies.Copies`): ``num_copies``
+"""Gossip's copies (:class:`seer_envs.scenario.copies.Copies`): ``num_copies``
 rings, copy ``c``'s agent ``i`` at LP ``c * num_agents + i``."""
 
 import types
@@ -7,7 +7,7 @@ import types
 import numpy as np
 from gymnasium import spaces
 
-from seer_envs.copies import Copies
+from seer_envs.scenario.copies import Copies
 from seer_envs.gossip.model import ACTION_KIND, COUNTERS, GossipModel
 
 #: Observation slots (the reference reads the same names).

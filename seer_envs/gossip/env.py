@@ -16,7 +16,7 @@ every rumour; truncation after ``max_cycles`` steps.
 
 import sys
 
-from seer_envs.parallel import SeerParallelEnv
+from seer_envs.views.parallel import SeerParallelEnv
 from seer_envs.gossip.config import GossipConfig
 from seer_envs.gossip.copies import OBS_LAYOUT, GossipCopies
 

@@ -2,13 +2,13 @@
 """Gossip in plain Python: the oracle of ``tests/envs/test_gossip.py``.
 
 The engine skeleton (heap, event keys, injection, step loop) is
-:class:`seer_envs._reference.ReferenceEngine`; this module keeps the
+:class:`seer_envs.scenario.reference.ReferenceEngine`; this module keeps the
 handlers, written as in ``model.pyx`` with the same draws in the same order.
 """
 
 import numpy as np
 
-from seer_envs._reference import ReferenceEngine
+from seer_envs.scenario.reference import ReferenceEngine
 from seer_envs.gossip.copies import observe
 from seer_envs.gossip.model import ACTION_KIND, COUNTERS
 

@@ -4,7 +4,7 @@ of the rumours, with a colour scale, the step and the simulated time."""
 
 import numpy as np
 
-from seer_envs._render import figure, figure_rgb
+from seer_envs.scenario.render import figure, figure_rgb
 
 
 def image(view):

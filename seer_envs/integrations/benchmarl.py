@@ -17,7 +17,7 @@ from a source tree without an install, import this module (or take
 itself; importing it after a failed ``benchmarl.experiment`` import also
 works.
 
-One task per scenario with a vector env (``seer_envs.vector.supported()``:
+One task per scenario with a vector env (``seer_envs.views.vector.supported()``:
 ``SeerTask.PCS_HOTSPOT_V1``, ``SeerTask.PCS_V0``, ``SeerTask.AIRCRAFT_V0``,
 ``SeerTask.GOSSIP_V0``); a
 task's config is the scenario's parameters (``seer list``), plus
@@ -74,7 +74,7 @@ from torchrl.data import Composite
 
 import seer_envs
 from seer_envs.integrations.torchrl import torchrl_env
-from seer_envs.vector import supported
+from seer_envs.views.vector import supported
 
 __all__ = ["DEFAULT_TASK", "Experiment", "ExperimentConfig", "SeerTask", "SeerTaskClass"]
 
@@ -114,7 +114,7 @@ class SeerTaskClass(TaskClass):
     def _check_per_copy(self, one):
         """Per-copy lists and the sampler, checked as the vector env checks
         them (the config's own errors), before any env is built."""
-        from seer_envs._worlds import Sampler, per_copy_fields, refuse_field
+        from seer_envs.episode.worlds import Sampler, per_copy_fields, refuse_field
         fields = per_copy_fields(self._spec.copies)
         for k, vs in self.per_copy.items():
             if k not in fields:

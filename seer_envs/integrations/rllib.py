@@ -68,7 +68,7 @@ from ray.rllib.callbacks.utils import make_callback
 from ray.tune.registry import register_env
 
 import seer_envs
-from seer_envs._actions import check_action_dict
+from seer_envs.episode.actions import check_action_dict
 from seer_runtime._threads import omp_num_threads_cap, resolve_threads
 
 
@@ -228,7 +228,7 @@ class SeerVectorMultiAgentEnv(VectorMultiAgentEnv):
     def set_params(self, copies=None, **values):
         """Values of per-copy fields for the next reset of each copy in
         ``copies`` (None: every copy), its ``next_step`` autoreset included
-        (:meth:`seer_envs.vector.SeerVectorEnv.set_params`)."""
+        (:meth:`seer_envs.views.vector.SeerVectorEnv.set_params`)."""
         self.vec.set_params(copies, **values)
 
     def reset(self, *, seed=None, options=None):

@@ -9,7 +9,7 @@ pip install -e ".[torchrl]"``).
 torch.Size([16, 10, 64, 1])
 
 :class:`SeerTorchRLEnv` is a ``torchrl.envs.EnvBase`` over one
-:class:`~seer_envs.vector.SeerVectorEnv`: one engine steps every copy, and
+:class:`~seer_envs.views.vector.SeerVectorEnv`: one engine steps every copy, and
 one tensordict carries every copy's agents.  Where TorchRL's
 ``PettingZooWrapper`` steps single envs one by one and moves each agent's
 data through dicts, here a step is one call of the vector env and its
@@ -25,7 +25,7 @@ hands out fresh arrays at every step and never writes them again).
 ``include_state=True`` a root ``state`` ``(num_envs,) + state shape`` (the
 scenario's global state, for centralised critics).
 
-**Episode ends** (the core's rule, :mod:`seer_envs.core`).  An agent's
+**Episode ends** (the core's rule, :mod:`seer_envs.episode.core`).  An agent's
 ``terminated`` / ``truncated`` / ``done`` is True at the step it ends, and
 only then; from then until its copy restarts its row is out of play:
 reward 0, ``mask`` False.  ``mask`` is True where the agent acts on the
@@ -69,8 +69,9 @@ except ImportError as e:          # the optional extra
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from seer_envs.core import MASK_KEY, check_seed
-from seer_envs.vector import SeerVectorEnv
+from seer_envs.episode.arguments import check_seed
+from seer_envs.episode.step import MASK_KEY
+from seer_envs.views.vector import SeerVectorEnv
 
 __all__ = ["torchrl_env", "SeerTorchRLEnv"]
 
@@ -105,7 +106,7 @@ def _spec(space, lead, device):
 
 
 class SeerTorchRLEnv(EnvBase):
-    """A TorchRL env over a :class:`~seer_envs.vector.SeerVectorEnv` built
+    """A TorchRL env over a :class:`~seer_envs.views.vector.SeerVectorEnv` built
     with ``autoreset_mode="disabled"`` (module docstring: layout, episode
     ends, resets, seeds).
 
@@ -194,7 +195,7 @@ class SeerTorchRLEnv(EnvBase):
         ``"_reset"`` (a collector's reset of an ended copy) or resets all.
         One value, or one per named copy; checked now with the config's own
         errors, nothing changes on a refusal (:meth:`SeerVectorEnv.set_params
-        <seer_envs.vector.SeerVectorEnv.set_params>`)."""
+        <seer_envs.views.vector.SeerVectorEnv.set_params>`)."""
         self.vec.set_params(copies, **values)
 
     def set_param_sampler(self, sampler):

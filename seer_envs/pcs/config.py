@@ -5,7 +5,7 @@ import dataclasses
 import math
 
 from seer_runtime.loop import OUTBOX_CAPACITY   # events one hook call may emit
-from seer_envs._config import (FLOAT32_MAX, HANDLER_WORK_BUDGET, STEP_WORK_BUDGET, bound_error,
+from seer_envs.scenario.config import (FLOAT32_MAX, HANDLER_WORK_BUDGET, STEP_WORK_BUDGET, bound_error,
                                check_horizon, param, validate)
 
 #: Most hot spots (each costs one exp per call draw, inside a handler).

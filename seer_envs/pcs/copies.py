@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""PCS's copies (:class:`seer_envs.copies.Copies`): copy ``c``'s cell
+"""PCS's copies (:class:`seer_envs.scenario.copies.Copies`): copy ``c``'s cell
 ``j`` is LP ``c * cells + j``, and a copy's phones only reach its own cells."""
 
 import types
@@ -7,7 +7,7 @@ import types
 import numpy as np
 from gymnasium import spaces
 
-from seer_envs.copies import Copies
+from seer_envs.scenario.copies import Copies
 from seer_envs.pcs.handlers import (ACTION_KIND, COUNTER_INDEX, COUNTERS, OBS_LAYOUT, OBS_SIZE_PY,
                                     PcsModel, boundary, boundary_at_copy_end)
 from seer_envs.pcs.rewards import charge_neighbour_drops, mix_team_reward, neighbour_table

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""PCS — cellular channel management (``seer_envs.pcs_v0``)
+"""PCS — cellular channel management (``seer_envs.make("pcs_v0")``)
 ========================================================
 
 The Personal Communication Service model of the PDES literature (ROSS's
@@ -59,17 +59,17 @@ same model: the same parameters, other defaults.
 """
 
 
-from seer_envs.parallel import SeerParallelEnv
+from seer_envs.views.parallel import SeerParallelEnv
 from seer_envs.pcs.config import PCSConfig, PCSHotspotConfig, PCSHotspotV1Config
 from seer_envs.pcs.copies import PcsCopies
 from seer_envs.pcs.handlers import OBS_LAYOUT
 
 
 class PcsEnv(SeerParallelEnv):
-    """The PCS ParallelEnv.  Build it with ``seer_envs.pcs_v0.parallel_env(**kwargs)``.
+    """The PCS ParallelEnv.  Build it with ``seer_envs.make("pcs_v0", **kwargs)``.
 
     The episode lifecycle, both APIs, copying and interrupt safety come from
-    :class:`~seer_envs.parallel.SeerParallelEnv`, the agents, spaces,
+    :class:`~seer_envs.views.parallel.SeerParallelEnv`, the agents, spaces,
     actions and boundary from :class:`~seer_envs.pcs.copies.PcsCopies`;
     this class adds the observation layout and the text renderer."""
 

@@ -4,7 +4,7 @@ how SEER's PCS is compared with PDES engines such as ROSS."""
 
 import time
 
-from seer_envs._config import RUN_WORK_BUDGET
+from seer_envs.scenario.config import RUN_WORK_BUDGET
 from seer_runtime.config import build, check_number
 from seer_runtime._threads import resolve_threads
 from seer_envs.pcs.config import PCSConfig

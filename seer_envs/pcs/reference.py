@@ -5,7 +5,7 @@ Simple and slow on purpose: it is the oracle the compiled env is tested
 against (same model, same counter-based RNG draws in the same order, same
 event keys), and the "what a user would write instead" baseline in the
 benchmarks.  The engine skeleton (heap, keys, step loop) is
-:class:`seer_envs._reference.ReferenceEngine`; this module keeps the
+:class:`seer_envs.scenario.reference.ReferenceEngine`; this module keeps the
 handlers and the boundary.  Counter columns and observation slots come from
 the handlers' enums.
 """
@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from seer_envs._reference import ReferenceEngine
+from seer_envs.scenario.reference import ReferenceEngine
 from seer_envs.pcs.handlers import ACTION_KIND, COUNTER_INDEX, COUNTERS
 from seer_envs.pcs.handlers import OBS_LAYOUT as L
 from seer_envs.pcs.handlers import OBS_SIZE_PY as OBS_SIZE

@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from seer_envs._render import figure, figure_rgb
+from seer_envs.scenario.render import figure, figure_rgb
 
 
 def load(env):

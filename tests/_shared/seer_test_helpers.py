@@ -80,8 +80,8 @@ EXIT_ENDS = {0: (15, "term"), 1: (15, "term"), 2: (21, "term"), 3: (30, "trunc")
 def exit_hand_count(threads=1):
     """Per agent of the agent-exit scenario: (end step, "term"/"trunc",
     return, length), counted by hand from the single env's step_arrays."""
-    from seer_envs import aircraft_v0
-    env = aircraft_v0.parallel_env(num_threads=threads, **EXIT_KW)
+    import seer_envs
+    env = seer_envs.make("aircraft_v0", num_threads=threads, **EXIT_KW)
     env.reset_arrays(seed=0)
     ret, out, live = np.zeros(4), {}, np.ones(4, bool)
     for k in range(1, 31):
@@ -130,7 +130,7 @@ def events_place(raw):
     ``raw`` (length 0 if it holds none): where a test flips a bit of an
     event."""
     import json
-    from seer_envs import _snapshot as S
+    from seer_envs.snapshot import whole as S
     hlen = S._HEAD.unpack_from(raw)[3]
     head = json.loads(raw[S._HEAD.size:S._HEAD.size + hlen])
     off = S._HEAD.size + hlen

@@ -91,13 +91,13 @@ def _same_refusal(tmp_path, capsys, text, match):
 
 def test_valid_fixed_actions_pass_and_match_the_env_spaces(tmp_path):
     from seer.scenarios import registry
-    from seer_envs import aircraft_v0, pcs_v0
-    from seer_envs._config import build
+    import seer_envs
+    from seer_envs.scenario.config import build
     reg = registry()
-    for name, mod, kw in (("pcs_v0", pcs_v0, dict(grid_width=4, grid_height=4, channels_per_cell=7)),
-                          ("aircraft_v0", aircraft_v0, dict(num_uavs=4)),
-                          ("aircraft_v0", aircraft_v0, dict(num_uavs=4, continuous_actions=False))):
-        env = mod.parallel_env(num_threads=1, **kw)
+    for name, kw in (("pcs_v0", dict(grid_width=4, grid_height=4, channels_per_cell=7)),
+                     ("aircraft_v0", dict(num_uavs=4)),
+                     ("aircraft_v0", dict(num_uavs=4, continuous_actions=False))):
+        env = seer_envs.make(name, num_threads=1, **kw)
         assert action_space(reg[name], build(reg[name].config_cls, kw)) == env.action_space(env.possible_agents[0])
         env.close()
     f = write(tmp_path, 'scenario = "aircraft_v0"\n[params]\nnum_uavs = 4\n'

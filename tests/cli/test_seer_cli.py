@@ -62,7 +62,7 @@ def test_list_shows_a_headless_form_only_the_parameters_it_accepts(tmp_path, cap
     """`seer list` and `seer check` agree: every parameter listed for
     pcs_v0:headless passes check, and the env-only ones are not listed."""
     import seer_envs
-    from seer_envs._config import describe
+    from seer_envs.scenario.config import describe
     from seer_envs.pcs import PCSConfig
     assert main(["list"]) == 0
     block = capsys.readouterr().out.split("\npcs_v0:headless ")[1].split("\n\n")[0]

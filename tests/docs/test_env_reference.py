@@ -13,7 +13,7 @@ import re
 import pytest
 
 import seer_envs
-from seer_envs._worlds import per_copy_fields
+from seer_envs.episode.worlds import per_copy_fields
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ENVS = seer_envs.envs()

@@ -8,7 +8,7 @@ import dataclasses
 import os
 
 import seer_envs
-from seer_envs._worlds import per_copy_fields
+from seer_envs.episode.worlds import per_copy_fields
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -29,7 +29,6 @@ import time
 import numpy as np
 
 import seer_envs
-from seer_envs import pcs_v0
 
 SEER_DIR = os.path.dirname(os.path.abspath(seer_envs.__file__))
 P = dict(grid_width=4, grid_height=4)
@@ -80,7 +79,7 @@ def acts_vec(n=4):
 
 
 def single(**kw):
-    env = pcs_v0.parallel_env(num_threads=1, **P, **kw)
+    env = seer_envs.make("pcs_v0", num_threads=1, **P, **kw)
     env.reset(seed=1)
     env.step_arrays(np.ones(A, np.int64))
     return env
@@ -162,7 +161,7 @@ def scenarios(full):
     ]
     if full:
         out += [
-            ("single first reset", lambda: pcs_v0.parallel_env(num_threads=1, **P),
+            ("single first reset", lambda: seer_envs.make("pcs_v0", num_threads=1, **P),
              lambda e: e.reset(seed=3), "single"),
             ("vector async_reset", lambda: vector(batch_size=2),
              [lambda v: v.async_reset(seed=5), lambda v: v.recv(), lambda v: v.recv()], "vector"),

@@ -29,7 +29,7 @@ import numpy as np
 
 import seer_envs
 from seer_envs import Snapshot
-from seer_envs import _snapshot as S
+from seer_envs.snapshot import whole as S
 from seer_runtime import ContractViolation
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "_shared"))

@@ -11,7 +11,7 @@ import pytest
 from pettingzoo.test import parallel_api_test
 from seer_test_helpers import same
 
-from seer_envs import aircraft_v0
+import seer_envs
 from seer_envs.aircraft import AircraftConfig
 from seer_envs.aircraft.reference import AircraftReference
 
@@ -19,14 +19,14 @@ SMALL = dict(num_uavs=6)
 
 
 def test_parallel_api_discrete():
-    parallel_api_test(aircraft_v0.parallel_env(num_threads=1, continuous_actions=False, **SMALL),
+    parallel_api_test(seer_envs.make("aircraft_v0", num_threads=1, continuous_actions=False, **SMALL),
                       num_cycles=50)
 
 
 def test_discrete_array_fast_path_matches_dict_api_while_uavs_stop():
     kw = dict(num_uavs=12, continuous_actions=False, battery_capacity=40.0)
-    a = aircraft_v0.parallel_env(num_threads=2, **kw)
-    b = aircraft_v0.parallel_env(num_threads=1, **kw)
+    a = seer_envs.make("aircraft_v0", num_threads=2, **kw)
+    b = seer_envs.make("aircraft_v0", num_threads=1, **kw)
     obs_a, _ = a.reset(seed=5)
     obs_b = b.reset_arrays(seed=5)
     assert np.array_equal(np.stack([obs_a[ag] for ag in a.possible_agents]), obs_b)
@@ -59,7 +59,7 @@ def test_discrete_array_fast_path_matches_dict_api_while_uavs_stop():
 def test_discrete_mode_checks_actions_as_discrete_9(value, match):
     """The discrete mode's own space (the checks themselves run on every
     scenario in test_generic.py)."""
-    d = aircraft_v0.parallel_env(continuous_actions=False, **SMALL)
+    d = seer_envs.make("aircraft_v0", continuous_actions=False, **SMALL)
     d.reset(seed=0)
     d.step({a: np.int64(3) for a in d.agents})
     d.step({a: np.array(8) for a in d.agents})
@@ -84,7 +84,7 @@ def test_rgb_array_shows_uavs_targets_and_motion():
 
     def has(img, rgb):                                # antialiased: near the colour is enough
         return (np.abs(img.astype(int) - rgb).sum(axis=2) < 12).any()
-    env = aircraft_v0.parallel_env(render_mode="rgb_array", num_uavs=16, num_threads=1)
+    env = seer_envs.make("aircraft_v0", render_mode="rgb_array", num_uavs=16, num_threads=1)
     env.reset(seed=0)
     img0 = env.render()
     assert img0.dtype == np.uint8 and img0.shape[2] == 3
@@ -99,7 +99,7 @@ def test_rgb_array_shows_uavs_targets_and_motion():
 
 
 def test_human_render_prints_a_text_map(capsys):
-    env = aircraft_v0.parallel_env(render_mode="human", **SMALL)
+    env = seer_envs.make("aircraft_v0", render_mode="human", **SMALL)
     env.reset(seed=0)
     capsys.readouterr()                                  # the frame reset drew (human mode)
     assert env.render() is None
@@ -118,14 +118,14 @@ def test_human_render_prints_a_text_map(capsys):
 
 
 def test_agents_spaces_and_state_of_a_swarm():
-    env = aircraft_v0.parallel_env(**SMALL)
+    env = seer_envs.make("aircraft_v0", **SMALL)
     a = env.possible_agents[0]
     assert env.possible_agents == [f"uav_{i}" for i in range(6)]
     assert env.action_space(a).shape == (2,) and env.action_space(a).dtype == np.float32
     assert env.observation_space(a).shape == (25,)
     env.reset(seed=0)
     assert env.state().shape == env.state_space.shape == (6 * 6 + 1 * 4,)
-    d = aircraft_v0.parallel_env(continuous_actions=False, **SMALL)
+    d = seer_envs.make("aircraft_v0", continuous_actions=False, **SMALL)
     assert d.action_space(a).n == 9
 
 
@@ -138,7 +138,7 @@ def test_derived_defaults():
 
 
 def test_infos_and_summary():
-    env = aircraft_v0.parallel_env(num_uavs=24, num_threads=1, full_infos=True)
+    env = seer_envs.make("aircraft_v0", num_uavs=24, num_threads=1, full_infos=True)
     env.reset(seed=3)
     rng = np.random.default_rng(0)
     for _ in range(20):
@@ -191,12 +191,12 @@ def test_infos_and_summary():
 ])
 def test_bad_config_is_named(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        aircraft_v0.parallel_env(**kwargs)
+        seer_envs.make("aircraft_v0", **kwargs)
 
 
 def test_observations_stay_in_their_space_under_stress():
     """Walls, max speed, collisions and dead UAVs: every observation stays in bounds."""
-    env = aircraft_v0.parallel_env(num_uavs=40, arena_size=300.0, battery_capacity=50.0,
+    env = seer_envs.make("aircraft_v0", num_uavs=40, arena_size=300.0, battery_capacity=50.0,
                                    max_accel=20.0, max_speed=25.0, comm_range=80.0, num_threads=2,
                                    full_infos=True)
     obs, _ = env.reset(seed=11)
@@ -223,7 +223,7 @@ def _actions(env, rng):
 
 
 def _rollout(steps, seed, num_threads, action_seed=0, **params):
-    env = aircraft_v0.parallel_env(num_threads=num_threads, **params)
+    env = seer_envs.make("aircraft_v0", num_threads=num_threads, **params)
     rng = np.random.default_rng(action_seed)
     obs, rews, terms = [env.reset_arrays(seed=seed)], [], []
     infos = [env._agent_infos(env._all_rows)]
@@ -278,7 +278,7 @@ REF_PARAMS = [
 @pytest.mark.parametrize("params", REF_PARAMS, ids=[f"r{i}" for i in range(len(REF_PARAMS))])
 @pytest.mark.parametrize("threads", [1, 3])
 def test_matches_pure_python_reference_exactly(params, threads):
-    env = aircraft_v0.parallel_env(num_threads=threads, **params)
+    env = seer_envs.make("aircraft_v0", num_threads=threads, **params)
     ref = AircraftReference(env.config)
     assert np.array_equal(env.reset_arrays(seed=21), ref.reset(env.seed_used))
     rng = np.random.default_rng(4)
@@ -302,7 +302,7 @@ def test_matches_pure_python_reference_exactly(params, threads):
 def test_reference_sees_what_matters():
     """The oracle comparison above is only as strong as the traffic it sees:
     messages, fusions, detections, collisions and terminations all happen."""
-    env = aircraft_v0.parallel_env(num_threads=1, **REF_PARAMS[3])
+    env = seer_envs.make("aircraft_v0", num_threads=1, **REF_PARAMS[3])
     env.reset_arrays(seed=21)
     rng = np.random.default_rng(4)
     for _ in range(100):
@@ -310,7 +310,7 @@ def test_reference_sees_what_matters():
     s = env.summary()
     assert s["messages_sent"] > 0 and s["belief_updates"] > 0 and s["detections"] > 0
     assert s["collisions"] > 0
-    dying = aircraft_v0.parallel_env(num_threads=1, **REF_PARAMS[2])
+    dying = seer_envs.make("aircraft_v0", num_threads=1, **REF_PARAMS[2])
     dying.reset_arrays(seed=21)
     while dying.agents:
         dying.step_arrays(_actions(dying, rng))
@@ -318,7 +318,7 @@ def test_reference_sees_what_matters():
 
 
 def test_straight_line_at_constant_speed_without_forces():
-    env = aircraft_v0.parallel_env(num_uavs=2, num_targets=1, arena_size=1e5, wind_sigma=0.0,
+    env = seer_envs.make("aircraft_v0", num_uavs=2, num_targets=1, arena_size=1e5, wind_sigma=0.0,
                                    drag=0.0, num_threads=1)
     env.reset_arrays(seed=5)
     m = env.model
@@ -340,7 +340,7 @@ def test_straight_line_at_constant_speed_without_forces():
 
 
 def test_energy_never_increases_and_stopped_uavs_stay_stopped():
-    env = aircraft_v0.parallel_env(num_uavs=30, battery_capacity=50.0, arena_size=800.0,
+    env = seer_envs.make("aircraft_v0", num_uavs=30, battery_capacity=50.0, arena_size=800.0,
                                    num_threads=2)
     env.reset_arrays(seed=9)
     m = env.model
@@ -364,7 +364,7 @@ def test_energy_never_increases_and_stopped_uavs_stay_stopped():
 def test_a_stopped_uav_is_invisible_to_the_others():
     # Two UAVs always within comm_range and collision_radius of each other;
     # uav_0 thrusts hard and runs flat first, uav_1 idles on.
-    env = aircraft_v0.parallel_env(num_uavs=2, num_targets=1, arena_size=100.0, battery_capacity=20.0,
+    env = seer_envs.make("aircraft_v0", num_uavs=2, num_targets=1, arena_size=100.0, battery_capacity=20.0,
                                    collision_radius=200.0, num_threads=1)
     obs = env.reset_arrays(seed=3)
     assert obs[1, 5:9].any()                        # uav_0 is uav_1's neighbour

@@ -194,7 +194,7 @@ def test_an_error_in_a_sent_step_reaches_its_recv_and_later_steps_refuse():
     """The engine's thread raises nothing itself: a step's error is raised
     by its recv(), the steps sent after it refuse (the copies' state is
     incomplete), and reset() starts afresh."""
-    import seer_envs._batch as batch_mod
+    import seer_envs.layout.batch as batch_mod
     v = seer_envs.vector_env("pcs_v0", 4, num_threads=1, batch_size=2, grid_width=4, grid_height=4,
                              max_cycles=10**6)
     v.reset(seed=0)

@@ -10,7 +10,6 @@ from seer_test_helpers import EXIT_ACTS as ACTS, EXIT_ENDS as ENDS, EXIT_KW as K
 from seer_test_helpers import exit_hand_count as _hand_count
 
 import seer_envs
-from seer_envs import aircraft_v0
 
 
 def test_the_scenario_is_what_the_tests_assume():
@@ -21,7 +20,7 @@ def test_the_scenario_is_what_the_tests_assume():
 @pytest.mark.parametrize("threads", [1, 3])
 def test_the_dict_api_reports_each_end_once_with_its_statistics(threads):
     want = _hand_count()
-    env = aircraft_v0.parallel_env(num_threads=threads, **KW)
+    env = seer_envs.make("aircraft_v0", num_threads=threads, **KW)
     env.reset(seed=0)
     names = env.possible_agents
     seen = {}

@@ -21,8 +21,8 @@ import pytest
 from gymnasium import spaces
 
 import seer_envs
-from seer_envs.agent_vector import agent_vector_env
-from seer_envs.vector import vector_env
+from seer_envs.views.agent_vector import agent_vector_env
+from seer_envs.views.vector import vector_env
 
 PCS = dict(grid_width=2, grid_height=2, max_cycles=4)
 AIR = dict(num_uavs=4, num_targets=2, max_cycles=4)

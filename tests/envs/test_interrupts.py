@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 
 import seer_envs
-from seer_envs import pcs_v0
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -118,16 +117,16 @@ def _refuses_interrupted(fn):
 @pytest.mark.parametrize("kind", ["single", "vector"])
 def test_a_ctrl_c_in_the_guard_exit_never_leaves_the_env_busy(kind):
     if kind == "single":
-        env = pcs_v0.parallel_env(num_threads=1, **P)
+        env = seer_envs.make("pcs_v0", num_threads=1, **P)
         step = lambda: env.step_arrays(np.ones(A, np.int64))      # noqa: E731
-        twin = pcs_v0.parallel_env(num_threads=1, **P)
+        twin = seer_envs.make("pcs_v0", num_threads=1, **P)
         twin_step = lambda: twin.step_arrays(np.ones(A, np.int64))      # noqa: E731
     else:
         env, twin = _vector(), _vector()
         step = lambda: env.step(np.ones((4, A), np.int64))     # noqa: E731
         twin_step = lambda: twin.step(np.ones((4, A), np.int64))     # noqa: E731
     env.reset(seed=1)
-    assert _interrupted_call(step, _in("__exit__", "_batch.py"))
+    assert _interrupted_call(step, _in("__exit__", "layout/guard.py"))
     # the step completed (only its return was lost) or is marked: never "in use by another thread"
     env.reset(seed=2)
     twin.reset(seed=2)
@@ -138,12 +137,11 @@ _SIGINT_STORM = """
 import signal, sys, time
 import numpy as np
 import seer_envs
-from seer_envs import pcs_v0
 
 kind = sys.argv[1]
 P = dict(grid_width=8, grid_height=8)
 if kind == "single":
-    env = pcs_v0.parallel_env(num_threads=1, **P)
+    env = seer_envs.make("pcs_v0", num_threads=1, **P)
     a = np.ones(64, np.int64)
     step = lambda: env.step_arrays(a)
 else:
@@ -183,7 +181,7 @@ while hits < 300 and time.monotonic() - t0 < 30:
 signal.setitimer(signal.ITIMER_REAL, 0)
 signal.signal(signal.SIGALRM, signal.SIG_IGN)
 env.reset(seed=2)
-ref = pcs_v0.parallel_env(num_threads=1, **P) if kind == "single" else seer_envs.vector_env("pcs_v0", 4, num_threads=1, **P)
+ref = seer_envs.make("pcs_v0", num_threads=1, **P) if kind == "single" else seer_envs.vector_env("pcs_v0", 4, num_threads=1, **P)
 ref.reset(seed=2)
 out = step()
 ref_out = ref.step_arrays(a) if kind == "single" else ref.step(a)
@@ -208,7 +206,7 @@ def test_send_with_a_group_in_flight_refuses_an_interrupted_env():
     a = np.ones((2, A), np.int64)
     v.send(a, [0, 1])
     # a Ctrl-C inside the second send's preparation, once it has begun changing state
-    assert _interrupted_call(lambda: v.send(a, [2, 3]), _in("prepare", "_batch.py", nth=2))
+    assert _interrupted_call(lambda: v.send(a, [2, 3]), _in("prepare", "layout/batch.py", nth=2))
     _refuses_interrupted(lambda: v.send(a, [2, 3]))
     _refuses_interrupted(lambda: v.recv())
     obs, _ = v.reset(seed=0)
@@ -230,7 +228,7 @@ def test_a_ctrl_c_inside_a_masked_reset_marks_the_env():
     v.step(a)                       # copies 0 and 2 end
     mask = np.array([True, False, True, False])
     assert _interrupted_call(lambda: v.reset(options={"reset_mask": mask}),
-                             _in("restart", "_batch.py", nth=3))
+                             _in("restart", "layout/batch.py", nth=3))
     _refuses_interrupted(lambda: v.step(a))
     twin = _vector(autoreset_mode="disabled", max_cycles=[2, 3, 2, 3])
     assert np.array_equal(v.reset(seed=5)[0], twin.reset(seed=5)[0])
@@ -243,7 +241,7 @@ def test_a_ctrl_c_inside_same_steps_restart_marks_the_env():
     v.reset(seed=0)
     a = np.ones((4, A), np.int64)
     v.step(a)
-    assert _interrupted_call(lambda: v.step(a), _in("restart", "_batch.py", nth=3))     # copies 0, 2 restart
+    assert _interrupted_call(lambda: v.step(a), _in("restart", "layout/batch.py", nth=3))     # copies 0, 2 restart
     _refuses_interrupted(lambda: v.step(a))
     twin = _vector(autoreset_mode="same_step", max_cycles=[2, 3, 2, 3])
     assert np.array_equal(v.reset(seed=5)[0], twin.reset(seed=5)[0])

@@ -8,7 +8,7 @@ oracle."""
 import numpy as np
 import pytest
 
-from seer_envs import pcs_v0
+import seer_envs
 from seer_envs.pcs.reference import PcsReference
 
 SMALL = dict(grid_width=4, grid_height=3)
@@ -17,7 +17,7 @@ SMALL = dict(grid_width=4, grid_height=3)
 @pytest.mark.parametrize("w, h, says, lines", [(4, 3, "all 4 x 3 cells", 3),
                                                 (130, 2, "the top-left 120 x 2 of 130 x 2 cells", 2)])
 def test_human_map_says_which_cells_it_shows(w, h, says, lines, capsys):
-    env = pcs_v0.parallel_env(render_mode="human", grid_width=w, grid_height=h, num_threads=1)
+    env = seer_envs.make("pcs_v0", render_mode="human", grid_width=w, grid_height=h, num_threads=1)
     env.reset(seed=0)                                           # human mode: reset prints a frame
     head, *rows = capsys.readouterr().out.splitlines()
     assert says in head and "60 x 120" not in head
@@ -25,7 +25,7 @@ def test_human_map_says_which_cells_it_shows(w, h, says, lines, capsys):
 
 
 def test_agents_spaces_and_state_of_a_grid():
-    env = pcs_v0.parallel_env(**SMALL)
+    env = seer_envs.make("pcs_v0", **SMALL)
     a = env.possible_agents[0]
     assert env.action_space(a).n == 6
     assert env.possible_agents[:2] == ["cell_0_0", "cell_1_0"]
@@ -34,7 +34,7 @@ def test_agents_spaces_and_state_of_a_grid():
 
 
 def test_infos_and_summary():
-    env = pcs_v0.parallel_env(**SMALL, num_threads=1, full_infos=True)
+    env = seer_envs.make("pcs_v0", **SMALL, num_threads=1, full_infos=True)
     env.reset(seed=3)
     for _ in range(20):
         _, rew, _, _, infos = env.step({a: 0 for a in env.agents})
@@ -62,11 +62,11 @@ def test_infos_and_summary():
 ])
 def test_bad_config_is_named(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        pcs_v0.parallel_env(**kwargs)
+        seer_envs.make("pcs_v0", **kwargs)
 
 
 def _rollout(steps, seed, num_threads, action_seed=0, **params):
-    env = pcs_v0.parallel_env(num_threads=num_threads, **params)
+    env = seer_envs.make("pcs_v0", num_threads=num_threads, **params)
     rng = np.random.default_rng(action_seed)
     obs = [env.reset_arrays(seed=seed)]
     rews = []
@@ -110,7 +110,7 @@ def test_env_identical_across_thread_counts(params, seed, thread_counts):
     dict(grid_width=20, grid_height=20, end_time=300.0, power_control_iters=40),
 ])
 def test_headless_identical_across_thread_counts(params, thread_counts):
-    runs = [pcs_v0.run_headless(num_threads=t, seed=9, **params) for t in thread_counts]
+    runs = [seer_envs.get("pcs_v0").headless(num_threads=t, seed=9, **params) for t in thread_counts]
     keys = ["events", "call_attempts", "busy_lines", "channel_blocks", "handoff_blocks",
             "handoffs", "handoffs_in", "blocking_probability", "state_digest", "rounds"]
     for r in runs[1:]:
@@ -126,7 +126,7 @@ def test_headless_identical_across_thread_counts(params, thread_counts):
 ])
 @pytest.mark.parametrize("threads", [1, 3])
 def test_matches_pure_python_reference(params, threads):
-    env = pcs_v0.parallel_env(num_threads=threads, max_cycles=150, **params)
+    env = seer_envs.make("pcs_v0", num_threads=threads, max_cycles=150, **params)
     ref = PcsReference(env.config)
     assert np.array_equal(env.reset_arrays(seed=21), ref.reset(env.seed_used))
     rng = np.random.default_rng(4)

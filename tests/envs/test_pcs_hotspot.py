@@ -10,8 +10,7 @@ import pytest
 
 import seer_envs
 import seer_envs.pcs.rewards
-import seer_envs.vector
-from seer_envs import pcs_hotspot_v0, pcs_v0
+import seer_envs.views.vector
 from seer_envs.pcs.config import HOTSPOT_DEFAULTS, PCSConfig, PCSHotspotConfig
 from seer_envs.pcs.heuristic import adaptive_guard
 from seer_envs.pcs.reference import PcsReference
@@ -20,7 +19,7 @@ from seer_envs.pcs.reference import PcsReference
 def test_pcs_v0_unchanged_bit_for_bit():
     """A pcs_v0 rollout hashes as it did before the new fields existed (the
     digest was taken from the code without them)."""
-    env = pcs_v0.parallel_env(grid_width=6, grid_height=5, num_threads=1, max_cycles=40,
+    env = seer_envs.make("pcs_v0", grid_width=6, grid_height=5, num_threads=1, max_cycles=40,
                               move_interval_mean=60.0, call_interarrival_mean=200.0)
     h = hashlib.sha256()
     h.update(env.reset_arrays(seed=5).tobytes())
@@ -42,9 +41,9 @@ def test_task_defaults_and_registry():
     assert cfg.load_varies and isinstance(cfg, PCSConfig)
     env = seer_envs.make("pcs_hotspot_v0")
     assert env.metadata["name"] == "pcs_hotspot_v0" and env.config == cfg
-    assert "pcs_hotspot_v0" in seer_envs.vector.supported()
+    assert "pcs_hotspot_v0" in seer_envs.views.vector.supported()
     # every pcs_v0 parameter is accepted; pcs_v0's defaults are unchanged
-    assert pcs_hotspot_v0.parallel_env(grid_width=3, hotspot_count=0).config.grid_width == 3
+    assert seer_envs.make("pcs_hotspot_v0", grid_width=3, hotspot_count=0).config.grid_width == 3
     assert PCSConfig().hotspot_count == 0 and PCSConfig().neighbour_drop_share == 0.0
 
 
@@ -75,7 +74,7 @@ def test_model_derived_bounds_see_the_load():
 
 
 def test_load_is_the_documented_function():
-    env = pcs_hotspot_v0.parallel_env(num_threads=1, grid_width=5, grid_height=4, hotspot_speed=0.3)
+    env = seer_envs.make("pcs_hotspot_v0", num_threads=1, grid_width=5, grid_height=4, hotspot_speed=0.3)
     env.reset_arrays(seed=0)
     cfg = env.config
     ref = PcsReference(cfg)
@@ -88,13 +87,13 @@ def test_load_is_the_documented_function():
     # the hot spots move: the loads change over cells and over time
     assert np.ptp(env.model.load(cells, 0.0)) > 0.5
     assert not np.array_equal(env.model.load(cells, 0.0), env.model.load(cells, 120.0))
-    plain = pcs_v0.parallel_env(grid_width=5, grid_height=4)
+    plain = seer_envs.make("pcs_v0", grid_width=5, grid_height=4)
     plain.reset_arrays(seed=0)
     assert np.all(plain.model.load(cells, 123.0) == 1.0)
 
 
 def _rollout(steps, seed, threads, **params):
-    env = pcs_hotspot_v0.parallel_env(num_threads=threads, **params)
+    env = seer_envs.make("pcs_hotspot_v0", num_threads=threads, **params)
     rng = np.random.default_rng(3)
     obs = [env.reset_arrays(seed=seed)]
     rews = []
@@ -129,7 +128,7 @@ def test_vector_env_copies_equal_single_envs(thread_counts):
     kw = dict(max_cycles=T, grid_width=6, grid_height=4)
     singles = []
     for i in range(E):
-        env = pcs_hotspot_v0.parallel_env(num_threads=1, **kw)
+        env = seer_envs.make("pcs_hotspot_v0", num_threads=1, **kw)
         rng = np.random.default_rng(i)
         obs, rews = [env.reset_arrays(seed=40 + i)], []
         for _ in range(T):
@@ -163,7 +162,7 @@ def test_vector_env_copies_equal_single_envs(thread_counts):
 ])
 @pytest.mark.parametrize("threads", [1, 3])
 def test_matches_pure_python_reference(params, threads):
-    env = pcs_hotspot_v0.parallel_env(num_threads=threads, max_cycles=40, **params)
+    env = seer_envs.make("pcs_hotspot_v0", num_threads=threads, max_cycles=40, **params)
     ref = PcsReference(env.config)
     assert np.array_equal(env.reset_arrays(seed=21), ref.reset(env.seed_used))
     rng = np.random.default_rng(4)
@@ -179,8 +178,8 @@ def test_matches_pure_python_reference(params, threads):
 
 def test_neighbour_share_charges_the_neighbours_drops():
     kw = dict(grid_width=4, grid_height=4, max_cycles=12)
-    a = pcs_hotspot_v0.parallel_env(num_threads=1, neighbour_drop_share=0.0, **kw)
-    b = pcs_hotspot_v0.parallel_env(num_threads=1, neighbour_drop_share=1.0, **kw)
+    a = seer_envs.make("pcs_hotspot_v0", num_threads=1, neighbour_drop_share=0.0, **kw)
+    b = seer_envs.make("pcs_hotspot_v0", num_threads=1, neighbour_drop_share=1.0, **kw)
     a.reset_arrays(seed=2)
     b.reset_arrays(seed=2)
     zeros = np.zeros(16, np.int64)
@@ -203,7 +202,7 @@ def test_adaptive_rule_beats_every_constant_guard():
     def run(policy):
         out = []
         for s in seeds:
-            env = pcs_hotspot_v0.parallel_env(num_threads=1)
+            env = seer_envs.make("pcs_hotspot_v0", num_threads=1)
             obs = env.reset_arrays(seed=s)
             ret = 0.0
             while env.agents:
@@ -217,7 +216,7 @@ def test_adaptive_rule_beats_every_constant_guard():
 
 
 def test_observations_within_the_finite_bounds():
-    env = pcs_hotspot_v0.parallel_env(num_threads=1, power_control_iters=30, hotspot_amplitude=20.0,
+    env = seer_envs.make("pcs_hotspot_v0", num_threads=1, power_control_iters=30, hotspot_amplitude=20.0,
                                       grid_width=4, grid_height=4, max_cycles=30)
     space = env.observation_space(env.possible_agents[0])
     assert np.isfinite(space.high[[0, 1, 6, 7, 8, 9, 10]]).all()

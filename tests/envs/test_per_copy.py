@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Every copy its own world (seer_envs._worlds): per-copy values of every
+"""Every copy its own world (seer_envs.episode.worlds): per-copy values of every
 field a scenario declares ``per_copy``, ``set_params``, reset options,
 samplers and snapshots, each copy against a single env built with its
 values and seed, bit for bit, at 1-4 threads."""
@@ -11,7 +11,7 @@ import pytest
 from seer_test_helpers import env_cases, three_values
 
 import seer_envs
-from seer_envs._worlds import per_copy_fields
+from seer_envs.episode.worlds import per_copy_fields
 
 SPECS = seer_envs.registry()
 CASES = [tuple(c.values) for c in env_cases()]    # (sid, small params): each env, and its stopping variant

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 import seer_envs
-from seer_envs import aircraft_v0
 from seer_envs.aircraft.config import AircraftConfig
 from seer_envs.aircraft.copies import AircraftCopies
 from seer_test_helpers import per_copy_equals_singles
@@ -114,7 +113,7 @@ def test_set_params_at_the_next_reset_equals_single_envs(threads):
     new = dict(wind_sigma=4.0, battery_capacity=20.0, arena_size=900.0, max_accel=9.0)
     E = 3
     v = seer_envs.vector_env("aircraft_v0", E, num_threads=threads, **BASE)
-    singles = [aircraft_v0.parallel_env(num_threads=1, **BASE) for _ in range(E)]
+    singles = [seer_envs.make("aircraft_v0", num_threads=1, **BASE) for _ in range(E)]
     v.reset(seed=[1, 2, 3])
     for c, s in enumerate(singles):
         s.reset_arrays(seed=c + 1)
@@ -142,8 +141,8 @@ def test_set_params_at_the_next_reset_equals_single_envs(threads):
 def test_single_env_reset_params_equal_a_single_env_built_with_them():
     new = dict(wind_sigma=4.0, battery_capacity=20.0, arena_size=900.0, max_accel=9.0,
                comm_range=250.0, dynamics_substeps=3)
-    s = aircraft_v0.parallel_env(num_threads=1, **BASE)
-    built = aircraft_v0.parallel_env(num_threads=1, **dict(BASE, **new))
+    s = seer_envs.make("aircraft_v0", num_threads=1, **BASE)
+    built = seer_envs.make("aircraft_v0", num_threads=1, **dict(BASE, **new))
     np.testing.assert_array_equal(s.reset_arrays(seed=4, options={"params": new}),
                                   built.reset_arrays(seed=4))
     assert s.config == built.config
@@ -168,7 +167,7 @@ def test_agent_counts_per_copy_equal_single_envs(threads, layout, mode):
     v = seer_envs.vector_env("aircraft_v0", E, num_threads=threads, autoreset_mode=mode,
                              **dict(kw, num_uavs=nu, num_targets=nt), **layout)
     assert v.num_agents == 6
-    singles = [aircraft_v0.parallel_env(num_threads=1, **dict(kw, num_uavs=nu[c], num_targets=nt[c]))
+    singles = [seer_envs.make("aircraft_v0", num_threads=1, **dict(kw, num_uavs=nu[c], num_targets=nt[c]))
                for c in range(E)]
     obs, infos = v.reset(seed=SEED)
     for c, s in enumerate(singles):
@@ -214,7 +213,7 @@ def test_agent_counts_change_at_the_next_reset():
     v.set_params(copies=[0], num_uavs=2, num_targets=0)
     obs, infos = v.reset(seed=1)
     assert infos["mask"].tolist() == [[True] * 2 + [False] * 4, [True] * 3 + [False] * 3]
-    s = aircraft_v0.parallel_env(num_threads=1, **dict(kw, num_uavs=2, num_targets=0))
+    s = seer_envs.make("aircraft_v0", num_threads=1, **dict(kw, num_uavs=2, num_targets=0))
     np.testing.assert_array_equal(obs[0, :2], s.reset_arrays(seed=1))
     a = _actions(np.random.default_rng(0), True, 2, 6)
     obs, rew, *_ = v.step(a)

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import seer_envs
-from seer_envs import pcs_hotspot_v1
 from seer_envs.pcs.config import HOTSPOT_V1_DEFAULTS, PCSConfig, PCSHotspotConfig, PCSHotspotV1Config
 from seer_envs.pcs.reference import PcsReference
 
@@ -23,7 +22,7 @@ def test_off_by_default_and_v1_defaults():
     for k, v in HOTSPOT_V1_DEFAULTS.items():
         assert getattr(cfg, k) == v
     assert cfg.rush_hours and cfg.team_reward_share == 1.0
-    env = pcs_hotspot_v1.parallel_env()
+    env = seer_envs.make("pcs_hotspot_v1")
     assert env.metadata["name"] == "pcs_hotspot_v1" and env.config == cfg
     assert seer_envs.make("pcs_hotspot_v1").config == cfg
 
@@ -51,7 +50,7 @@ def test_bounds_see_the_rush_rate():
 
 def _moves_by_hour(**kw):
     """Handoffs out per step, summed over a few seeds, at guard 0."""
-    env = pcs_hotspot_v1.parallel_env(num_threads=1, **kw)
+    env = seer_envs.make("pcs_hotspot_v1", num_threads=1, **kw)
     total = None
     for seed in range(3):
         env.reset_arrays(seed=seed)
@@ -81,7 +80,7 @@ def test_moves_follow_the_windows():
 
 
 def test_no_moves_in_rush_hours_when_the_rush_mean_is_inf():
-    env = pcs_hotspot_v1.parallel_env(num_threads=1, grid_width=4, grid_height=4, max_cycles=24,
+    env = seer_envs.make("pcs_hotspot_v1", num_threads=1, grid_width=4, grid_height=4, max_cycles=24,
                                       rush_move_interval_mean=math.inf, move_interval_mean=20.0,
                                       hotspot_count=0, diurnal_amplitude=0.0)
     ref = PcsReference(env.config)

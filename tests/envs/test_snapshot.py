@@ -313,7 +313,7 @@ def test_restoring_one_copy_builds_only_its_worlds(monkeypatch):
     """Restoring one copy checks and configures that copy's world alone:
     the configs it builds and the agent counts it reads do not grow with
     the number of copies (they were 3 configs a copy of the env)."""
-    from seer_envs._worlds import Worlds
+    from seer_envs.episode.worlds import Worlds
     calls = {"config_for": 0, "agent_count": 0}
 
     def counted(cls, name):
@@ -510,7 +510,7 @@ def test_bad_copy_restores_are_named_and_change_nothing():
                       good.meta)
     cases.append(((broken, [0, 1]), ValueError, r"copy 1 \(into slot 1\).*model/counters"))
     events = good.arrays["1/engine/events"].copy()
-    events.view(seer_envs._snapshot.EVENT)["target"][0] = 10**6
+    events.view(seer_envs.snapshot.whole.EVENT)["target"][0] = 10**6
     cases.append(((Snapshot(good.scenario, good.params, "copies", 2,
                             dict(good.arrays, **{"1/engine/events": events}), good.meta), [0, 1]),
                   ValueError, "outside its copy"))
@@ -546,8 +546,8 @@ def test_bad_copy_restores_are_named_and_change_nothing():
 
 def test_payload_lp_ids_move_with_their_copy():
     """Payload words declared as LP ids move like sources and targets."""
-    from seer_envs._snapshot import EVENT, ENV_SOURCE
-    from seer_envs._snapshot_copies import move_events
+    from seer_envs.snapshot.whole import EVENT, ENV_SOURCE
+    from seer_envs.snapshot.copies import move_events
     ev = np.zeros(3, EVENT)
     ev["src"] = [5, ENV_SOURCE, 6]
     ev["target"] = [6, 5, 5]

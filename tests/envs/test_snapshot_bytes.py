@@ -23,7 +23,7 @@ SPECS = seer_envs.envs()
 
 
 def test_snapshot_digest_is_xxh3_of_every_byte_before_it():
-    from seer_envs import _snapshot as S
+    from seer_envs.snapshot import whole as S
     env = _mid_episode("pcs_v0")
     raw = env.snapshot().to_bytes()
     assert struct.unpack_from("<8sI", raw) == (S.MAGIC, 5)
@@ -191,7 +191,7 @@ def test_snapshot_engine_export_state_names_a_bad_out_and_writes_nothing(bad, ma
 def test_snapshot_header_pieces_are_the_json_of_the_whole():
     """The header is put together from pieces (the arrays' text kept): it is
     ``json.dumps`` of the whole, keys sorted, as the format says."""
-    from seer_envs import _snapshot as S
+    from seer_envs.snapshot import whole as S
     specs = [("a/b", np.dtype(np.float32), (3, 4)), ("c", np.dtype("<u8"), (0,)), ("d", np.dtype(bool), ())]
     for params, meta in (({"x": 1.5, "a": [1, 2], "z": None, "s": "é\""}, {"rngs": [{"s": 2**70, "b": "PCG64"}]}),
                          ({}, {}), ({"k": {"y": 1, "b": 2}}, {"rngs": []})):
@@ -206,7 +206,7 @@ def test_snapshot_header_pieces_are_the_json_of_the_whole():
 
 
 def test_snapshot_model_array_names_are_kept_and_looked_up_again_when_stale():
-    from seer_envs import _snapshot as S
+    from seer_envs.snapshot import whole as S
     env = _mid_episode("pcs_v0")
     cp = env.unwrapped._batch.copies
     first = S._model_arrays(cp)

@@ -142,7 +142,7 @@ def _phold(threads=1, seed=3):
 
 
 def test_engine_checked_import_is_all_or_nothing():
-    from seer_envs._snapshot import EVENT
+    from seer_envs.snapshot.whole import EVENT
     e1, e2, twin = _phold(1, 3), _phold(3, 8), _phold(1, 8)
     state = e1.export_state()
     bad = dict(state, events=state["events"].copy())

@@ -21,7 +21,7 @@ import xxhash
 
 import seer_envs
 from seer_envs import Snapshot
-from seer_envs import _snapshot as S
+from seer_envs.snapshot import whole as S
 from seer_test_helpers import events_place
 
 pytestmark = pytest.mark.filterwarnings("ignore:num_threads=.*exceeds:RuntimeWarning")
@@ -203,7 +203,7 @@ def test_older_formats_are_refused_with_the_version():
 _TAMPER = textwrap.dedent("""
     import sys, faulthandler, numpy as np, seer_envs
     from seer_envs import Snapshot
-    from seer_envs import _snapshot as S
+    from seer_envs.snapshot import whole as S
     faulthandler.enable()
     sid, path, field, value = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
     p = dict(seer_envs.envs()[sid].test_params, max_cycles=30)

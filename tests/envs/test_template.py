@@ -15,7 +15,6 @@ import pytest
 from seer_test_helpers import env_cases, random_actions
 
 import seer_envs
-from seer_envs import aircraft_v0, pcs_v0
 from seer_envs.aircraft import handlers as ah
 from seer_envs.aircraft.config import MAX_MESSAGES, AircraftConfig
 from seer_runtime.loop import OUTBOX_CAPACITY as RUNTIME_OUTBOX
@@ -171,7 +170,7 @@ def test_stacked_discrete_check_names_the_agent(sid, k):
 def test_long_episodes_with_inexact_dt_never_drift(dt):
     """Boundaries are k * dt from the step count: 10^5 steps of a tiny PCS
     never meet "cannot inject at time ..."."""
-    env = pcs_v0.parallel_env(grid_width=1, grid_height=1, portables_per_cell=2, dt=dt,
+    env = seer_envs.make("pcs_v0", grid_width=1, grid_height=1, portables_per_cell=2, dt=dt,
                               call_interarrival_mean=dt * 3, call_duration_mean=dt * 2,
                               move_interval_mean=dt * 5, handoff_latency=dt,
                               max_cycles=100_000, num_threads=1)
@@ -238,7 +237,7 @@ def test_a_real_ctrl_c_never_leaves_a_silently_diverging_env(ctrl_c_after):
     next step with the clear error or equals a twin that ran the same
     completed steps."""
     params = dict(grid_width=16, grid_height=16, power_control_iters=3_000)    # steps of ~0.1-0.5 s
-    env = pcs_v0.parallel_env(num_threads=2, **params)
+    env = seer_envs.make("pcs_v0", num_threads=2, **params)
     env.reset(seed=1)
     acts = np.ones(256, np.int64)
     done = 0
@@ -250,7 +249,7 @@ def test_a_real_ctrl_c_never_leaves_a_silently_diverging_env(ctrl_c_after):
         with pytest.raises(RuntimeError, match=r"interrupted.*call reset\(\)"):
             env.step_arrays(acts)
     else:       # it landed between steps: the env must be exactly where a twin is
-        twin = pcs_v0.parallel_env(num_threads=1, **params)
+        twin = seer_envs.make("pcs_v0", num_threads=1, **params)
         twin.reset(seed=1)
         for _ in range(env._cycle):
             twin.step_arrays(acts)
@@ -371,9 +370,9 @@ def test_episode_statistics_at_each_agents_last_step(sid, params):
 def test_counters_and_layouts_come_from_the_enums():
     assert ph.COUNTERS[0] == "call_attempts" and len(ph.COUNTERS) == 6
     assert ah.COUNTERS[-1] == "dynamics_events" and len(ah.COUNTERS) == 6
-    assert pcs_v0.PcsEnv.obs_layout is ph.OBS_LAYOUT
-    assert aircraft_v0.AircraftEnv.obs_layout is ah.OBS_LAYOUT
-    env = aircraft_v0.parallel_env(num_uavs=12, num_threads=1)
+    assert seer_envs.get("pcs_v0").env.obs_layout is ph.OBS_LAYOUT
+    assert seer_envs.get("aircraft_v0").env.obs_layout is ah.OBS_LAYOUT
+    env = seer_envs.make("aircraft_v0", num_uavs=12, num_threads=1)
     space = env.observation_space("uav_0")
     nb = ah.OBS_LAYOUT["neighbours"]
     assert space.shape == (ah.OBS_SIZE_PY,) and nb.stop - nb.start == 4 * ah.N_NEIGHBOURS_PY

@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 
 import seer_envs
-from seer_envs import aircraft_v0, pcs_v0
-from seer_envs.agent_vector import SeerAgentVectorEnv, agent_vector_env
-from seer_envs.vector import vector_env
+from seer_envs.views.agent_vector import SeerAgentVectorEnv, agent_vector_env
+from seer_envs.views.vector import vector_env
 from seer_runtime import ContractViolation, Engine
 
 # Phones move every ~20 min with dt=30: cross-cell events every step.
@@ -30,7 +29,7 @@ def _compare(num_envs, threads, seed, steps, max_cycles, action_seed=0):
                    autoreset_mode="same_step", **KW)
     obs, infos = v.reset(seed=seed)
     assert set(infos) == {"mask", "seer_params"} and infos["mask"].all()
-    singles = [pcs_v0.parallel_env(num_threads=1, max_cycles=mcs[c], **KW) for c in range(num_envs)]
+    singles = [seer_envs.make("pcs_v0", num_threads=1, max_cycles=mcs[c], **KW) for c in range(num_envs)]
     for c, s in enumerate(singles):
         np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=seed + c))
         assert int(v.seeds_used[c]) == s.seed_used
@@ -301,7 +300,7 @@ def test_next_step_autoreset_equals_single_envs(threads):
     assert v.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
     assert v.autoreset_mode == gymnasium.vector.AutoresetMode.NEXT_STEP
     obs, _ = v.reset(seed=2)
-    singles = [pcs_v0.parallel_env(num_threads=1, max_cycles=mcs[c], **KW) for c in range(3)]
+    singles = [seer_envs.make("pcs_v0", num_threads=1, max_cycles=mcs[c], **KW) for c in range(3)]
     for c, s in enumerate(singles):
         np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=2 + c))
     rng = np.random.default_rng(1)
@@ -338,7 +337,7 @@ def test_aircraft_copies_equal_single_envs_with_terminations(threads, continuous
     kw = dict(AKW, continuous_actions=continuous)
     v = vector_env("aircraft_v0", E, num_threads=threads, autoreset_mode="same_step", **kw)
     obs, _ = v.reset(seed=seed)
-    singles = [aircraft_v0.parallel_env(num_threads=1, **kw) for _ in range(E)]
+    singles = [seer_envs.make("aircraft_v0", num_threads=1, **kw) for _ in range(E)]
     for c, s in enumerate(singles):
         np.testing.assert_array_equal(obs[c], s.reset_arrays(seed=seed + c))
     rng = np.random.default_rng(threads)
@@ -384,7 +383,7 @@ def test_team_reward_share_per_copy():
     kw = dict(KW, team_reward_share=0.5)
     v = vector_env("pcs_v0", 3, num_threads=2, max_cycles=[2, 3, 4], autoreset_mode="same_step", **kw)
     v.reset(seed=8)
-    singles = [pcs_v0.parallel_env(num_threads=1, max_cycles=m, **kw) for m in (2, 3, 4)]
+    singles = [seer_envs.make("pcs_v0", num_threads=1, max_cycles=m, **kw) for m in (2, 3, 4)]
     for c, s in enumerate(singles):
         s.reset_arrays(seed=8 + c)
     rng = np.random.default_rng(4)
@@ -441,7 +440,7 @@ def test_next_step_rows_follow_their_agents_under_rllib(threads):
     want_steps = [[] for _ in range(E)]
     placeholders = 0
     for c in range(E):
-        s = aircraft_v0.parallel_env(num_threads=1, max_cycles=mcs[c], **kw)
+        s = seer_envs.make("aircraft_v0", num_threads=1, max_cycles=mcs[c], **kw)
         first = s.reset_arrays(seed=seed + c)
         restart = False
         for a in actions:
@@ -509,7 +508,7 @@ def test_returned_arrays_are_the_callers(env_id, mode):
             np.testing.assert_array_equal(x, snapshot, err_msg=f"output of call {k} changed")
 
 
-@pytest.mark.parametrize("env_id", sorted(seer_envs.vector.supported()))
+@pytest.mark.parametrize("env_id", sorted(seer_envs.views.vector.supported()))
 @pytest.mark.parametrize("threads, layout", [(1, {}), (2, {}), (3, {"copy_parallel": "engines"}),
                                              (2, {"copy_parallel": True}), (2, {"batch_size": 2}),
                                              (4, {})])
@@ -549,7 +548,7 @@ def test_state_is_every_copys_single_env_state(env_id, threads, layout):
     v.close()
 
 
-@pytest.mark.parametrize("env_id", sorted(seer_envs.vector.supported()))
+@pytest.mark.parametrize("env_id", sorted(seer_envs.views.vector.supported()))
 def test_state_after_stepping_some_copies(env_id):
     """``send`` / ``recv`` of one half: every copy's state is still its
     single env's (the half not stepped keeps its earlier state); refused

@@ -17,8 +17,8 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import seer_envs
-from seer_envs.agent_vector import agent_vector_env
-from seer_envs.vector import SeerVectorEnv, vector_env
+from seer_envs.views.agent_vector import agent_vector_env
+from seer_envs.views.vector import SeerVectorEnv, vector_env
 
 KW = dict(grid_width=3, grid_height=2, dt=30.0, move_interval_mean=20.0, call_interarrival_mean=60.0)
 MCS = [2, 3]         # copies end at different steps
@@ -204,7 +204,7 @@ def test_copies_before_and_right_after_reset_are_exact(make, clone):
 
 def test_deepcopy_and_exit_print_nothing():
     code = ("import copy, numpy as np, seer_envs\n"
-            "from seer_envs.agent_vector import agent_vector_env\n"
+            "from seer_envs.views.agent_vector import agent_vector_env\n"
             "g = agent_vector_env('pcs_v0', 2, num_threads=1, grid_width=2, grid_height=2)\n"
             "h = copy.deepcopy(g); h.reset(seed=0); h.step(np.zeros(8, np.int64))\n"
             "v = seer_envs.vector_env('gossip_v0', 2, num_threads=1); copy.deepcopy(v)\n"

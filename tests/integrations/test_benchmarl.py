@@ -21,7 +21,7 @@ if importlib.util.find_spec("benchmarl") is None:      # found, not imported: SE
                 allow_module_level=True)
 
 from seer_envs.integrations.benchmarl import SeerTask  # noqa: E402  (before benchmarl itself)
-from seer_envs.vector import supported  # noqa: E402
+from seer_envs.views.vector import supported  # noqa: E402
 from seer_test_helpers import benchmarl_config  # noqa: E402
 
 TINY = {"PCS_V0": dict(grid_width=2, grid_height=2, max_cycles=6),

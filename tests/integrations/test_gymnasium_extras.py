@@ -14,7 +14,7 @@ import gymnasium.wrappers.vector as W
 import numpy as np
 import pytest
 
-from seer_envs.agent_vector import agent_vector_env
+from seer_envs.views.agent_vector import agent_vector_env
 
 PCS = dict(grid_width=2, grid_height=2, max_cycles=4)
 

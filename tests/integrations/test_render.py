@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from seer_envs import aircraft_v0, pcs_v0
+import seer_envs
 
 plt = pytest.importorskip("matplotlib.pyplot")
 
@@ -18,7 +18,7 @@ plt = pytest.importorskip("matplotlib.pyplot")
 @pytest.fixture
 def figures(monkeypatch):
     """The matplotlib figures the renderers draw, kept for inspection."""
-    from seer_envs import _render
+    from seer_envs.scenario import render as _render
     kept = []
     real = _render.figure_rgb
 
@@ -46,7 +46,7 @@ def texts(fig):
 
 
 def test_pcs_frame_has_colour_scale_time_and_grid(figures):
-    env = pcs_v0.parallel_env(render_mode="rgb_array", grid_width=8, grid_height=4, num_threads=1, dt=30.0)
+    env = seer_envs.make("pcs_v0", render_mode="rgb_array", grid_width=8, grid_height=4, num_threads=1, dt=30.0)
     env.reset(seed=0)
     for _ in range(3):
         env.step({a: 0 for a in env.agents})
@@ -60,7 +60,7 @@ def test_pcs_frame_has_colour_scale_time_and_grid(figures):
 
 
 def test_aircraft_frame_has_legend_time_border_and_scale(figures):
-    env = aircraft_v0.parallel_env(render_mode="rgb_array", num_uavs=9, num_threads=1)
+    env = seer_envs.make("aircraft_v0", render_mode="rgb_array", num_uavs=9, num_threads=1)
     env.reset(seed=0)
     env.step({a: np.array([1.0, 0.0], np.float32) for a in env.agents})
     env.render()
@@ -72,9 +72,9 @@ def test_aircraft_frame_has_legend_time_border_and_scale(figures):
                (x.get_text() for x in fig.axes[0].texts))      # the scale bar's length
 
 
-@pytest.mark.parametrize("make", [lambda: pcs_v0.parallel_env(render_mode="human", grid_width=4, grid_height=4,
+@pytest.mark.parametrize("make", [lambda: seer_envs.make("pcs_v0", render_mode="human", grid_width=4, grid_height=4,
                                                               num_threads=1),
-                                  lambda: aircraft_v0.parallel_env(render_mode="human", num_uavs=4,
+                                  lambda: seer_envs.make("aircraft_v0", render_mode="human", num_uavs=4,
                                                                    num_threads=1)])
 def test_human_mode_prints_a_frame_paced_to_render_fps(make, capsys):
     env = make()
@@ -96,9 +96,9 @@ def test_render_leaves_the_matplotlib_backend_alone():
     drawn without pyplot or matplotlib.use (a fresh interpreter, so no other
     test's import of pyplot counts)."""
     code = ("import sys, matplotlib; matplotlib.use('svg')\n"
-            "from seer_envs import aircraft_v0, pcs_v0\n"
-            "for env in (pcs_v0.parallel_env(render_mode='rgb_array', grid_width=4, grid_height=4, num_threads=1),\n"
-            "            aircraft_v0.parallel_env(render_mode='rgb_array', num_uavs=4, num_threads=1)):\n"
+            "import seer_envs\n"
+            "for env in (seer_envs.make('pcs_v0', render_mode='rgb_array', grid_width=4, grid_height=4, num_threads=1),\n"
+            "            seer_envs.make('aircraft_v0', render_mode='rgb_array', num_uavs=4, num_threads=1)):\n"
             "    env.reset(seed=0)\n"
             "    assert env.render().ndim == 3\n"
             "print(matplotlib.get_backend(), 'matplotlib.pyplot' in sys.modules)")

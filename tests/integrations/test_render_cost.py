@@ -8,13 +8,13 @@ import time
 import numpy as np
 import pytest
 
-from seer_envs import aircraft_v0
+import seer_envs
 
 pytest.importorskip("matplotlib.pyplot")
 
 
 def test_huge_sensor_discs_render_fast_and_not_blank():
-    env = aircraft_v0.parallel_env(num_uavs=367, arena_size=1.0, sensor_range=1e9,
+    env = seer_envs.make("aircraft_v0", num_uavs=367, arena_size=1.0, sensor_range=1e9,
                                    render_mode="rgb_array", num_threads=1)
     env.reset(seed=0)
     env.render()                         # matplotlib's first figure pays its imports

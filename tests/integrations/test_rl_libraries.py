@@ -194,7 +194,7 @@ def test_cleanrl_pcs_rollout_equals_a_loop_of_single_envs(threads):
     envs (seeds seed + i, the same policy draws) gives, bit for bit."""
     torch = pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
     ex = _load_example("cleanrl_ippo_pcs.py")
-    from seer_envs import pcs_v0
+    import seer_envs
     E, seed = 3, 17
     kw = dict(ex.ENV_KW, grid_width=4, grid_height=3, max_cycles=12)
     T = kw["max_cycles"]
@@ -206,7 +206,7 @@ def test_cleanrl_pcs_rollout_equals_a_loop_of_single_envs(threads):
     got = ex.rollout(venv, agent, seed, T)[:5]
 
     torch.manual_seed(1)
-    envs = [pcs_v0.parallel_env(num_threads=1, **kw) for _ in range(E)]
+    envs = [seer_envs.make("pcs_v0", num_threads=1, **kw) for _ in range(E)]
     obs = _reset_singles(envs, seed)
     ref = []
     for t in range(T):
@@ -289,7 +289,7 @@ def test_cleanrl_aircraft_rollout_equals_a_loop_of_single_envs(threads):
     if "aircraft_v0" not in seer_envs.registry():
         pytest.fail("aircraft_v0 is not registered")
     ex = _load_example("cleanrl_ppo_aircraft.py")
-    from seer_envs import aircraft_v0
+    import seer_envs
     E, T, seed = 3, 30, 40
     mcs = [4, T, 7]        # copies 0 and 2 end early and auto-reset
     kw = dict(num_uavs=5, num_targets=2, dynamics_substeps=2, battery_capacity=10.0, continuous_actions=True)
@@ -302,7 +302,7 @@ def test_cleanrl_aircraft_rollout_equals_a_loop_of_single_envs(threads):
 
     # The reference: the loop over single envs the example ran before.
     torch.manual_seed(1)
-    envs = [aircraft_v0.parallel_env(num_threads=1, max_cycles=m, **kw) for m in mcs]
+    envs = [seer_envs.make("aircraft_v0", num_threads=1, max_cycles=m, **kw) for m in mcs]
     obs = _reset_singles(envs, seed)
     alive = np.ones(E * n, bool)
     ref = []
@@ -418,7 +418,7 @@ def test_cleanrl_mappo_critic_reads_the_copies_global_state():
     input, beside the per-cell observations the actor reads."""
     torch = pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
     ex = _load_example("cleanrl_mappo_pcs.py")
-    from seer_envs import pcs_v0
+    import seer_envs
     E, seed = 2, 9
     kw = dict(ex.ENV_KW, grid_width=3, grid_height=3, max_cycles=6)
     venv = seer_envs.vector_env("pcs_v0", E, num_threads=2, **kw)
@@ -426,7 +426,7 @@ def test_cleanrl_mappo_critic_reads_the_copies_global_state():
     agent = ex.Agent(11, venv.single_action_space.n, venv.single_state_space.shape[0], venv.num_agents)
     obs_b, st_b, act_b, _, rew_b, val_b = ex.rollout(venv, agent, seed, 6)
     assert st_b.shape == (6, E, 9 * 11) and val_b.shape == (6, E, 9)
-    envs = [pcs_v0.parallel_env(num_threads=1, **kw) for _ in range(E)]
+    envs = [seer_envs.make("pcs_v0", num_threads=1, **kw) for _ in range(E)]
     for i, e in enumerate(envs):
         e.reset_arrays(seed=seed + i)
     for t in range(6):

@@ -4,14 +4,14 @@
 import numpy as np
 import pytest
 
-from seer_envs import pcs_v0
+import seer_envs
 from seer_envs.pcs.rewards import mix_team_reward
 
 KW = dict(grid_width=6, grid_height=5, max_cycles=12, move_interval_mean=60.0, call_interarrival_mean=200.0)
 
 
 def rollout(share, threads, seed):
-    env = pcs_v0.parallel_env(num_threads=threads, team_reward_share=share, **KW)
+    env = seer_envs.make("pcs_v0", num_threads=threads, team_reward_share=share, **KW)
     env.reset_arrays(seed=seed)
     rng = np.random.default_rng(seed)
     out = []
@@ -42,7 +42,7 @@ def test_share_is_serially_equivalent(threads, share):
 @pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan")])
 def test_share_is_validated(bad):
     with pytest.raises(ValueError, match="team_reward_share"):
-        pcs_v0.parallel_env(team_reward_share=bad, **KW)
+        seer_envs.make("pcs_v0", team_reward_share=bad, **KW)
 
 
 def test_mix_team_reward_in_place():

@@ -7,7 +7,7 @@ SAME_STEP and DISABLED autoreset modes; it refuses NEXT_STEP)."""
 import numpy as np
 import pytest
 
-from seer_envs.agent_vector import agent_vector_env
+from seer_envs.views.agent_vector import agent_vector_env
 
 KW = dict(grid_width=3, grid_height=2, max_cycles=3, dt=30.0, move_interval_mean=20.0,
           call_interarrival_mean=60.0)

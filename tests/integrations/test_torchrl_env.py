@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import seer_envs
-from seer_envs.vector import vector_env
+from seer_envs.views.vector import vector_env
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

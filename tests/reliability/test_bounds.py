@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import seer_envs
-from seer_envs._config import HORIZON_REL_EPS, FLOAT32_MAX, STEP_WORK_BUDGET
+from seer_envs.scenario.config import HORIZON_REL_EPS, FLOAT32_MAX, STEP_WORK_BUDGET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 H = 1 / 32     # default RK4 substep: control_period 0.25 / 8 substeps

@@ -15,7 +15,6 @@ import pytest
 
 import seer_envs
 from seer_runtime.models import phold
-from seer_envs import pcs_v0
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rollout import env_trace  # noqa: E402
@@ -67,8 +66,8 @@ def check_pcs_headless(rng):
     t, seed = rng.randint(2, 8), rng.randrange(2**32)
     end = rng.choice([30.0, 120.0])
     keys = ("events", "call_attempts", "channel_blocks", "handoff_blocks", "handoffs", "state_digest")
-    a = pcs_v0.run_headless(end_time=end, num_threads=1, seed=seed, **p)
-    b = pcs_v0.run_headless(end_time=end, num_threads=t, seed=seed, **p)
+    a = seer_envs.get("pcs_v0").headless(end_time=end, num_threads=1, seed=seed, **p)
+    b = seer_envs.get("pcs_v0").headless(end_time=end, num_threads=t, seed=seed, **p)
     assert [a[k] for k in keys] == [b[k] for k in keys], (p, t)
 
 

@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-from seer_envs import pcs_v0
+import seer_envs
 
 STEPS = int(os.environ.get("SEER_SOAK_STEPS", "1000000"))
 
@@ -20,7 +20,7 @@ def rss_bytes():
 @pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs /proc")
 def test_rss_is_flat_over_a_million_steps():
-    env = pcs_v0.parallel_env(grid_width=4, grid_height=4, max_cycles=240, num_threads=2)
+    env = seer_envs.make("pcs_v0", grid_width=4, grid_height=4, max_cycles=240, num_threads=2)
     env.reset_arrays(seed=0)
     acts = np.zeros(16, np.int64)
     samples = []

@@ -180,7 +180,7 @@ def _pcs_headless(n):
     lambda n: phold.run(num_lps=8, end_time=1.0, num_threads=n),
     _pcs_env, _pcs_headless], ids=["Engine", "phold.run", "env", "headless"])
 def test_oversubscription_warning_points_at_the_users_line(monkeypatch, make):
-    # not at seer_envs/parallel.py or another of SEER's own files, whatever
+    # not at seer_envs/views/parallel.py or another of SEER's own files, whatever
     # the depth of the call inside them
     monkeypatch.setattr(_threads, "_warned", set())
     n = seer_runtime.available_cpus() + 1

@@ -128,8 +128,8 @@ def _child_phold(q):
 
 def _child_pcs(q):
     try:
-        from seer_envs import pcs_v0
-        env = pcs_v0.parallel_env(num_threads=2, grid_width=6, grid_height=5, max_cycles=40)
+        import seer_envs
+        env = seer_envs.make("pcs_v0", num_threads=2, grid_width=6, grid_height=5, max_cycles=40)
         env.reset_arrays(seed=4)
         acts = np.zeros(30, dtype=np.int64)
         out = None
@@ -168,10 +168,10 @@ def test_forked_child_steps_an_engine_with_two_threads():
 
 @parallel_only
 def test_forked_child_steps_an_env_with_two_threads():
-    from seer_envs import pcs_v0
+    import seer_envs
 
     def run(threads):
-        env = pcs_v0.parallel_env(num_threads=threads, grid_width=6, grid_height=5, max_cycles=40)
+        env = seer_envs.make("pcs_v0", num_threads=threads, grid_width=6, grid_height=5, max_cycles=40)
         env.reset_arrays(seed=4)
         acts = np.zeros(30, dtype=np.int64)
         for _ in range(20):
@@ -310,10 +310,10 @@ def test_phase_policy_environment_variable_is_checked():
 
 @parallel_only
 def test_default_policy_env_steps_match_one_thread(default_policy):
-    from seer_envs import pcs_v0
+    import seer_envs
 
     def run(threads):
-        env = pcs_v0.parallel_env(num_threads=threads, grid_width=24, grid_height=24, max_cycles=60)
+        env = seer_envs.make("pcs_v0", num_threads=threads, grid_width=24, grid_height=24, max_cycles=60)
         env.reset_arrays(seed=2)
         rng = np.random.default_rng(0)
         outs = []

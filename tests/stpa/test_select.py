@@ -10,7 +10,6 @@ from stpa import model as stpa_model
 from stpa import select as stpa_select
 from stpa.probe import probe, thread_caps
 import seer_envs
-from seer_envs import pcs_v0
 
 PARAMS = {"grid_width": 8, "grid_height": 8}
 
@@ -35,7 +34,7 @@ def test_omp_num_threads_cap_is_honoured(monkeypatch):
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     n, choice = choose()
     assert n == 1 and choice.cap == 1 and "OMP_NUM_THREADS" in choice.caps
-    env = pcs_v0.parallel_env(**PARAMS)             # num_threads="auto" by default
+    env = seer_envs.make("pcs_v0", **PARAMS)             # num_threads="auto" by default
     env.reset(seed=0)
     assert env.unwrapped.num_threads == 1
 
@@ -173,7 +172,7 @@ def test_new_entry_point_with_open_run_and_a_big_cap(monkeypatch):
 
 
 def test_env_reset_uses_the_cache():
-    env = pcs_v0.parallel_env(**PARAMS)
+    env = seer_envs.make("pcs_v0", **PARAMS)
     env.reset(seed=0)
     first = env.unwrapped.thread_choice
     env.reset(seed=1)
@@ -190,7 +189,7 @@ def test_later_resets_neither_rebuild_the_key_nor_probe(monkeypatch):
     real_key, real_probe = type(spec).stpa_key, stpa_select.probe
     monkeypatch.setattr(type(spec), "stpa_key", lambda self, *a, **k: keys.append(1) or real_key(self, *a, **k))
     monkeypatch.setattr(stpa_select, "probe", lambda: probes.append(1) or real_probe())
-    env = pcs_v0.parallel_env(**PARAMS)
+    env = seer_envs.make("pcs_v0", **PARAMS)
     for seed in range(4):
         env.reset(seed=seed)
     assert env.unwrapped.thread_choice.cached is True
@@ -223,7 +222,7 @@ def test_analytic_model_orders_fine_and_coarse_work():
 
 
 def test_phold_and_headless_auto():
-    r = pcs_v0.run_headless(grid_width=16, grid_height=16, end_time=60.0, seed=0)
+    r = seer_envs.get("pcs_v0").headless(grid_width=16, grid_height=16, end_time=60.0, seed=0)
     assert r["num_threads"] == r["thread_choice"].chosen
     # PHOLD lives in the runtime, which imports no STPA: the caller passes the chooser
     from seer_runtime.models import phold

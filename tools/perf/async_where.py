@@ -31,7 +31,7 @@ import time  # noqa: E402
 
 from seer_bench import async_loops as bench  # noqa: E402
 
-import seer_envs._batch as batch_mod  # noqa: E402
+import seer_envs.layout.batch as batch_mod  # noqa: E402
 
 _clock = time.perf_counter_ns
 _native = {}                # thread id -> ns inside native calls

@@ -41,7 +41,7 @@ from seer_bench import interleave, load1, paired, start_busy, stop  # noqa: E402
 from seer_bench.workloads import Halves, pcs_workload            # noqa: E402
 
 import seer_runtime                                            # noqa: E402
-from seer_envs.vector import vector_env                        # noqa: E402
+from seer_envs.views.vector import vector_env                        # noqa: E402
 from seer_runtime import loop                                  # noqa: E402
 
 

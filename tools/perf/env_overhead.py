@@ -19,13 +19,13 @@ import time
 
 import numpy as np
 
-from seer_envs import aircraft_v0, pcs_v0
+import seer_envs
 
 ENVS = {
-    "PCS 8x8": lambda: pcs_v0.parallel_env(num_threads=1, grid_width=8, grid_height=8,
+    "PCS 8x8": lambda: seer_envs.make("pcs_v0", num_threads=1, grid_width=8, grid_height=8,
                                            max_cycles=10**6),
     # a battery that never runs out: every step is an ordinary one
-    "Aircraft 64": lambda: aircraft_v0.parallel_env(num_threads=1, num_uavs=64, battery_capacity=1e9,
+    "Aircraft 64": lambda: seer_envs.make("aircraft_v0", num_threads=1, num_uavs=64, battery_capacity=1e9,
                                                     max_cycles=10**6),
 }
 

@@ -35,7 +35,7 @@ import time
 from seer_bench import interleave, paired                            # noqa: E402
 from seer_bench.workloads import pcs_workload, steps_timed as _steps_timed   # noqa: E402
 
-from seer_envs.vector import vector_env               # noqa: E402
+from seer_envs.views.vector import vector_env               # noqa: E402
 
 
 def main():

@@ -20,7 +20,7 @@ import statistics
 
 import numpy as np
 
-from seer_envs.vector import vector_env
+from seer_envs.views.vector import vector_env
 from seer_runtime import phase_policy
 
 from seer_bench import interleave, paired

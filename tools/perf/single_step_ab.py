@@ -44,7 +44,6 @@ WORKER = r"""
 import json, os, statistics, sys, time
 import numpy as np
 import seer_envs
-from seer_envs import aircraft_v0, pcs_v0
 # the tree's own package (run with cwd and PYTHONPATH the tree), not an installed one
 if not os.path.realpath(seer_envs.__file__).startswith(os.path.realpath(os.getcwd()) + os.sep):
     sys.exit(f"seer_envs was imported from {seer_envs.__file__}, not from this tree")
@@ -65,7 +64,7 @@ def per_step(step, acts, warm):
 
 
 if vector:
-    from seer_envs.vector import vector_env
+    from seer_envs.views.vector import vector_env
     E, g, cp = vector["copies"], vector["grid"], vector["copy_parallel"]
     v = vector_env("pcs_v0", E, num_threads=threads, grid_width=g, grid_height=g, max_cycles=10**6,
                    copy_parallel={"auto": None, "team": False, "cg": True}[cp])
@@ -76,9 +75,9 @@ if vector:
     print(json.dumps({f"PCS {g}x{g} x {E} ({v.layout})": per_step(v.step, acts, 10)}))
     sys.exit(0)
 envs = {
-    "PCS 16x16": lambda: pcs_v0.parallel_env(num_threads=threads, grid_width=16, grid_height=16,
+    "PCS 16x16": lambda: seer_envs.make("pcs_v0", num_threads=threads, grid_width=16, grid_height=16,
                                              max_cycles=10**6),
-    "Aircraft 64": lambda: aircraft_v0.parallel_env(num_threads=threads, num_uavs=64,
+    "Aircraft 64": lambda: seer_envs.make("aircraft_v0", num_threads=threads, num_uavs=64,
                                                     battery_capacity=1e9, max_cycles=10**6),
 }
 out = {}

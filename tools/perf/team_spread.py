@@ -31,7 +31,7 @@ import time
 from seer_bench import paired, start_busy, stop                 # noqa: E402
 from seer_bench.workloads import pcs_workload             # noqa: E402
 
-from seer_envs.vector import vector_env                # noqa: E402
+from seer_envs.views.vector import vector_env                # noqa: E402
 from seer_runtime import loop                          # noqa: E402
 
 

@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-from seer_envs.vector import vector_env
+from seer_envs.views.vector import vector_env
 
 from seer_bench import interleave, median_rates, paired
 

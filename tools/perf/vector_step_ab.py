@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A/B of the vector env's Python step path: ``seer_envs/vector.py`` at a
+"""A/B of the vector env's Python step path: ``seer_envs/views/vector.py`` at a
 git revision against the working tree's, in one process over the same
 compiled engine, beside the engine alone and SuperSuit, interleaved in rounds.
 
@@ -38,8 +38,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def load_rev(rev):
-    src = subprocess.run(["git", "show", f"{rev}:seer_envs/vector.py"], cwd=ROOT, check=True,
-                         capture_output=True, text=True).stdout
+    # seer_envs/vector.py before the layered layout (issue 53)
+    for rel in ("seer_envs/views/vector.py", "seer_envs/vector.py"):
+        out = subprocess.run(["git", "show", f"{rev}:{rel}"], cwd=ROOT, capture_output=True, text=True)
+        if out.returncode == 0:
+            break
+    out.check_returncode()
+    src = out.stdout
     path = os.path.join(tempfile.mkdtemp(), "vector_rev.py")
     with open(path, "w") as f:
         f.write(src)
@@ -61,7 +66,7 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--no-supersuit", action="store_true")
     a = p.parse_args()
-    from seer_envs import vector as tree
+    from seer_envs.views import vector as tree
     rev = load_rev(a.rev)
     E, g = a.copies, a.grid
     kw = dict(grid_width=g, grid_height=g, max_cycles=a.max_cycles)

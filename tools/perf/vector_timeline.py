@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from seer_envs.vector import vector_env
+from seer_envs.views.vector import vector_env
 
 
 def main():

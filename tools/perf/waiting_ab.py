@@ -46,7 +46,7 @@ elif work == "pcs256h":
     from seer_envs.pcs.headless import run_headless
     rate = run_headless(256, 256, end_time=300.0, num_threads=threads, seed=1)["events_per_s"]
 elif work == "vec64":
-    from seer_envs.vector import vector_env
+    from seer_envs.views.vector import vector_env
     env = vector_env("pcs_v0", 64, num_threads=threads, grid_width=8, grid_height=8,
                      max_cycles=10**9)
     env.reset(seed=1)
@@ -61,13 +61,13 @@ elif work == "vec64":
     rate = n / (time.perf_counter() - t0)
 else:
     if work == "air4096":
-        from seer_envs import aircraft_v0
-        env = aircraft_v0.parallel_env(num_threads=threads, num_uavs=4096, max_cycles=10**9)
+        import seer_envs
+        env = seer_envs.make("aircraft_v0", num_threads=threads, num_uavs=4096, max_cycles=10**9)
         a = np.zeros((4096, 2), dtype=np.float32)
     else:
-        from seer_envs import pcs_v0
+        import seer_envs
         side = 8 if work == "pcs8" else 32
-        env = pcs_v0.parallel_env(num_threads=threads, grid_width=side, grid_height=side,
+        env = seer_envs.make("pcs_v0", num_threads=threads, grid_width=side, grid_height=side,
                                   max_cycles=10**9)
         a = np.zeros(side * side, dtype=np.int64)
     env.reset_arrays(seed=1)

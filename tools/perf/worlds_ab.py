@@ -26,7 +26,7 @@ from core_ab import WORKER  # noqa: E402
 SPREAD = r"""
 import json, sys
 import seer_envs
-from seer_envs._worlds import per_copy_fields
+from seer_envs.episode.worlds import per_copy_fields
 env_id, n, params = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
 spec = seer_envs.registry()[env_id]
 cfg = spec.build_config(params)

@@ -1,16 +1,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Snapshots and pickling of the episode core (:class:`Snapshots`, mixed
-into :class:`seer_envs.core.EpisodeCore`): whole (engine-wide) and per-copy
+into :class:`seer_envs.episode.core.EpisodeCore`): whole (engine-wide) and per-copy
 snapshots, restores into any slots and layout, and the state a pickle of a
 view holds.  The snapshot data itself (capture, checks, the bytes format)
-is :mod:`seer_envs._snapshot`'s."""
+is :mod:`seer_envs.snapshot.whole`'s."""
 
 import json
 
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from seer_envs._groups import Groups
+from seer_envs.layout.groups import Groups
 
 
 class Snapshots:
@@ -47,8 +47,8 @@ class Snapshots:
     def snapshot(self, copies=None):
         """Every copy's state (engine-wide, one engine), or copies ``copies``
         (a snapshot of single copies, restorable into any slots and layout)."""
-        from seer_envs._snapshot import capture
-        from seer_envs._snapshot_copies import capture_copies, capture_copy
+        from seer_envs.snapshot.whole import capture
+        from seer_envs.snapshot.copies import capture_copies, capture_copy
         self.check_steppable()
         b = self.batch
         if copies is None and not isinstance(b, Groups):
@@ -74,8 +74,8 @@ class Snapshots:
         ``0 ..``).  ValueError naming what differs; the core is then left as
         it was.  Copies that ended are set up for this core's autoreset mode,
         whatever the source's was.  ``hold``: the interrupt mark stays until
-        the view's ``done()`` (as :meth:`~seer_envs.core.EpisodeCore.reset`)."""
-        from seer_envs._snapshot import Snapshot, copies_text
+        the view's ``done()`` (as :meth:`~seer_envs.episode.core.EpisodeCore.reset`)."""
+        from seer_envs.snapshot.whole import Snapshot, copies_text
         self.check_open()
         if isinstance(snapshot, (bytes, bytearray, memoryview)):
             snapshot = Snapshot.from_bytes(snapshot)
@@ -114,8 +114,8 @@ class Snapshots:
         return self._restore_copies(snapshot, n, slots, hold)
 
     def _restore_copies(self, snapshot, n, slots, hold=False):
-        from seer_envs._snapshot import check_array, generators
-        from seer_envs._snapshot_copies import check_params, copy_states, prepare_copy, restore_copies
+        from seer_envs.snapshot.whole import check_array, generators
+        from seer_envs.snapshot.copies import check_params, copy_states, prepare_copy, restore_copies
         self.ensure_layout()
         b = self.batch
         with b.using():
@@ -186,7 +186,7 @@ class Snapshots:
 
     def _restore_whole(self, snapshot, hold=False):
         """An engine-wide snapshot into a one-engine layout of the same copies."""
-        from seer_envs._snapshot import check, check_array, restore
+        from seer_envs.snapshot.whole import check, check_array, restore
         self.ensure_layout()
         b = self.batch
         if isinstance(b, Groups):

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Asynchronous stepping of a vector env (EnvPool's ``send`` / ``recv``):
-:class:`AsyncSteps`, mixed into :class:`~seer_envs.vector.SeerVectorEnv`.
+:class:`AsyncSteps`, mixed into :class:`~seer_envs.views.vector.SeerVectorEnv`.
 
 ``send(actions, env_ids)`` starts stepping those copies on the engine's own
 thread and returns at once; ``recv()`` returns the earliest sent group's
@@ -31,7 +31,7 @@ import weakref
 
 import numpy as np
 
-from seer_envs._groups import Groups
+from seer_envs.layout.groups import Groups
 
 
 def _interrupted(what="a step"):

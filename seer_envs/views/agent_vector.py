@@ -7,7 +7,7 @@
 >>> obs, infos = env.reset(seed=0)                  # (4 * 16, 11)
 >>> obs, rew, term, trunc, infos = env.step(np.zeros(64, np.int64))
 
-A view of the episode core (:mod:`seer_envs.core`): its ``(copies,
+A view of the episode core (:mod:`seer_envs.episode.core`): its ``(copies,
 agents)`` arrays reshaped to rows, copy ``c``'s agent ``i`` at row ``c *
 agents + i``.  A row's episode is its agent's: it ends at the step the agent
 stops (``terminated``) or its copy is truncated, with the return and length
@@ -32,10 +32,10 @@ import numpy as np
 from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from seer_envs._batch import CopiesByReduce
-from seer_envs.attributes import CopyAttributes
-from seer_envs.core import EPISODE_KEY, MASK_KEY
-from seer_envs.vector import SeerVectorEnv
+from seer_envs.episode.copying import CopiesByReduce
+from seer_envs.episode.step import EPISODE_KEY, MASK_KEY
+from seer_envs.views.attributes import CopyAttributes
+from seer_envs.views.vector import SeerVectorEnv
 
 __all__ = ["agent_vector_env", "SeerAgentVectorEnv"]
 
@@ -68,9 +68,9 @@ class SeerAgentVectorEnv(CopiesByReduce, CopyAttributes, VectorEnv):
     ``RecordVideo(env, folder, record_first_only=True)`` records copy 0.
     ``get_attr`` / ``set_attr`` / ``call``: Gymnasium's ``SyncVectorEnv``
     semantics, a sub-env being a row with its copy's values (a copy's rows
-    set together; :mod:`seer_envs.attributes`).
+    set together; :mod:`seer_envs.views.attributes`).
 
-    ``vec`` is the underlying :class:`~seer_envs.vector.SeerVectorEnv`
+    ``vec`` is the underlying :class:`~seer_envs.views.vector.SeerVectorEnv`
     (engine, model, statistics, snapshots).
     """
 
@@ -123,7 +123,7 @@ class SeerAgentVectorEnv(CopiesByReduce, CopyAttributes, VectorEnv):
     def set_params(self, copies=None, **values):
         """Per-copy values for the next reset of each copy in ``copies``
         (copy ids, not rows; None: all): see
-        :meth:`seer_envs.vector.SeerVectorEnv.set_params`."""
+        :meth:`seer_envs.views.vector.SeerVectorEnv.set_params`."""
         self.vec.set_params(copies, **values)
 
     def step(self, actions):

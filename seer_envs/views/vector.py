@@ -15,7 +15,7 @@ threads share the work of all of them.  Copy ``c`` gives exactly what a
 single env seeded as below gives, bit for bit, at any thread count.
 
 The episode rules (seeds, autoreset, agents in play, episode statistics,
-snapshots) are the core's (:mod:`seer_envs.core`); this view hands out its
+snapshots) are the core's (:mod:`seer_envs.episode.core`); this view hands out its
 arrays with Gymnasium's vector conventions, the multi-agent way:
 observations ``(num_envs, num_agents, obs_dim)``, rewards and flags
 ``(num_envs, num_agents)``, ``infos["mask"]`` (agents in play) at every
@@ -42,17 +42,18 @@ hardware; the thread tuner then adjusts the team between steps); an int is
 used as given.
 
 **Asynchronous stepping** (EnvPool's ``send`` / ``recv``):
-:mod:`seer_envs.asynchronous`.
+:mod:`seer_envs.views.asynchronous`.
 """
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
 
-from seer_envs._batch import CopiesByReduce
-from seer_envs.asynchronous import AsyncSteps
-from seer_envs.attributes import CopyAttributes
-from seer_envs.core import EPISODE_KEY, MASK_KEY, PARAMS_KEY, EpisodeCore
+from seer_envs.episode.copying import CopiesByReduce
+from seer_envs.episode.core import EpisodeCore
+from seer_envs.episode.step import EPISODE_KEY, MASK_KEY, PARAMS_KEY
+from seer_envs.views.asynchronous import AsyncSteps
+from seer_envs.views.attributes import CopyAttributes
 
 __all__ = ["vector_env", "SeerVectorEnv", "supported", "EPISODE_KEY", "MASK_KEY"]
 
@@ -113,7 +114,7 @@ class SeerVectorEnv(CopiesByReduce, AsyncSteps, CopyAttributes, metaclass=_Multi
     play are checked and ignored.
 
     ``get_attr`` / ``set_attr`` / ``call``: Gymnasium's ``SyncVectorEnv``
-    semantics, a sub-env being a copy (:mod:`seer_envs.attributes`).
+    semantics, a sub-env being a copy (:mod:`seer_envs.views.attributes`).
 
     Copies and pickling: ``copy.copy`` is refused (it would share the
     engine); ``pickle`` and ``copy.deepcopy`` work before ``reset()``, right
@@ -249,7 +250,7 @@ class SeerVectorEnv(CopiesByReduce, AsyncSteps, CopyAttributes, metaclass=_Multi
 
     def restore(self, snapshot, copies=None):
         """Continue from ``snapshot`` (a :class:`~seer_envs.Snapshot` or its
-        bytes): see :meth:`seer_envs.core.EpisodeCore.restore`."""
+        bytes): see :meth:`seer_envs.episode.core.EpisodeCore.restore`."""
         self.core.check_open()
         self._check_nothing_in_flight("restore()")
         return self.core.restore(snapshot, copies)

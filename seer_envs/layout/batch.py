@@ -4,7 +4,7 @@ that the single env (one copy) and the vector env (many) both drive.
 
 :class:`Batch` owns the engine, the per-copy seeds, step counts and episode
 statistics, the thread count (STPA and the tuner) and the interrupt state;
-the scenario's :class:`~seer_envs.copies.Copies` owns the model.  It runs
+the scenario's :class:`~seer_envs.scenario.copies.Copies` owns the model.  It runs
 one step of every copy (or of the copies not restarting), restarts ranges of
 copies, and reports which copies' episodes ended.  What happens then (a
 single env's agent list, a vector env's auto-reset) is the env kind's.
@@ -19,23 +19,22 @@ with the other copies frozen (``Engine.freeze_all_but``, ``Engine.rewind``),
 so a copy restarted mid-run still starts at simulated time 0.
 """
 
-import copy
-import threading
-import weakref
 
 import numpy as np
 
-from seer_envs._worlds import Worlds, per_copy_fields
+from seer_envs.episode.worlds import Worlds, per_copy_fields
+from seer_envs.layout.guard import _Guard, refuse_busy
+from seer_envs.layout.plans import _AlignedPlan, _Plan, runs
 from seer_runtime import tuner as _tuner
 from seer_runtime._threads import resolve_threads
 
 
 class Batch:
     """``num_copies`` copies (``copies_cls``, the scenario's
-    :class:`~seer_envs.copies.Copies`) under ``config``.
+    :class:`~seer_envs.scenario.copies.Copies`) under ``config``.
 
     ``rows``: each copy's values of the per-copy fields (``(copies, fields)``,
-    :mod:`seer_envs._worlds`), or None: the config's.  ``num_threads``: the user's setting
+    :mod:`seer_envs.episode.worlds`), or None: the config's.  ``num_threads``: the user's setting
     (validated by the caller); ``chooser()`` returns STPA's ``choose`` for
     "auto" (called once, at the first start).  ``copy_groups``: the engine
     runs each step in copy groups (``Engine.set_copy_groups``: each thread
@@ -103,12 +102,7 @@ class Batch:
         the state checks, which that call's own progress would fail)."""
         self._guard.check()
 
-    @staticmethod
-    def _busy():
-        from seer_runtime import EngineBusyError
-        raise EngineBusyError(
-            "this env is in use by another thread (a reset or step is in progress); an env "
-            "can be used by one thread at a time: give each thread its own env")
+    _busy = staticmethod(refuse_busy)
 
     # --- threads ---------------------------------------------------------------
 
@@ -164,7 +158,7 @@ class Batch:
         for g, st in zip(self.seed_rngs, states):
             g.bit_generator.state = st
 
-    # --- worlds (seer_envs._worlds) ---------------------------------------------
+    # --- worlds (seer_envs.episode.worlds) ---------------------------------------------
 
     param_base = property(lambda self: self.worlds.base)
     param_values = property(lambda self: self.worlds.values)
@@ -399,7 +393,7 @@ class Batch:
         """The part of :meth:`advance` after the engine ran (episode
         statistics, flags): returns what :meth:`advance` returns.  Each
         agent's end is reported once, at the step it happens
-        (:mod:`seer_envs.core`): ``terminations`` and ``truncations`` are
+        (:mod:`seer_envs.episode.core`): ``terminations`` and ``truncations`` are
         False on the rows of agents that stopped before this step, whose
         rewards are 0; :attr:`done` holds every agent stopped so far and
         :attr:`reported` whether an agent ended at this step."""
@@ -491,97 +485,3 @@ class Batch:
     def close(self):
         self.engine = None
         self.tuner = None
-
-
-class _Plan:
-    """A step between :meth:`Batch.prepare` and :meth:`Batch.finish`: ``k``
-    the step count of the common case (every copy, one run), else
-    ``live_idx`` / ``stepping`` the copies that step and ``runs_by_k`` their
-    runs by step count; ``times`` each copy's time at the step's end."""
-
-    __slots__ = ("k", "live_idx", "stepping", "waiting", "active", "times", "runs_by_k")
-
-    def __init__(self, k, live_idx, stepping, waiting, active, times, runs_by_k):
-        self.k, self.live_idx, self.stepping, self.waiting = k, live_idx, stepping, waiting
-        self.active, self.times, self.runs_by_k = active, times, runs_by_k
-
-
-class _AlignedPlan:
-    """The common step's plan (a :class:`_Plan`): every copy at step ``k``, one run."""
-
-    __slots__ = ("k", "times")
-    live_idx = stepping = waiting = active = runs_by_k = None
-
-    def __init__(self, k, times):
-        self.k, self.times = k, times
-
-
-class CopiesByReduce:
-    """Copying an env: ``copy.copy`` is refused (it would share the running
-    engine); ``copy.deepcopy`` goes through ``__reduce__``, as pickling does."""
-
-    def __copy__(self):
-        raise TypeError(f"copy.copy({type(self).__name__}) would share the running engine with the "
-                        "original; use copy.deepcopy(env) or pickle, or build a new env")
-
-    def __deepcopy__(self, memo):
-        fn, args = self.__reduce__()
-        return fn(*copy.deepcopy(args, memo))
-
-
-class _Guard:
-    """``with``: take the env without waiting, or refuse (EngineBusyError).
-
-    Ctrl-C safe: the lock is a re-entrant lock, whose owner the C code
-    records in the same step as the acquire, and ``__exit__`` releases it
-    wholly in one C call (``_release_save``, what ``threading.Condition``
-    uses).  A KeyboardInterrupt landing in ``__exit__`` before that call
-    leaves the lock with the calling thread: its next call takes it again
-    (re-entrant) and releases it wholly, so the env never stays refused;
-    another thread is refused only until then.  After a fork the child's
-    guards are new (:func:`after_fork_in_child`)."""
-
-    __slots__ = ("_lock", "__weakref__")
-
-    def __init__(self):
-        self._lock = threading.RLock()
-        _GUARDS.add(self)
-
-    def __enter__(self):
-        if not self._lock.acquire(blocking=False):
-            Batch._busy()
-
-    def __exit__(self, *exc):
-        self._lock._release_save()
-
-    def check(self):
-        """Refuse when another thread holds the env."""
-        if not self._lock.acquire(blocking=False):
-            Batch._busy()
-        self._lock.release()
-
-    def locked(self):
-        """Whether another thread holds the env."""
-        if self._lock.acquire(blocking=False):
-            self._lock.release()
-            return False
-        return True
-
-
-_GUARDS = weakref.WeakSet()
-
-
-def after_fork_in_child():
-    """A forked child has only the forking thread: a guard held by another
-    thread of the parent would refuse forever, so every guard is new."""
-    for g in list(_GUARDS):
-        g._lock = threading.RLock()
-
-
-def runs(idx):
-    """Sorted indices -> ``[(lo, hi))`` runs of consecutive values."""
-    idx = np.asarray(idx)
-    if len(idx) == 0:
-        return []
-    cut = np.flatnonzero(np.diff(idx) != 1) + 1
-    return list(zip(idx[np.r_[0, cut]].tolist(), (idx[np.r_[cut - 1, len(idx) - 1]] + 1).tolist()))

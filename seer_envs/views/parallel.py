@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """SEER's PettingZoo ParallelEnvs (:class:`SeerParallelEnv`): a view of the
-episode core (:mod:`seer_envs.core`) with one copy.  It adds what a
+episode core (:mod:`seer_envs.episode.core`) with one copy.  It adds what a
 PettingZoo env has: dicts keyed by agent, the live agent list, per-agent
 infos and rendering; every episode rule is the core's."""
 
@@ -9,9 +9,10 @@ import numbers
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from seer_envs._actions import check_action_dict, check_actions
-from seer_envs._batch import CopiesByReduce
-from seer_envs.core import EPISODE_KEY, EpisodeCore
+from seer_envs.episode.actions import check_action_dict, check_actions
+from seer_envs.episode.copying import CopiesByReduce
+from seer_envs.episode.core import EpisodeCore
+from seer_envs.episode.step import EPISODE_KEY
 
 
 class UnknownAgentError(KeyError, ValueError):
@@ -29,13 +30,13 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
     ``step_arrays`` arrays in ``possible_agents`` order.  Every episode
     rule (seeds, validation, which agents are in play, episode statistics,
     threads, snapshots, the interrupt state) is the core's
-    (:class:`~seer_envs.core.EpisodeCore`, the same as the vector env's).
+    (:class:`~seer_envs.episode.core.EpisodeCore`, the same as the vector env's).
     The step loop injects the actions at ``k * dt`` and runs the engine to
     ``(k + 1) * dt``; boundary times come from the step count.
 
     A scenario subclass sets the class attribute ``_scenario_id`` (the
     registry id) and may add the ``human`` renderer ``_print_map()``;
-    everything else is declared once on its :class:`~seer_envs.copies.Copies`.
+    everything else is declared once on its :class:`~seer_envs.scenario.copies.Copies`.
 
     **Agents.**  An agent is in ``agents`` (and in the dicts) from the reset
     until the step that ends it (terminated or truncated), PettingZoo's
@@ -334,7 +335,7 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
         self._check_started()
         if self.render_mode == "rgb_array":
             return self.core.batch.copies.image(self)
-        from seer_envs._render import pace
+        from seer_envs.scenario.render import pace
         pace(self)                       # at most metadata["render_fps"] frames per second
         self._print_map()
         return None

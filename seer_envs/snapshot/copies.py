@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Snapshots of single copies (:mod:`seer_envs._snapshot` holds the format
+"""Snapshots of single copies (:mod:`seer_envs.snapshot.whole` holds the format
 and the engine-wide capture and restore): a copy's state cut out of a
 batch, and put into any slot of any batch of the same scenario.
 
@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from seer_envs._snapshot import (_BATCH, _COPY_ARRAYS, _WORLDS, ENV_SOURCE, EVENT, Snapshot,
+from seer_envs.snapshot.whole import (_BATCH, _COPY_ARRAYS, _WORLDS, ENV_SOURCE, EVENT, Snapshot,
                                  _model_arrays, _same_params, check_array, check_queues, check_steps,
                                  check_worlds)
 

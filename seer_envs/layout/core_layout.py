@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """How the episode core lays its copies out (:class:`Layout`, mixed into
-:class:`seer_envs.core.EpisodeCore`): one engine for every copy, run in
+:class:`seer_envs.episode.core.EpisodeCore`): one engine for every copy, run in
 copy groups or round by round, or groups of copies with an engine each
 (docs/runtime.md, "Copies in groups"); with ``num_threads="auto"`` the
 layout waits for STPA's choice at the first start."""
 
-from seer_envs._batch import Batch
-from seer_envs._groups import Groups, group_bounds
+from seer_envs.layout.batch import Batch
+from seer_envs.layout.groups import Groups, group_bounds
 
 
 class Layout:
@@ -73,7 +73,7 @@ class Layout:
 
         def choose():
             import stpa      # ImportError -> the hard caps
-            from seer_envs.vector import vector_run
+            from seer_envs.views.vector import vector_run
             per_copy = {f: v.tolist() for f, v in self.param_values.items()}
             kw = dict(self.params, **per_copy)
             key = [env_id, "vector", E, self.params, per_copy]

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Gymnasium's ``get_attr`` / ``set_attr`` / ``call`` for SEER's vector
 envs: :class:`CopyAttributes`, mixed into
-:class:`~seer_envs.vector.SeerVectorEnv` (a sub-env is a copy) and
-:class:`~seer_envs.agent_vector.SeerAgentVectorEnv` (a sub-env is a row,
+:class:`~seer_envs.views.vector.SeerVectorEnv` (a sub-env is a copy) and
+:class:`~seer_envs.views.agent_vector.SeerAgentVectorEnv` (a sub-env is a row,
 with its copy's values).
 
 As Gymnasium's ``SyncVectorEnv``: ``get_attr(name)`` and ``call(name,
@@ -46,7 +46,7 @@ CALLABLE = ("render", "state")
 class CopyAttributes:
     """``get_attr`` / ``set_attr`` / ``call`` over the env's copies
     (module docstring).  A class mixing it in provides ``_vec`` (the
-    :class:`~seer_envs.vector.SeerVectorEnv`) and ``_rows_per_copy`` (1 for
+    :class:`~seer_envs.views.vector.SeerVectorEnv`) and ``_rows_per_copy`` (1 for
     copies, ``num_agents`` for the agent-level env's rows)."""
 
     def get_attr(self, name):

@@ -9,7 +9,7 @@ A scenario's ``Copies`` subclass (in its own folder, named on its
 the scenario in one model and says, for a range of copies at a time, how
 actions are written, how copies restart, and what the step boundary
 returns.  The single env is one copy and the vector env many
-(:mod:`seer_envs._batch` drives both); the CLI's action checks, RLlib and
+(:mod:`seer_envs.layout.batch` drives both); the CLI's action checks, RLlib and
 STPA read the same declarations.  No layer above names a scenario.
 """
 
@@ -66,7 +66,7 @@ class Copies:
     boundary (:meth:`fresh_outputs`), so what a step hands out stays the
     caller's without a copy.
 
-    **One copy's state** (snapshots of single copies, :mod:`seer_envs._snapshot`):
+    **One copy's state** (snapshots of single copies, :mod:`seer_envs.snapshot.whole`):
     copy ``c``'s rows of each model array are given by :meth:`array_layout`
     (default: one LP block, every array split evenly by copy); the
     scenario declares which of its own per-agent arrays are state

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Snapshots: a running env's whole state as bytes (:class:`Snapshot`), and
-the capture and restore of a :class:`~seer_envs._batch.Batch`.
+the capture and restore of a :class:`~seer_envs.layout.batch.Batch`.
 
 A step's outputs depend only on the LPs' states, every LP's pending events
 (with their time, source and sequence keys), the RNG stream keys and
@@ -209,7 +209,7 @@ def _copies_arrays(copies):
 
 
 _BATCH = ("cycle", "done", "ep_return", "ep_length", "seeds_used")
-#: Each copy's world (seer_envs._worlds): ``(copies, fields)`` float64, ``max_cycles`` first.
+#: Each copy's world (seer_envs.episode.worlds): ``(copies, fields)`` float64, ``max_cycles`` first.
 _WORLDS = ("param_base", "param_values", "param_pending")
 #: The copies' output arrays (a step hands them out: a restore puts new ones in place).
 _COPY_ARRAYS = ("obs", "rew", "_term")

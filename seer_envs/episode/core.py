@@ -8,9 +8,9 @@ validation, autoreset in Gymnasium's three modes, which agents are in play,
 episode returns and lengths, snapshots (whole and per copy), pickling and
 the interrupt state.  The views convert its arrays into their ecosystem's
 types and hold no episode rule of their own: the PettingZoo env
-(:mod:`seer_envs.parallel`, one copy), the multi-agent vector env
-(:mod:`seer_envs.vector`), the agent-level Gymnasium ``VectorEnv``
-(:mod:`seer_envs.agent_vector`), TorchRL, RLlib and BenchMARL
+(:mod:`seer_envs.views.parallel`, one copy), the multi-agent vector env
+(:mod:`seer_envs.views.vector`), the agent-level Gymnasium ``VectorEnv``
+(:mod:`seer_envs.views.agent_vector`), TorchRL, RLlib and BenchMARL
 (:mod:`seer_envs.integrations`).
 
 **One episode, one report.**  An agent that stops inside a running
@@ -40,8 +40,8 @@ ended until ``reset(options={"reset_mask": mask})``.
 own values of the scenario's per-copy fields: one value per copy at
 construction, ``set_params`` and the reset option ``"params"`` for a copy's
 next reset (an autoreset included), and a ``param_sampler`` drawn at every
-reset from the copy's episode seed (:mod:`seer_envs._worlds`,
-:mod:`seer_envs._core_worlds`).
+reset from the copy's episode seed (:mod:`seer_envs.episode.worlds`,
+:mod:`seer_envs.episode.worlds`).
 
 **Interrupts** (docs/guide.md, "What a Ctrl-C leaves").  :attr:`broken`
 is set before a call changes anything and cleared after its last change
@@ -55,109 +55,32 @@ reset: the other copies' state is not known to be whole).
 
 import dataclasses
 import json
-import numbers
 import os
 import weakref
 
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from seer_envs._actions import check_actions
-from seer_envs._batch import Batch, CopiesByReduce, after_fork_in_child
-from seer_envs._groups import Groups
-from seer_envs._core_layout import Layout
-from seer_envs._core_snapshots import Snapshots
-from seer_envs._core_worlds import WorldsAPI
-from seer_envs._worlds import Sampler, per_copy_fields
+from seer_envs.episode.actions import check_actions
+from seer_envs.episode.arguments import _check_int, autoreset_mode, check_seed
+from seer_envs.episode.copying import CopiesByReduce
+from seer_envs.episode.snapshots import Snapshots
+from seer_envs.episode.step import EPISODE_KEY, MASK_KEY, PARAMS_KEY, Step
+from seer_envs.episode.worlds import Sampler, WorldsAPI, per_copy_fields
+from seer_envs.layout.batch import Batch
+from seer_envs.layout.core_layout import Layout
+from seer_envs.layout.groups import Groups
+from seer_envs.layout.guard import after_fork_in_child
 from seer_runtime._threads import check_num_threads, resolve_threads
 
 __all__ = ["EpisodeCore", "Step", "EPISODE_KEY", "MASK_KEY", "PARAMS_KEY", "RESET_OPTIONS", "check_seed",
            "autoreset_mode"]
 
-#: The key of the episode statistics in every view's infos.
-EPISODE_KEY = "seer_episode"
-#: The key of the in-play mask in every view (True: the agent acts on the observation).
-MASK_KEY = "mask"
-#: The key of each copy's per-copy parameter values in reset infos, and in
-#: the infos of a step where copies restarted (with ``"_seer_params"``:
-#: those copies).
-PARAMS_KEY = "seer_params"
 #: The reset options the core accepts; any other key is a ValueError.
 RESET_OPTIONS = ("reset_mask", "params")
 #: Keys accepted and ignored: PettingZoo's conformance test
 #: (``pettingzoo.test.parallel_api_test``) resets with ``{"options": 1}``.
 _IGNORED_OPTIONS = ("options",)
-
-
-def check_seed(seed):
-    """A seed is an int >= 0 (or None, checked by the caller)."""
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
-
-
-def autoreset_mode(mode):
-    """An ``AutoresetMode`` from the enum or its name in any case."""
-    if isinstance(mode, AutoresetMode):
-        return mode
-    key = str(mode).lower().replace("_", "").replace("-", "")
-    for m in AutoresetMode:
-        if m.value.lower().replace("_", "") == key or m.name.lower().replace("_", "") == key:
-            return m
-    raise ValueError(f'autoreset_mode must be "next_step", "same_step" or "disabled" '
-                     f"(or a gymnasium AutoresetMode), got {mode!r}")
-
-
-def _check_int(name, value, lo, hi=None):
-    if (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < lo
-            or (hi is not None and value > hi)):
-        span = f"an int >= {lo}" if hi is None else f"an int in [{lo}, {hi}]"
-        raise ValueError(f"{name} must be {span}, got {value!r}")
-    return int(value)
-
-
-class Step:
-    """What one step of the core hands a view: ``obs`` ``(copies, agents,
-    ...)`` float32, ``rew`` float32, ``term`` / ``trunc`` bool ``(copies,
-    agents)`` (each agent's end, reported once), ``mask`` (agents in play at
-    ``obs``), ``ended`` (copies whose episode ended at this step, or None),
-    ``final_obs`` (``SAME_STEP``: the ending copies' last observations, or
-    None) and ``stats`` (``(returns, lengths)`` when an agent ended, else
-    None) and ``restarted`` (copies that started an episode within this
-    step, or None) with ``params`` (then each copy's per-copy values): the
-    rows of the copies stepped, arrays the view owns."""
-
-    __slots__ = ("obs", "rew", "term", "trunc", "_mask", "ended", "final_obs", "stats", "restarted", "params")
-
-    def __init__(self, obs, rew, term, trunc, mask, ended, final_obs, stats, restarted=None, params=None):
-        self.obs, self.rew, self.term, self.trunc, self._mask = obs, rew, term, trunc, mask
-        self.ended, self.final_obs, self.stats = ended, final_obs, stats
-        self.restarted, self.params = restarted, params
-
-    @property
-    def mask(self):
-        """Agents in play at ``obs`` (a fresh array, made when first read:
-        ``mask=None`` at construction says every agent is in play)."""
-        m = self._mask
-        if m is None:
-            m = self._mask = np.ones(self.term.shape, bool)
-        return m
-
-    def infos(self):
-        """Gymnasium-style infos of the multi-agent arrays: the mask always;
-        when agents ended, ``"seer_episode"`` ``{"r", "l"}`` ``(copies,
-        agents)`` (final for the agents whose flag is set) with
-        ``"_seer_episode"`` (the copies holding such agents, Gymnasium's
-        per-sub-env mask); ``"final_obs"`` / ``"_final_obs"`` under
-        ``SAME_STEP``."""
-        infos = {MASK_KEY: self.mask}
-        if self.stats is not None:
-            infos[EPISODE_KEY] = {"r": self.stats[0], "l": self.stats[1]}
-            infos["_" + EPISODE_KEY] = (self.term | self.trunc).any(axis=1)
-        if self.final_obs is not None:
-            infos["final_obs"], infos["_final_obs"] = self.final_obs, self.ended.copy()
-        if self.restarted is not None:
-            infos[PARAMS_KEY], infos["_" + PARAMS_KEY] = self.params, self.restarted
-        return infos
 
 
 class EpisodeCore(Layout, Snapshots, WorldsAPI, CopiesByReduce):
@@ -169,8 +92,8 @@ class EpisodeCore(Layout, Snapshots, WorldsAPI, CopiesByReduce):
     any number of copies, one included); ``num_threads`` is
     ``"auto"`` (STPA, then the tuner) or an int; ``batch_size`` and
     ``copy_parallel`` choose the layout (:attr:`layout`,
-    :mod:`seer_envs._core_layout`).  Snapshots and pickling:
-    :mod:`seer_envs._core_snapshots`."""
+    :mod:`seer_envs.layout.core_layout`).  Snapshots and pickling:
+    :mod:`seer_envs.episode.snapshots`."""
 
     def __init__(self, env_id, num_copies, num_threads="auto", autoreset_mode="next_step",
                  batch_size=None, copy_parallel=None, param_sampler=None, kind="vector", **params):

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Groups of copies, an engine each (:class:`Groups`): the layout of a
 vector env with ``batch_size < num_envs`` or ``copy_parallel="engines"``
-(docs/runtime.md, "Copies in groups"), with :class:`~seer_envs._batch.Batch`'s
+(docs/runtime.md, "Copies in groups"), with :class:`~seer_envs.layout.batch.Batch`'s
 interface."""
 
 import concurrent.futures
@@ -9,7 +9,8 @@ import functools
 
 import numpy as np
 
-from seer_envs._batch import Batch, _Guard
+from seer_envs.layout.batch import Batch
+from seer_envs.layout.guard import _Guard
 
 
 class Groups:
