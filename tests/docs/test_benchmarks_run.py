@@ -116,6 +116,7 @@ def test_single_step_ab_runs_a_vector_env():
     assert bad.returncode != 0 and "--vector and --grid must be positive" in bad.stderr
 
 
+@pytest.mark.heavy
 def test_single_step_ab_refuses_a_tree_that_is_not_built(tmp_path):
     # an empty folder on PYTHONPATH would fall back to the installed package
     r = _run("single_step_ab", ["--rev-tree", str(tmp_path), "--rounds", "1", "--blocks", "1",
