@@ -75,6 +75,7 @@ def test_thread_pairs_writes_every_pair_and_auto_leaves_the_learner_its_cores(tm
     assert "best fixed pair" in r.stdout
 
 
+@pytest.mark.heavy   # each loads torch and the examples before argparse refuses: seconds each
 @pytest.mark.parametrize("args", [["--copies", "0"], ["--tasks", "nope"], ["--device", "tpu"],
                                   ["--updates", "x"], ["--env-threads", "-1"]])
 def test_bad_input_is_an_argparse_error(tmp_path, args):
