@@ -6,6 +6,9 @@ import tempfile
 
 import pytest
 
+# builds and runs the inbox under ThreadSanitizer: .ci/run's integration stage (pytest -m heavy)
+pytestmark = pytest.mark.heavy
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 

@@ -195,6 +195,7 @@ def test_zip_mode_pairs_values(tmp_path):
     assert [(p["params"]["grid_width"], p["params"]["grid_height"]) for p in pts] == [(4, 5), (6, 7)]
 
 
+@pytest.mark.heavy
 def test_ray_sweep_gives_the_same_rows_as_a_local_run(tmp_path):
     pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[ray]')")
     f = write(tmp_path, SWEEP.replace("[2, 10]", "[6, 10]"))

@@ -20,6 +20,7 @@ def _rows(path):
         return list(csv.DictReader(f))
 
 
+@pytest.mark.heavy
 def test_quick_run_writes_csv_plots_and_report(tmp_path):
     out, report = tmp_path / "out", tmp_path / "docs" / "baselines.md"
     r = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "baselines.py"), "--quick",
@@ -110,6 +111,7 @@ def test_bad_budget_or_target_is_refused(flag, value):
     assert r.returncode == 2 and flag in r.stderr
 
 
+@pytest.mark.heavy
 def test_resume_keeps_the_finished_runs_and_gives_the_same_tables(tmp_path):
     """``--resume`` after a run: nothing is trained again (every job is in
     jobs.jsonl) and the raw tables are the same."""

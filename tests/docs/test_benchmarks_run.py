@@ -72,6 +72,7 @@ def _run(name, args):
 NEEDS = {"inference_e2e": ("torch",), "torchrl_env": ("torch", "torchrl")}
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_benchmark_runs(name):
     args, expect = CASES[name]
@@ -87,6 +88,7 @@ GIT = pytest.mark.skipif(shutil.which("git") is None or not os.path.exists(os.pa
                          reason="reads a revision with git: needs a git checkout")
 
 
+@pytest.mark.heavy
 @GIT
 def test_vector_step_ab_runs():
     r = _run("vector_step_ab", ["--rev", "HEAD", "--copies", "4", "--grid", "2", "--steps", "2",
@@ -95,6 +97,7 @@ def test_vector_step_ab_runs():
     assert "tree / @HEAD" in r.stdout
 
 
+@pytest.mark.heavy
 @GIT
 def test_single_step_ab_runs():
     r = _run("single_step_ab", ["--rev", "HEAD", "--rounds", "1", "--blocks", "1"])
@@ -102,6 +105,7 @@ def test_single_step_ab_runs():
     assert "tree speed / @HEAD" in r.stdout
 
 
+@pytest.mark.heavy
 @GIT
 def test_single_step_ab_runs_a_vector_env():
     r = _run("single_step_ab", ["--rev", "HEAD", "--rounds", "1", "--blocks", "1", "--vector", "4",
@@ -112,6 +116,7 @@ def test_single_step_ab_runs_a_vector_env():
     assert bad.returncode != 0 and "--vector and --grid must be positive" in bad.stderr
 
 
+@pytest.mark.heavy
 def test_single_step_ab_refuses_a_tree_that_is_not_built(tmp_path):
     # an empty folder on PYTHONPATH would fall back to the installed package
     r = _run("single_step_ab", ["--rev-tree", str(tmp_path), "--rounds", "1", "--blocks", "1",
@@ -119,6 +124,7 @@ def test_single_step_ab_refuses_a_tree_that_is_not_built(tmp_path):
     assert r.returncode != 0 and "not from this tree" in r.stderr, r.stderr[-2000:]
 
 
+@pytest.mark.heavy
 def test_run_all_quick_writes_the_report(tmp_path):
     """``run_all.py --quick`` (at 1 and 2 threads, one repeat) writes every
     section of the report and its figures; Fig. 10 needs torch and is left

@@ -77,17 +77,30 @@ def _prepared(s):
     return body
 
 
-def _needs(body):
+def _optional(body):
     # a shell line that runs one of the repository's scripts needs what that script imports
     for script in re.findall(r"\b((?:benchmarks|examples|tools/perf)/\w+\.py)\b", body):
         path = os.path.join(ROOT, script)
         if os.path.exists(path):
             body += open(path, encoding="utf-8").read()
     mods = set(re.findall(r"^\s*(?:import|from)\s+(\w+)", body, re.M))
-    return [m for m in mods & set(OPTIONAL) if importlib.util.find_spec(m) is None]
+    return mods & set(OPTIONAL)
 
 
-@pytest.mark.parametrize("s", RUN, ids=[f"{s['page']}:{s['line']}" for s in RUN])
+def _needs(body):
+    return [m for m in _optional(body) if importlib.util.find_spec(m) is None]
+
+
+def _heavy(s):
+    """A snippet that uses an RL library or runs a script of benchmarks/,
+    examples/ or tools/perf/ is an integration run (seconds to minutes):
+    marked ``heavy``, .ci/run's integration stage runs it."""
+    body = _prepared(s)
+    return bool(_optional(body) or re.search(r"\b(?:benchmarks|examples|tools/perf)/\w+\.py\b", body))
+
+
+@pytest.mark.parametrize("s", [pytest.param(s, marks=[pytest.mark.heavy] if _heavy(s) else [],
+                                            id=f"{s['page']}:{s['line']}") for s in RUN])
 def test_snippet_runs(s, tmp_path):
     body = _prepared(s)
     missing = _needs(body)

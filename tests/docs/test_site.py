@@ -13,6 +13,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+@pytest.mark.heavy
 @pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None,
                     reason='needs the docs extra: pip install -e ".[dev,docs]"')
 def test_site_builds_strict(tmp_path):

@@ -23,6 +23,7 @@ def _run(*args):
                           env=dict(os.environ, PYTHONPATH=ROOT), cwd=ROOT)
 
 
+@pytest.mark.heavy
 def test_quick_writes_the_table(tmp_path):
     r = _run("--quick", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr[-3000:]
@@ -53,6 +54,7 @@ def test_quick_writes_the_table(tmp_path):
     assert "seer_sync_aa" in r.stdout and "wrote" in r.stdout
 
 
+@pytest.mark.heavy
 def test_thread_pairs_writes_every_pair_and_auto_leaves_the_learner_its_cores(tmp_path):
     import seer_runtime
     r = _run("--quick", "--thread-pairs", "--tasks", "pcs", "--updates", "1", "--out", str(tmp_path))
@@ -73,6 +75,7 @@ def test_thread_pairs_writes_every_pair_and_auto_leaves_the_learner_its_cores(tm
     assert "best fixed pair" in r.stdout
 
 
+@pytest.mark.heavy   # each loads torch and the examples before argparse refuses: seconds each
 @pytest.mark.parametrize("args", [["--copies", "0"], ["--tasks", "nope"], ["--device", "tpu"],
                                   ["--updates", "x"], ["--env-threads", "-1"]])
 def test_bad_input_is_an_argparse_error(tmp_path, args):

@@ -210,6 +210,7 @@ def out_of_tree(tmp_path_factory):
     return dest, env
 
 
+@pytest.mark.heavy
 def test_out_of_tree_scenario_builds_and_registers(out_of_tree):
     """A scenario outside the repo, registered through the seer.scenarios
     entry-point group, identical at 1-4 threads."""

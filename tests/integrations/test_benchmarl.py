@@ -55,6 +55,7 @@ def test_task_specs_match_the_env(name):
         SeerTask.PCS_V0.get_task({"grid_width": 0})
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name, algorithm", [("PCS_V0", "mappo"), ("AIRCRAFT_V0", "ippo")])
 def test_one_iteration_trains(name, algorithm, tmp_path):
     """One BenchMARL iteration on 4 copies: MAPPO (its critic on the state)
@@ -77,6 +78,7 @@ def test_one_iteration_trains(name, algorithm, tmp_path):
     assert any(not torch.equal(b, p) for b, p in zip(before, exp.policy.parameters()))
 
 
+@pytest.mark.heavy
 def test_example_runs():
     """examples/benchmarl_mappo_pcs.py end to end at its smallest: train,
     then the held-out comparison."""

@@ -21,6 +21,7 @@ def _run(code):
                           env=dict(os.environ, PYTHONPATH=ROOT))
 
 
+@pytest.mark.heavy
 def test_experiment_from_seer_module_first():
     r = _run("from seer_envs.integrations.benchmarl import Experiment, ExperimentConfig, DEFAULT_TASK\n"
              "import benchmarl.experiment as e\n"
@@ -30,6 +31,7 @@ def test_experiment_from_seer_module_first():
     assert r.returncode == 0, r.stderr[-2000:]
 
 
+@pytest.mark.heavy
 def test_seer_module_after_a_failed_benchmarl_import():
     r = _run("try:\n    from benchmarl.experiment import Experiment\nexcept ImportError:\n    pass\n"
              "from seer_envs.integrations.benchmarl import Experiment, SeerTask\n"
@@ -48,6 +50,7 @@ def _run_with_pth(code, tmp_path):
     return _run(f"import site; site.addsitedir({str(site_dir)!r})\n" + code)
 
 
+@pytest.mark.heavy
 def test_benchmarl_first_then_seers_task(tmp_path):
     r = _run_with_pth("import sys\n"
                       "import benchmarl.experiment\n"                  # BenchMARL's usual first line
@@ -73,6 +76,7 @@ def _run_without_pth(code):
                           timeout=300, env=dict(os.environ, PYTHONPATH=ROOT))
 
 
+@pytest.mark.heavy
 def test_without_the_pth_benchmarl_first_fails_as_documented():
     # what the .pth is for: TorchRL 0.14 has no SyncDataCollector of its own
     native = _run_without_pth("import torchrl.collectors as c; print(hasattr(c, 'SyncDataCollector'))")

@@ -28,6 +28,7 @@ def _actions(env, steps, seed=0):
     return [env.action_space.sample() for _ in range(steps)]
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("first_only", [True, False], ids=["copy0", "tiled"])
 def test_record_video_writes_a_file(tmp_path, first_only):
     pytest.importorskip("moviepy", reason="moviepy is not installed (pip install moviepy: the video extra)")

@@ -85,6 +85,7 @@ def _air_venv(T, mcs=None, **kw):
                                 max_cycles=mcs or [4, T, 7], **dict(AIR_KW, **kw))
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("task", ["pcs", "aircraft"])
 def test_overlap_first_rollout_is_the_same_then_one_update_lag(task, monkeypatch):
     """Overlap on/off: rollout 0 equal bit for bit; with overlap the batch of
@@ -124,6 +125,7 @@ def test_overlap_first_rollout_is_the_same_then_one_update_lag(task, monkeypatch
                 assert not close(logp(other, batch), stored), (overlap, k)
 
 
+@pytest.mark.heavy
 def test_overlap_aircraft_masks_are_the_envs(monkeypatch):
     """In overlapped mode (rollouts from the thread, plain and ``--async``)
     every batch's alive mask, done flags, observations and rewards are
@@ -197,6 +199,7 @@ class _CountingVenv:
         return out
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("task,extra", [("pcs", ()), ("pcs", ("--async",)), ("aircraft", ()),
                                         ("aircraft", ("--async",))])
 def test_overlap_ctrl_c_in_the_update_leaves_the_env_usable(task, extra, monkeypatch):

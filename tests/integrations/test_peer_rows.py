@@ -12,6 +12,9 @@ import sys
 
 import pytest
 
+# whole runs of benchmarks/vector_env.py: .ci/run's integration stage (pytest -m heavy)
+pytestmark = pytest.mark.heavy
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # the smallest run: 2 copies of a 2x2 PCS grid, 2 steps, 1 round, no calibration

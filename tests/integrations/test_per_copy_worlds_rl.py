@@ -169,6 +169,7 @@ def test_rllib_vector_copy_equals_a_single_env_with_its_values():
         e.close()
 
 
+@pytest.mark.heavy
 def test_rllib_runners_draw_distinct_worlds_and_set_params_reaches_autoresets():
     """2 runners x 4 copies of ``SeerMultiAgentEnvRunner`` with a sampler
     in ``env_config``: 8 distinct worlds, the same ones again for the same
@@ -224,6 +225,7 @@ def test_rllib_runners_draw_distinct_worlds_and_set_params_reaches_autoresets():
         algo.stop()
 
 
+@pytest.mark.heavy
 def test_rllib_single_envs_take_a_sampler_and_set_params():
     """RLlib's default runner (single envs): a sampler in ``env_config``
     draws per sub-env (their seeds differ), ``set_params`` applies at the
@@ -320,6 +322,7 @@ def test_benchmarl_task_with_per_copy_values_and_a_sampler():
         bm.SeerTask.PCS_V0.get_task(dict(kw, param_sampler={"grid_width": [4, 5]}))
 
 
+@pytest.mark.heavy
 def test_benchmarl_callback_curriculum_reaches_the_collector(tmp_path):
     """A BenchMARL experiment with a sampler in its task config and a
     ``Callback`` that calls ``self.experiment.task.set_params`` after each
@@ -359,6 +362,7 @@ def test_benchmarl_callback_curriculum_reaches_the_collector(tmp_path):
     assert (seen[1] == 600.0).all() and (seen[2] == 700.0).all()
 
 
+@pytest.mark.heavy
 def test_rllib_set_params_reaches_remote_runners_and_a_refusal_kills_none():
     """``set_params(algo, ...)`` on a runner in its own Ray actor: the value
     is in force after a ``train()`` (its copies restarted), and a refused

@@ -71,6 +71,7 @@ def test_rllib_caps_threads_at_the_runner_cpus(monkeypatch):
     (["--env", "aircraft_v0", "--num-uavs", "4", "--max-cycles", "20", "--batch", "160", "--vector-runner",
       "--num-envs", "2"], "SeerVectorMultiAgentEnv"),
 ])
+@pytest.mark.heavy
 def test_rllib_ppo_example_one_iteration(args, env_cls):
     _rllib()
     r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "rllib_ppo.py"), "--iters", "1"] + args,
@@ -80,6 +81,7 @@ def test_rllib_ppo_example_one_iteration(args, env_cls):
     assert "iteration   1: mean episode return" in r.stdout
 
 
+@pytest.mark.heavy
 def test_rllib_tune_save_restore_example(tmp_path):
     """Tune one iteration on a 2x2 PCS grid, restore its checkpoint, train
     one iteration (the weights move), save, restore the trial's checkpoint
@@ -105,6 +107,7 @@ def test_rllib_tune_save_restore_example(tmp_path):
     ("cleanrl_ppo_aircraft.py", ["--updates", "2", "--num-envs", "2", "--num-uavs", "8", "--episode", "20",
                                  "--eval-seeds", "1", "--async", "--overlap"]),
 ])
+@pytest.mark.heavy
 def test_cleanrl_examples_run(script, args):
     pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
     path = os.path.join(ROOT, "examples", script)
@@ -140,6 +143,7 @@ def test_rllib_episode_ends_when_uavs_terminate_on_the_last_step():
     assert len(env.par_env.agents) == 16
 
 
+@pytest.mark.heavy
 def test_rllib_sub_envs_of_one_runner_get_different_seeds():
     rllib = _rllib()
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -378,6 +382,7 @@ HABIT_TAGS = {"charts/SPS", "charts/episodic_return", "charts/learning_rate", "l
     ("cleanrl_ppo_aircraft.py", ["--total-timesteps", "80", "--num-envs", "2", "--num-uavs", "8",
                                  "--episode", "20"], 2, 21, "aircraft_v0"),
 ])
+@pytest.mark.heavy
 def test_cleanrl_habits_track_save_video_total_timesteps(tmp_path, script, args, updates, frames, env_id):
     """--track writes TensorBoard scalars (losses, SPS, returns), --save-model
     the weights, --capture-video a GIF of rgb_array frames, and

@@ -14,6 +14,7 @@ pytest.importorskip("ray.rllib", reason="RLlib is not installed (pip install the
 KW = dict(grid_width=4, grid_height=3, dt=30.0, move_interval_mean=20.0, call_interarrival_mean=60.0)
 
 
+@pytest.mark.heavy
 def test_rllib_single_agent_runner_on_the_agent_vector_env():
     ray = pytest.importorskip("ray")
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -38,6 +39,7 @@ def test_rllib_single_agent_runner_on_the_agent_vector_env():
         rllib_env_creator("pcs_v0")(dict(KW, num_envs=13))
 
 
+@pytest.mark.heavy
 def test_rllib_runners_and_copies_get_distinct_seed_streams():
     """RLlib resets runner w's vector env with seed + w: 2 runners x 4
     copies draw 8 distinct streams (with seed + c per copy, runner 1's
@@ -61,6 +63,7 @@ def test_rllib_runners_and_copies_get_distinct_seed_streams():
 
 # Small batteries: UAVs stop after 6-12 s depending on their commands, so
 # copies (all UAVs stopped) end at different steps.
+@pytest.mark.heavy
 def test_rllib_runner_records_agents_and_placeholders():
     """RLlib's own single-agent env runner on the Aircraft agent vector env
     (NEXT_STEP), UAVs stopping at different steps: no one-step episodes,
