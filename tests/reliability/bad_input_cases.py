@@ -201,7 +201,6 @@ def make_issue16(env, kwargs, num_threads=1, full=False):
     configs, or with ``full`` at the scenario's default size (a 256 x 256
     grid for headless PCS), as the issue's campaign ran them."""
     if env == "pcs_headless":
-        import seer_envs
         size = {} if full else dict(grid_width=4, grid_height=4)
         return seer_envs.get("pcs_v0").headless(num_threads=num_threads, **dict(size, **kwargs))
     return seer_envs.make(env, num_threads=num_threads, **dict({} if full else SMALL[env], **kwargs))
@@ -280,7 +279,7 @@ def _vector(name, copies, **kw):
 
 CASES += [
     ("pcs_v0", "memory", "run_headless grid 4096 x 4096 (ran 64 s, then OutOfMemory)",
-     _short_of_memory(lambda: __import__("seer_envs.pcs_v0").seer_envs.get("pcs_v0").headless(
+     _short_of_memory(lambda: __import__("seer_envs").get("pcs_v0").headless(
          grid_width=4096, grid_height=4096, end_time=1.0, num_threads=1)),
      MemoryError, r"grid_width=4096, grid_height=4096 .* needs about .* GiB .* more than the .* GiB available"),
     ("pcs_v0", "memory", "env grid 256 x 256 with 16 MiB free",
