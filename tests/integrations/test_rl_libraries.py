@@ -293,7 +293,6 @@ def test_cleanrl_aircraft_rollout_equals_a_loop_of_single_envs(threads):
     if "aircraft_v0" not in seer_envs.registry():
         pytest.fail("aircraft_v0 is not registered")
     ex = _load_example("cleanrl_ppo_aircraft.py")
-    import seer_envs
     E, T, seed = 3, 30, 40
     mcs = [4, T, 7]        # copies 0 and 2 end early and auto-reset
     kw = dict(num_uavs=5, num_targets=2, dynamics_substeps=2, battery_capacity=10.0, continuous_actions=True)
