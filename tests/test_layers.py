@@ -138,22 +138,12 @@ def test_no_generic_layer_imports_a_scenario(package):
     scenarios = {n for n in os.listdir(os.path.join(ROOT, "seer_envs"))
                  if os.path.exists(os.path.join(ROOT, "seer_envs", n, "spec.py"))}
     assert scenarios and not scenarios & set(GENERIC_PACKAGES)
+    from seer_test_helpers import imported_modules
     bad = []
-    folder = os.path.join(ROOT, "seer_envs", package)
-    for f in sorted(os.listdir(folder)):
-        if not f.endswith(".py"):
-            continue
-        for node in ast.walk(ast.parse(open(os.path.join(folder, f)).read())):
-            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                mods = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
-            elif isinstance(node, ast.Import):
-                mods = [a.name for a in node.names]
-            else:
-                continue
-            for m in mods:
-                parts = m.split(".")
-                if parts[0] == "seer_envs" and len(parts) > 1 and (
-                        parts[1] in scenarios or (parts[1] in MOVED and len(parts) == 2)):
-                    bad.append(f"{package}/{f}: {m}")
+    for f, m in imported_modules(os.path.join(ROOT, "seer_envs", package)):
+        parts = m.split(".")
+        if parts[0] == "seer_envs" and len(parts) > 1 and (
+                parts[1] in scenarios or (parts[1] in MOVED and len(parts) == 2)):
+            bad.append(f"{package}/{f}: {m}")
     assert not bad, bad
     assert seer_envs

@@ -7,7 +7,6 @@ naming seer_envs.make.  SEER's own code uses the
 new paths: importing seer_envs and building and stepping every env warns
 nothing, and no scenario imports a private or moved module."""
 
-import ast
 import importlib
 import os
 import pickle
@@ -147,23 +146,13 @@ SCENARIOS = sorted(n for n in os.listdir(os.path.join(ROOT, "seer_envs"))
 def test_scenarios_import_no_private_or_moved_module(scenario):
     """A scenario uses the public kit (seer_envs.scenario, seer_envs.views),
     never a private module of seer_envs nor an old path."""
+    from seer_test_helpers import imported_modules
     bad = []
-    folder = os.path.join(ROOT, "seer_envs", scenario)
-    for f in sorted(os.listdir(folder)):
-        if not f.endswith(".py"):
-            continue
-        for node in ast.walk(ast.parse(open(os.path.join(folder, f)).read())):
-            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                mods = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
-            elif isinstance(node, ast.Import):
-                mods = [a.name for a in node.names]
-            else:
-                continue
-            for m in mods:
-                parts = m.split(".")
-                if parts[0] == "seer_envs" and len(parts) > 1 and (
-                        any(p.startswith("_") for p in parts[1:2]) or (len(parts) == 2 and parts[1] in MOVED)):
-                    bad.append(f"{scenario}/{f}: {m}")
+    for f, m in imported_modules(os.path.join(ROOT, "seer_envs", scenario)):
+        parts = m.split(".")
+        if parts[0] == "seer_envs" and len(parts) > 1 and (
+                parts[1].startswith("_") or (len(parts) == 2 and parts[1] in MOVED)):
+            bad.append(f"{scenario}/{f}: {m}")
     assert not bad, bad
 
 

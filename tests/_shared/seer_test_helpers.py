@@ -204,3 +204,25 @@ def per_copy_equals_singles(env_id, kw, per, threads, steps, actions, seed, **vk
         s.close()
     v.close()
     return stopped
+
+
+def imported_modules(folder):
+    """``(file name, module)`` for every absolute import in the ``.py`` files
+    of ``folder`` (``from a.b import c`` gives ``a.b`` and ``a.b.c``): what
+    the layering tests check against the layout."""
+    import ast
+    import os
+    for f in sorted(os.listdir(folder)):
+        if not f.endswith(".py"):
+            continue
+        with open(os.path.join(folder, f)) as src:
+            tree = ast.parse(src.read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                mods = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            else:
+                continue
+            for m in mods:
+                yield f, m
