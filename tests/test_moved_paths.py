@@ -29,15 +29,21 @@ def _fresh(code):
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
 
 
-@pytest.mark.parametrize("old", sorted(MOVED))
-def test_old_path_warns_and_gives_the_same_objects(old):
-    name = f"seer_envs.{old}"
+def _import_afresh(name):
+    """Import ``name`` as if for the first time: (the module, the
+    DeprecationWarnings the import gave)."""
     sys.modules.pop(name, None)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        alias = importlib.import_module(name)
-    dep = [w for w in caught if issubclass(w.category, DeprecationWarning)]
-    assert len(dep) == 1, [str(w.message) for w in caught]
+        mod = importlib.import_module(name)
+    return mod, [w for w in caught if issubclass(w.category, DeprecationWarning)]
+
+
+@pytest.mark.parametrize("old", sorted(MOVED))
+def test_old_path_warns_and_gives_the_same_objects(old):
+    name = f"seer_envs.{old}"
+    alias, dep = _import_afresh(name)
+    assert len(dep) == 1, [str(w.message) for w in dep]
     new = f"seer_envs.{MOVED[old][0]}"
     assert new in str(dep[0].message) and name in str(dep[0].message)
     primary = importlib.import_module(new)
@@ -158,12 +164,7 @@ def test_scenarios_import_no_private_or_moved_module(scenario):
 
 @pytest.mark.parametrize("sid", sorted(seer_envs.envs()))
 def test_version_module_of_every_env_warns_and_builds_through_make(sid):
-    name = f"seer_envs.{sid}"
-    sys.modules.pop(name, None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        mod = importlib.import_module(name)
-    dep = [w for w in caught if issubclass(w.category, DeprecationWarning)]
+    mod, dep = _import_afresh(f"seer_envs.{sid}")
     assert len(dep) == 1 and f"seer_envs.make({sid!r}" in str(dep[0].message)
     assert dep[0].filename == __file__ or "importlib" not in dep[0].filename
     spec = seer_envs.get(sid)
