@@ -147,3 +147,33 @@ def test_no_generic_layer_imports_a_scenario(package):
             bad.append(f"{package}/{f}: {m}")
     assert not bad, bad
     assert seer_envs
+
+
+@pytest.mark.parametrize("package", ("episode", "layout"))
+def test_the_core_imports_no_view(package):
+    """The episode core and the layouts sit below the views and the
+    integrations: no import of theirs, lazy ones included."""
+    from seer_test_helpers import imported_modules
+    bad = [f"{package}/{f}: {m}" for f, m in imported_modules(os.path.join(ROOT, "seer_envs", package))
+           if m.split(".")[:2] in (["seer_envs", "views"], ["seer_envs", "integrations"])]
+    assert not bad, bad
+
+
+def test_no_isinstance_on_a_layout_outside_the_layouts():
+    """The two layouts (Batch, Groups) share one protocol: no code outside
+    seer_envs/layout/ tells them apart by class."""
+    bad = []
+    for d, _, files in os.walk(os.path.join(ROOT, "seer_envs")):
+        if os.path.relpath(d, ROOT).startswith(os.path.join("seer_envs", "layout")):
+            continue
+        for f in files:
+            if not f.endswith(".py"):
+                continue
+            path = os.path.join(d, f)
+            for node in ast.walk(ast.parse(open(path).read())):
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                        and node.func.id == "isinstance" and len(node.args) == 2
+                        and {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}
+                        & {"Batch", "Groups"}):
+                    bad.append(f"{os.path.relpath(path, ROOT)}:{node.lineno}")
+    assert not bad, bad

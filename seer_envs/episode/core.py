@@ -69,7 +69,6 @@ from seer_envs.episode.step import EPISODE_KEY, MASK_KEY, PARAMS_KEY, Step
 from seer_envs.episode.worlds import Sampler, WorldsAPI, per_copy_fields
 from seer_envs.layout.batch import Batch
 from seer_envs.layout.core_layout import Layout
-from seer_envs.layout.groups import Groups
 from seer_envs.layout.guard import after_fork_in_child
 from seer_runtime._threads import check_num_threads, resolve_threads
 
@@ -124,11 +123,11 @@ class EpisodeCore(Layout, Snapshots, WorldsAPI, CopiesByReduce):
         self.num_threads_setting, self.copy_parallel = num_threads, copy_parallel
         self.params = dataclasses.asdict(cfg)
         self._params_json = json.dumps(self.params)
-        self._laid_out = num_threads != "auto"
-        if self._laid_out:
+        if num_threads != "auto":
             self.batch = self._lay_out(resolve_threads(num_threads), rows)
         else:                  # laid out at the first reset, once STPA has chosen
             self.batch = Batch(spec.copies, cfg, E, rows, num_threads, self._stpa_chooser)
+            self.batch.provisional = True
         self.batch.set_sampler(sampler)
         cp = self.batch.copies
         self.possible_agents = list(cp.possible_agents)
@@ -157,10 +156,7 @@ class EpisodeCore(Layout, Snapshots, WorldsAPI, CopiesByReduce):
     @property
     def layout(self):
         """``"copy_groups"``, ``"team"`` (one engine) or ``"groups"`` (an engine per group)."""
-        b = self.batch
-        if isinstance(b, Groups):
-            return "groups"
-        return "copy_groups" if b.copy_groups and self.num_copies > 1 else "team"
+        return self.batch.layout
 
     @property
     def thread_choice(self):
@@ -170,8 +166,8 @@ class EpisodeCore(Layout, Snapshots, WorldsAPI, CopiesByReduce):
 
     @property
     def engines(self):
-        b = self.batch
-        return b.engines if isinstance(b, Groups) else [b.engine]
+        """Every engine: one, or one per group of copies."""
+        return self.batch.engines
 
     @property
     def max_cycles(self):
@@ -324,16 +320,9 @@ class EpisodeCore(Layout, Snapshots, WorldsAPI, CopiesByReduce):
                 self.last_obs = obs
             else:
                 self.ensure_layout()
-                b = self.batch
                 if seeds is not None:
-                    b.seed_copies(seeds)
-                self.started = False
-                obs = b.start()
-                self.started = True
-                self.waiting[:] = False
-                self.ended[:] = False
-                self._flags_changed()
-                self.last_obs = obs
+                    self.batch.seed_copies(seeds)
+                obs = self.start_fresh()
             if not hold:
                 self.broken = None
         return obs
@@ -347,13 +336,21 @@ class EpisodeCore(Layout, Snapshots, WorldsAPI, CopiesByReduce):
         self.ensure_layout()
         with self.batch.using():
             self.broken = "the episode start"
-            self.started = False
-            self.last_obs = self.batch.start(episode_seeds)
-            self.started = True
-            self.waiting[:] = False
-            self.ended[:] = False
-            self._flags_changed()
+            self.start_fresh(episode_seeds)
             self.broken = None
+        return self.last_obs
+
+    def start_fresh(self, episode_seeds=None):
+        """The one way to start a fresh episode in every copy: a fresh engine
+        (``episode_seeds``: each copy's, else the next of its generator), no
+        copy waiting or ended; returns the first observations, also
+        :attr:`last_obs`.  The caller holds the batch and the interrupt mark."""
+        self.started = False
+        self.last_obs = self.batch.start(episode_seeds)
+        self.started = True
+        self.waiting[:] = False
+        self.ended[:] = False
+        self._flags_changed()
         return self.last_obs
 
     def step(self, a, ids=None, hold=False):
@@ -445,10 +442,7 @@ class EpisodeCore(Layout, Snapshots, WorldsAPI, CopiesByReduce):
         self.check_steppable()
         if self.state_space is None:
             raise NotImplementedError(f"{self.env_id} declares no global state")
-        b = self.batch
-        if isinstance(b, Groups):
-            return np.concatenate([g.copies.states(0, g.num_copies) for g in b.groups])
-        return b.copies.states(0, self.num_copies)
+        return self.batch.states()
 
     def frames(self):
         """One ``rgb_array`` frame per copy."""
@@ -485,9 +479,7 @@ def _after_fork_in_child():
     of group workers (its threads stayed in the parent)."""
     after_fork_in_child()
     for core in list(_CORES):
-        pool = getattr(core.batch, "_pool", None)
-        if pool is not None:
-            core.batch._pool = None
+        core.batch.after_fork_in_child()
 
 
 if hasattr(os, "register_at_fork"):

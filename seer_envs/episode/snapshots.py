@@ -10,8 +10,6 @@ import json
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from seer_envs.layout.groups import Groups
-
 
 class Snapshots:
     """The snapshot part of the core: needs the core's ``batch``, episode
@@ -38,11 +36,7 @@ class Snapshots:
 
     def locate(self, c):
         """(batch, copy within it) holding copy ``c``."""
-        b = self.batch
-        if isinstance(b, Groups):
-            k = int(np.searchsorted(b._starts, c, side="right")) - 1
-            return b.groups[k], c - b.bounds[k][0]
-        return b, c
+        return self.batch.locate(c)
 
     def snapshot(self, copies=None):
         """Every copy's state (engine-wide, one engine), or copies ``copies``
@@ -51,7 +45,7 @@ class Snapshots:
         from seer_envs.snapshot.copies import capture_copies, capture_copy
         self.check_steppable()
         b = self.batch
-        if copies is None and not isinstance(b, Groups):
+        if copies is None and b.whole_snapshots:
             extra = None
             if self.kind == "vector":
                 extra = {"waiting": self.waiting, "ended": self.ended, "last_obs": self.last_obs}
@@ -135,12 +129,7 @@ class Snapshots:
                     raise ValueError(f"copy {i} (into slot {d}): {e}") from None
             self.broken = "a restore"       # checked: from here the mark stays until the last change
             if not running:       # never reset (or interrupted): the others start as reset() does
-                self.started = False
-                self.last_obs = b.start()
-                self.started = True
-                self.waiting[:] = False
-                self.ended[:] = False
-                self._flags_changed()
+                self.start_fresh()
             by_batch = {}
             for p, (gb, local), g in zip(prepared, where, gens):
                 entry = by_batch.setdefault(id(gb), (gb, [], [], []))
@@ -189,7 +178,7 @@ class Snapshots:
         from seer_envs.snapshot.whole import check, check_array, restore
         self.ensure_layout()
         b = self.batch
-        if isinstance(b, Groups):
+        if not b.whole_snapshots:
             raise ValueError("an engine-wide snapshot (one engine: the team or copy groups) cannot be "
                              "restored into groups of engines: take snapshot(copies=range(num_envs)) "
                              "instead, which restores into every layout")

@@ -3,8 +3,7 @@
 that the single env (one copy) and the vector env (many) both drive.
 
 :class:`Batch` owns the engine, the per-copy seeds, step counts and episode
-statistics, the thread count (STPA and the tuner) and the interrupt state;
-the scenario's :class:`~seer_envs.scenario.copies.Copies` owns the model.  It runs
+statistics and the thread count (STPA and the tuner); the scenario's :class:`~seer_envs.scenario.copies.Copies` owns the model.  It runs
 one step of every copy (or of the copies not restarting), restarts ranges of
 copies, and reports which copies' episodes ended.  What happens then (a
 single env's agent list, a vector env's auto-reset) is the env kind's.
@@ -80,7 +79,6 @@ class Batch:
         self.reported = False                         # an agent ended at the last step
         self.ep_return = np.zeros((E, A), np.float64)
         self.ep_length = np.zeros((E, A), np.int64)
-        self.broken = None          # what was interrupted, or None
         self._guard = self._lock = _Guard()
         # Cheap facts for the common step: the smallest max_cycles, whether
         # an agent has stopped, whether every copy is at one step count.
@@ -103,6 +101,47 @@ class Batch:
         self._guard.check()
 
     _busy = staticmethod(refuse_busy)
+
+    # --- the layout protocol (Groups implements it too) -----------------------------
+    # What the episode core asks of a layout besides stepping: it never
+    # tells the two apart by class.
+
+    #: An engine-wide snapshot (one engine for every copy) is possible.
+    whole_snapshots = True
+    #: Laid out for a thread count still to be chosen (the core's
+    #: ``num_threads="auto"`` before its first start); the core lays the
+    #: copies out then (:meth:`~seer_envs.layout.core_layout.Layout.ensure_layout`).
+    provisional = False
+
+    @property
+    def layout(self):
+        """``"copy_groups"`` (the engine runs each step in copy groups) or ``"team"``."""
+        return "copy_groups" if self.copy_groups and self.num_copies > 1 else "team"
+
+    @property
+    def engines(self):
+        """Every engine: this batch's one."""
+        return [self.engine]
+
+    @property
+    def model(self):
+        """The scenario model holding every copy."""
+        return self.copies.model
+
+    def members(self, active):
+        """The engines (indices into :attr:`engines`) that a step of copies ``active`` runs."""
+        return [0]
+
+    def locate(self, c):
+        """``(batch, copy within it)`` holding copy ``c``."""
+        return self, c
+
+    def states(self):
+        """Every copy's global state at its last boundary."""
+        return self.copies.states(0, self.num_copies)
+
+    def after_fork_in_child(self):
+        """A forked child: nothing of this batch's stayed in the parent."""
 
     # --- threads ---------------------------------------------------------------
 
@@ -217,7 +256,6 @@ class Batch:
         E = self.num_copies
         if episode_seeds is None:
             episode_seeds = self._next_seeds(range(E))
-        self.broken = "the episode start"
         self._new_worlds(range(E), episode_seeds)
         threads = self.choose_threads()
         cp = self.copies
@@ -243,7 +281,6 @@ class Batch:
         self._any_done = self._absent is not None
         self._aligned = True
         cp.boundary(0, E, np.zeros(E), self.num_threads)
-        self.broken = None
         return self.view(cp.obs)
 
     def restart(self, idx):
@@ -283,32 +320,18 @@ class Batch:
     def frame(self, c, step, max_cycles):
         return self.copies.frame(c, step, max_cycles)
 
-    def advance(self, a, waiting=None, active=None, label="a step", fresh=True):
+    def prepare(self, a, waiting=None, active=None, fresh=True):
         """One step of the copies ``active`` (sorted copy ids; None: every
         copy) with the validated actions ``a`` ``(len(active), agents,
-        ...)``; the other copies stay frozen where they are.  Copies marked
-        in ``waiting`` (a mask over all copies, within ``active``) restart
+        ...)``, in three parts: this one before the engine runs (Python:
+        actions in, restarts, output arrays, step counts) returns the plan
+        that :meth:`run` (the engine's part) and then :meth:`finish` take.
+        The other copies stay frozen where they are.  Copies marked in
+        ``waiting`` (a mask over all copies, within ``active``) restart
         instead: their actions are ignored, they get reward 0, no flags and
-        their first observation.  Returns ``(obs, rewards, terminations,
-        truncations, ended)``: the first four ``(copies, agents)`` arrays
-        that the batch does not write again (the rows of copies outside
-        ``active`` are undefined), ``ended`` the copies whose episode ended
-        at this step (None when none did).
-
-        It is :meth:`prepare`, :meth:`run` and :meth:`finish` in a row; the
-        vector env's ``send`` / ``recv`` run the middle one on the engine's
-        own thread, the other two on the caller's."""
-        plan = self.prepare(a, waiting, active, label, fresh)
-        self.run(plan)
-        return self.finish(plan)
-
-    def prepare(self, a, waiting=None, active=None, label="a step", fresh=True):
-        """The part of :meth:`advance` before the engine runs (Python:
-        actions in, restarts, output arrays, step counts): returns the plan
-        that :meth:`run` and then :meth:`finish` take.  Nothing else may use
-        the batch from here until :meth:`finish` has returned."""
+        their first observation.  Nothing else may use the batch from here
+        until :meth:`finish` has returned."""
         cp, E = self.copies, self.num_copies
-        self.broken = label
         if waiting is not None and not waiting.any():
             waiting = None
         if active is not None:
@@ -390,8 +413,12 @@ class Batch:
             cp.boundary(lo, hi, plan.times, self.num_threads)
 
     def finish(self, plan):
-        """The part of :meth:`advance` after the engine ran (episode
-        statistics, flags): returns what :meth:`advance` returns.  Each
+        """The part of a step after the engine ran (episode statistics,
+        flags): returns ``(obs, rewards, terminations, truncations,
+        ended)``: the first four ``(copies, agents)`` arrays that the batch
+        does not write again (the rows of copies outside the step's
+        ``active`` are undefined), ``ended`` the copies whose episode ended
+        at this step (None when none did).  Each
         agent's end is reported once, at the step it happens
         (:mod:`seer_envs.episode.core`): ``terminations`` and ``truncations`` are
         False on the rows of agents that stopped before this step, whose
@@ -417,7 +444,6 @@ class Batch:
                 np.add(self.ep_return, wide, out=self.ep_return)
                 np.add(self.ep_length, ones, out=self.ep_length)
                 self.reported = False
-                self.broken = None
                 return obs, rew, term, np.zeros(agents_shape, bool), None
             over = self.cycle >= self.max_cycles
             live = ~self.done
@@ -440,7 +466,6 @@ class Batch:
         self.done = done
         self._any_done = bool(done.any())
         self.reported = bool(now.any())
-        self.broken = None
         return obs, rew, term, trunc, (ended if ended.any() else None)
 
     #: The common step's operands of the episode sums (:meth:`finish`), made at its first use.

@@ -5,6 +5,8 @@ copy groups or round by round, or groups of copies with an engine each
 (docs/runtime.md, "Copies in groups"); with ``num_threads="auto"`` the
 layout waits for STPA's choice at the first start."""
 
+import numpy as np
+
 from seer_envs.layout.batch import Batch
 from seer_envs.layout.groups import Groups, group_bounds
 
@@ -49,19 +51,22 @@ class Layout:
         return threads >= 2 and copies >= 4 * threads
 
     def ensure_layout(self):
-        """With ``"auto"``: lay the copies out once STPA has chosen (at the first start)."""
-        if not self._laid_out:
-            team = self.batch
-            if isinstance(team, Groups):      # laid out already (a Ctrl-C landed before the flag)
-                self._laid_out = True
-                return
-            choice = (team.choose_threads(), team.thread_choice)
-            self.batch = self._lay_out(choice, team.param_base, team.rng_states(), team)
-            if self.batch is not team:         # the team's worlds go with it
-                self.batch.set_pending(range(self.num_copies), team.param_pending)
-                self.batch.set_sampler(team.worlds.sampler)
-                team.close()
-            self._laid_out = True
+        """With ``"auto"``: lay the copies out once STPA has chosen (at the
+        first start).  Laid out in one change (the provisional team's flag
+        cleared, or the new layout stored), so a Ctrl-C leaves the core
+        either still provisional or laid out."""
+        team = self.batch
+        if not team.provisional:
+            return
+        choice = (team.choose_threads(), team.thread_choice)
+        b = self._lay_out(choice, team.param_base, team.rng_states(), team)
+        if b is team:
+            team.provisional = False
+            return
+        b.set_pending(range(self.num_copies), team.param_pending)     # the team's worlds go with it
+        b.set_sampler(team.worlds.sampler)
+        self.batch = b
+        team.close()
 
     def _stpa_chooser(self):
         env_id, E = self.env_id, self.num_copies
@@ -73,10 +78,26 @@ class Layout:
 
         def choose():
             import stpa      # ImportError -> the hard caps
-            from seer_envs.views.vector import vector_run
             per_copy = {f: v.tolist() for f, v in self.param_values.items()}
             kw = dict(self.params, **per_copy)
             key = [env_id, "vector", E, self.params, per_copy]
-            return stpa.choose(key, lambda t, s: vector_run(env_id, E, t, s, kw))
+            return stpa.choose(key, lambda t, s: core_run(type(self), env_id, E, t, s, kw))
         return choose
 
+
+def core_run(cls, env_id, num_copies, num_threads, seed, params):
+    """A :class:`seer_runtime.Run` of ``num_copies`` copies in one engine
+    (``cls``: the episode core; STPA's preflight): each unit is one step of
+    every copy with zero actions.  The core itself, not a view: the layout
+    layer imports no view."""
+    from seer_runtime import Run
+    # one engine (not groups of engines): STPA's preflight reads its statistics
+    core = cls(env_id, num_copies, num_threads=num_threads, **params)
+    core.reset(seed)
+    shape = (num_copies, core.num_agents) + tuple(core.action_space.shape or ())
+    acts = core.check_actions(np.zeros(shape, core.action_space.dtype))
+
+    def step():
+        core.step(acts)
+    return Run(step, lambda: core.batch.engine, core.batch.engine.num_lps, num_copies * core.num_agents,
+               owner=core)

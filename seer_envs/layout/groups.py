@@ -56,11 +56,12 @@ class Groups:
     check_free = Batch.check_free
     _busy = staticmethod(Batch._busy)
 
-    # --- state, gathered from the groups --------------------------------------------
+    # --- the layout protocol (Batch's) ------------------------------------------------
 
-    @property
-    def broken(self):
-        return next((g.broken for g in self.groups if g.broken is not None), None)
+    #: Several engines: no engine-wide snapshot (a snapshot of every copy instead).
+    whole_snapshots = False
+    provisional = False
+    layout = "groups"
 
     @property
     def engine(self):
@@ -72,8 +73,23 @@ class Groups:
         return [g.engine for g in self.groups]
 
     @property
-    def models(self):
+    def model(self):
+        """The groups' models, a list."""
         return [g.copies.model for g in self.groups]
+
+    def locate(self, c):
+        """``(group, copy within it)`` holding copy ``c``."""
+        k = int(np.searchsorted(self._starts, c, side="right")) - 1
+        return self.groups[k], c - self.bounds[k][0]
+
+    def states(self):
+        return np.concatenate([g.copies.states(0, g.num_copies) for g in self.groups])
+
+    def after_fork_in_child(self):
+        """A forked child has no pool of group workers (its threads stayed in the parent)."""
+        self._pool = None
+
+    # --- state, gathered from the groups --------------------------------------------
 
     def _cat(self, name):
         return np.concatenate([getattr(g, name) for g in self.groups])
@@ -216,12 +232,7 @@ class Groups:
             return [int(first)]
         return np.unique(np.searchsorted(self._starts, active, side="right") - 1).tolist()
 
-    def advance(self, a, waiting=None, active=None, label="a step"):
-        plan = self.prepare(a, waiting, active, label)
-        self.run(plan)
-        return self.finish(plan)
-
-    def prepare(self, a, waiting=None, active=None, label="a step"):
+    def prepare(self, a, waiting=None, active=None):
         """:meth:`Batch.prepare` of each group holding copies ``active``."""
         pos = None if active is None else np.asarray(active)
         members = self.members(pos)
@@ -237,7 +248,7 @@ class Groups:
                 rows = np.flatnonzero((pos >= lo) & (pos < hi))
                 local = None if len(rows) == hi - lo else pos[rows] - lo
             w = None if waiting is None else waiting[lo:hi]
-            plans.append((k, g.prepare(a[rows], w, active=local, label=label, fresh=False)))
+            plans.append((k, g.prepare(a[rows], w, active=local, fresh=False)))
         return outputs, plans
 
     def run(self, plan):
@@ -262,8 +273,8 @@ class Groups:
                 ended if ended.any() else None)
 
     def frame(self, c, step, max_cycles):
-        k = int(np.searchsorted(self._starts, c, side="right")) - 1
-        return self.groups[k].frame(c - self.bounds[k][0], step, max_cycles)
+        g, local = self.locate(c)
+        return g.frame(local, step, max_cycles)
 
     def close(self):
         for g in self.groups:

@@ -444,7 +444,6 @@ def restore(snap, batch, gens):
     batch.seed_rngs = gens
     batch._any_done = bool(batch.done.any())
     batch._aligned = False
-    batch.broken = None
 
 
 #: One engine event, as contract.pxd lays it out (80 bytes).

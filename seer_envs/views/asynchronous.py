@@ -31,8 +31,6 @@ import weakref
 
 import numpy as np
 
-from seer_envs.layout.groups import Groups
-
 
 def _interrupted(what="a step"):
     return RuntimeError(f"{what} was interrupted (KeyboardInterrupt or an error inside the engine), "
@@ -102,7 +100,7 @@ class AsyncSteps:
         core.check_not_ended(ids)
         step_ids = None if len(ids) == core.num_copies else ids
         b = core.batch
-        keys = frozenset(b.members(step_ids)) if isinstance(b, Groups) else frozenset((0,))
+        keys = frozenset(b.members(step_ids))      # the engines it runs
         for job in list(self._jobs):    # steps in flight on the same batches: ended first
             if job.keys & keys:
                 self._settle(job)

@@ -183,8 +183,7 @@ class SeerVectorEnv(CopiesByReduce, AsyncSteps, CopyAttributes, metaclass=_Multi
     @property
     def model(self):
         """The scenario model holding every copy; with groups, the list of the groups' models."""
-        b = self.core.batch
-        return b.models if hasattr(b, "models") else b.copies.model
+        return self.core.batch.model
 
     # --- API -------------------------------------------------------------------
 
@@ -293,18 +292,3 @@ def _restore_vector(cls, env_id, num_envs, kwargs, state, seed_stride=1):
     else:
         env.core.apply_state(state)
     return env
-
-
-def vector_run(env_id, num_envs, num_threads, seed, params):
-    """A :class:`seer_runtime.Run` of a vector env (STPA's preflight and the
-    benchmarks): each unit is one step of every copy with zero actions."""
-    from seer_runtime import Run
-    # one engine (not groups of engines): STPA's preflight reads its statistics
-    venv = SeerVectorEnv(env_id, num_envs, num_threads=num_threads, **params)
-    venv.reset(seed=seed)
-    shape = (num_envs, venv.num_agents) + tuple(venv.single_action_space.shape or ())
-    acts = np.zeros(shape, venv.single_action_space.dtype)
-
-    def step():
-        venv.step(acts)
-    return Run(step, lambda: venv.engine, venv.engine.num_lps, num_envs * venv.num_agents, owner=venv)

@@ -339,7 +339,7 @@ def test_a_ctrl_c_at_any_line_of_recv_leaves_no_copy_in_flight_after_reset():
 
 def test_a_ctrl_c_while_laying_out_the_groups_at_the_first_reset():
     v = _vector(num_threads="auto", batch_size=2)
-    assert _interrupted_call(lambda: v.reset(seed=0), _after("self.batch = self._lay_out(", "ensure_layout"))
+    assert _interrupted_call(lambda: v.reset(seed=0), _after("self.batch = b", "ensure_layout"))
     obs, _ = v.reset(seed=0)
     assert v.layout == "groups"
     twin = _vector(batch_size=2)
