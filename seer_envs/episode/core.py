@@ -11,7 +11,10 @@ types and hold no episode rule of their own: the PettingZoo env
 (:mod:`seer_envs.views.parallel`, one copy), the multi-agent vector env
 (:mod:`seer_envs.views.vector`), the agent-level Gymnasium ``VectorEnv``
 (:mod:`seer_envs.views.agent_vector`), TorchRL, RLlib and BenchMARL
-(:mod:`seer_envs.integrations`).
+(:mod:`seer_envs.integrations`).  Each view goes through the one view
+protocol (:mod:`seer_envs.episode.protocol`): the step preamble
+(``check_step``), the end kind of a copy (``end_kind``) and the reset
+checks (``reset_mask``, ``whole_copies``).
 
 **One episode, one report.**  An agent that stops inside a running
 episode (an Aircraft UAV out of battery) is reported ``terminated`` at the
@@ -61,9 +64,9 @@ import weakref
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from seer_envs.episode.actions import check_actions
 from seer_envs.episode.arguments import _check_int, autoreset_mode, check_seed
 from seer_envs.episode.copying import CopiesByReduce
+from seer_envs.episode.protocol import RESET_OPTIONS, ViewProtocol
 from seer_envs.episode.snapshots import Snapshots
 from seer_envs.episode.step import EPISODE_KEY, MASK_KEY, PARAMS_KEY, Step
 from seer_envs.episode.worlds import Sampler, WorldsAPI, per_copy_fields
@@ -75,14 +78,7 @@ from seer_runtime._threads import check_num_threads, resolve_threads
 __all__ = ["EpisodeCore", "Step", "EPISODE_KEY", "MASK_KEY", "PARAMS_KEY", "RESET_OPTIONS", "check_seed",
            "autoreset_mode"]
 
-#: The reset options the core accepts; any other key is a ValueError.
-RESET_OPTIONS = ("reset_mask", "params")
-#: Keys accepted and ignored: PettingZoo's conformance test
-#: (``pettingzoo.test.parallel_api_test``) resets with ``{"options": 1}``.
-_IGNORED_OPTIONS = ("options",)
-
-
-class EpisodeCore(Layout, Snapshots, WorldsAPI, CopiesByReduce):
+class EpisodeCore(ViewProtocol, Layout, Snapshots, WorldsAPI, CopiesByReduce):
     """``num_copies`` copies of the registered scenario ``env_id`` with the
     episode rules (module docstring).  ``params`` are the scenario's config
     fields (a per-copy field may be one value per copy; ``param_sampler``
@@ -131,6 +127,7 @@ class EpisodeCore(Layout, Snapshots, WorldsAPI, CopiesByReduce):
         self.batch.set_sampler(sampler)
         cp = self.batch.copies
         self.possible_agents = list(cp.possible_agents)
+        self._agent_index = {a: j for j, a in enumerate(self.possible_agents)}
         self.num_agents = A = cp.num_agents
         self.observation_space, self.action_space = cp.observation_space, cp.action_space
         self.action_spec = cp.action_spec
@@ -181,100 +178,9 @@ class EpisodeCore(Layout, Snapshots, WorldsAPI, CopiesByReduce):
         """Agents in play at the last observation, ``(copies, agents)`` (a fresh array)."""
         return ~self.batch.done
 
-    # --- the rules -----------------------------------------------------------------
-
-    def seeds(self, seed, stride=1):
-        """The seed rule: None, or one int-or-None per copy.  An int ``s``
-        seeds copy ``c`` with ``s * stride + c`` (``stride`` > 1: RLlib's
-        runners, seeded ``seed + w``, so no two copies of any runners share
-        a stream)."""
-        if seed is None:
-            return None
-        E = self.num_copies
-        if isinstance(seed, (list, tuple, np.ndarray)):
-            seeds = list(seed)
-            if len(seeds) != E:
-                raise ValueError(f"seed must be an int, None or {E} seeds (one per copy), got {len(seeds)}")
-            for s in seeds:
-                if s is not None:
-                    check_seed(s)
-            return [None if s is None else int(s) for s in seeds]
-        check_seed(seed)
-        return [int(seed) * stride + c for c in range(E)]
-
-    def reset_mask(self, options):
-        """The reset options: None, or the copies a ``"reset_mask"`` names.
-        An unknown key is a ValueError naming it and the accepted ones."""
-        if options is None:
-            return None
-        if not isinstance(options, dict):
-            raise TypeError(f"reset options must be a dict or None, got {type(options).__name__}")
-        for key in options:
-            if key not in RESET_OPTIONS and key not in _IGNORED_OPTIONS:
-                raise ValueError(f"unknown reset option {key!r}; the accepted options are "
-                                 + ", ".join(map(repr, RESET_OPTIONS)))
-        mask = options.get("reset_mask")
-        if mask is None:
-            return None
-        m = np.asarray(mask)
-        if m.dtype != bool or m.shape != (self.num_copies,):
-            raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_copies},), "
-                             f"got {m.dtype} {m.shape}")
-        if self.autoreset_mode != AutoresetMode.DISABLED:
-            raise ValueError("options['reset_mask'] is for autoreset_mode DISABLED; this env "
-                             f"auto-resets ({self.autoreset_mode.name})")
-        return m.copy()
-
-    def check_actions(self, actions, ids=None, lead=None, label=None, rows=None):
-        """Validated actions of every copy ``(copies, agents, ...)``, or of copies ``ids``."""
-        names, spec = self.possible_agents, self.action_spec
-        if lead is None:
-            E = self.num_copies if ids is None else len(ids)
-            lead = (E, self.num_agents)
-            copy = (lambda c: c) if ids is None else (lambda c: int(ids[c]))
-            label = lambda c, i: f"copy {copy(c)}, agent {names[i]!r}"      # noqa: E731
-            rows = " (copies, agents)" if spec[0] == "discrete" else " (copies, agents, ...)"
-        return check_actions(actions, spec, lead, label, rows or "")
-
-    # --- checks --------------------------------------------------------------------
-
-    def check_open(self):
-        if self.closed:
-            raise RuntimeError("this env was closed; create a new one")
-
-    def check_steppable(self, what="a step"):
-        """Open, not in use by another thread, not interrupted, reset."""
-        if self.closed:
-            self.check_open()
-        self.batch.check_free()
-        if self.broken is not None:
-            raise RuntimeError(f"{self.interrupted} was interrupted (KeyboardInterrupt or an error "
-                               "inside the engine), so the episode state is incomplete; call reset()")
-        if not self.started:
-            raise RuntimeError("call reset() first")
-
-    @property
-    def interrupted(self):
-        """What was interrupted, or None."""
-        what = self.broken
-        if what == "a step" and self.num_copies == 1:
-            return f"step {int(self.batch.cycle[0]) + 1}"
-        return what
-
     def _flags_changed(self):
         self._any_waiting = bool(self.waiting.any())
         self._any_ended = bool(self.ended.any())
-
-    def check_not_ended(self, ids=None):
-        if not self._any_ended:
-            return
-        ended = self.ended if ids is None else self.ended[ids]
-        if ended.any():
-            if self.num_copies == 1:
-                raise RuntimeError("the episode has ended (all agents are done); call reset() first")
-            c = int(np.flatnonzero(self.ended)[0]) if ids is None else int(ids[ended][0])
-            raise RuntimeError(f"copy {c} has ended (autoreset_mode DISABLED); call "
-                               "reset(options={'reset_mask': mask}) for the ended copies first")
 
     # --- episodes ------------------------------------------------------------------
 

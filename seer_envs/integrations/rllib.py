@@ -68,7 +68,6 @@ from ray.rllib.callbacks.utils import make_callback
 from ray.tune.registry import register_env
 
 import seer_envs
-from seer_envs.episode.actions import check_action_dict
 from seer_runtime._threads import omp_num_threads_cap, resolve_threads
 
 
@@ -144,10 +143,9 @@ class SeerRLlibEnv(ParallelPettingZooEnv):
 
     def step(self, action_dict):
         obs, rew, term, trunc, infos = self.par_env.step(action_dict)
-        ended = not self.par_env.agents
-        all_term = ended and all(term.values())
-        term["__all__"] = all_term
-        trunc["__all__"] = ended and not all_term
+        ended = np.array([not self.par_env.agents])
+        all_term, all_trunc = self.par_env.core.end_kind(ended, np.array([list(trunc.values())], bool))
+        term["__all__"], trunc["__all__"] = bool(all_term[0]), bool(all_trunc[0])
         return obs, rew, term, trunc, infos
 
     def render(self):
@@ -214,7 +212,6 @@ class SeerVectorMultiAgentEnv(VectorMultiAgentEnv):
         self.single_action_space = gym.spaces.Dict(self.single_action_spaces)
         self.metadata = {"autoreset_mode": "next_step", "render_modes": ["rgb_array"]}
         self.render_mode = self.vec.render_mode
-        self._index = {a: j for j, a in enumerate(self.possible_agents)}
         self._mask = None                           # agents in play at the last observations
         self._first_seed = first_seed
         sp = self.vec.single_action_space
@@ -248,25 +245,14 @@ class SeerVectorMultiAgentEnv(VectorMultiAgentEnv):
         return {agents[j]: obs[j] for j in np.flatnonzero(mask)}
 
     def step(self, actions):
-        if len(actions) != self.num_envs:
-            raise ValueError(f"actions must hold one dict per copy ({self.num_envs}), got {len(actions)}")
-        buf, index, core = self._actions, self._index, self.core
-        core.check_steppable()
-        restart = core.waiting.copy()            # these copies restart at this step
+        core = self.core
+        restart = core.waiting.copy()            # these copies restart at this step: their dicts ignored
         before = core.mask                       # in play at the last observations (from the core: Ctrl-C safe)
-        agents, n, spec = self.possible_agents, len(self.possible_agents), core.action_spec
-        for c, d in enumerate(actions):          # RLlib's dicts: one entry per agent in play
-            if restart[c]:                       # a restarting copy's actions are ignored
-                continue
-            rows = np.flatnonzero(before[c])
-            live = [agents[j] for j in rows]
-            try:                                 # the one validator of the dict views
-                check_action_dict(d, live, set(live), rows, index, n, spec, buf[c])
-            except ValueError as e:
-                raise ValueError(f"copy {c}: {e}") from None
-        s = core.step(core.check_actions(buf))
+        # RLlib's dicts, one entry per agent in play, through the one validator of the dict views
+        a = core.check_step(actions, check=lambda d: core.check_action_dicts(d, self._actions, restart))
+        s = core.step(a)
         self._mask = s.mask
-        ended = np.zeros(self.num_envs, bool) if s.ended is None else s.ended
+        all_term, all_trunc = core.end_kind(s.ended, s.trunc)
         agents = self.possible_agents
         out_obs, out_rew, out_term, out_trunc = [], [], [], []
         for c in range(self.num_envs):
@@ -282,9 +268,8 @@ class SeerVectorMultiAgentEnv(VectorMultiAgentEnv):
             t, u = s.term[c, live].tolist(), s.trunc[c, live].tolist()
             out_obs.append(dict(zip(names, s.obs[c, live])))
             out_rew.append(dict(zip(names, s.rew[c, live].tolist())))
-            all_term = bool(ended[c]) and not any(u)
-            out_term.append(dict(zip(names, t)) | {"__all__": all_term})
-            out_trunc.append(dict(zip(names, u)) | {"__all__": bool(ended[c]) and not all_term})
+            out_term.append(dict(zip(names, t)) | {"__all__": bool(all_term[c])})
+            out_trunc.append(dict(zip(names, u)) | {"__all__": bool(all_trunc[c])})
         obj = lambda x: np.array(x, dtype=object)   # noqa: E731  (as SyncVectorMultiAgentEnv returns)
         return out_obs, obj(out_rew), obj(out_term), obj(out_trunc), obj([{} for _ in range(self.num_envs)])
 

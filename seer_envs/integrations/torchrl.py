@@ -221,12 +221,9 @@ class SeerTorchRLEnv(EnvBase):
             mask = root.reshape(E).cpu().numpy().astype(bool)
         sub = tensordict.get((self.group, "_reset"), None)
         if sub is not None:
-            rows = sub.reshape(E, A).cpu().numpy().astype(bool)
-            if (rows.any(axis=1) != rows.all(axis=1)).any():
-                c = int(np.flatnonzero(rows.any(axis=1) != rows.all(axis=1))[0])
-                raise ValueError(f"'_reset' of group {self.group!r} must hold whole copies (the agents "
-                                 f"of a copy end and restart together); copy {c} is partly set")
-            mask = rows.any(axis=1) if mask is None else mask | rows.any(axis=1)
+            rows = self.vec.core.whole_copies(sub.reshape(E, A).cpu().numpy().astype(bool),
+                                              f"'_reset' of group {self.group!r}")
+            mask = rows if mask is None else mask | rows
         return mask
 
     def _reset(self, tensordict=None, **kwargs):
@@ -259,16 +256,9 @@ class SeerTorchRLEnv(EnvBase):
         core = self.vec.core
         E, A = core.num_copies, core.num_agents
         action = tensordict.get((self.group, "action"))
-        core.check_steppable()
-        a = core.check_actions(action.detach().cpu().numpy())     # a view for a CPU tensor
-        core.check_not_ended()
-        s = core.step(a)
-        if s.ended is None:
-            root_done = root_term = root_trunc = np.zeros(E, bool)
-        else:           # a copy ends when no agent is left in play; truncated if any agent was
-            root_done = s.ended
-            root_trunc = s.ended & s.trunc.any(axis=1)
-            root_term = s.ended & ~root_trunc
+        s = core.step(core.check_step(action.detach().cpu().numpy()))     # a view for a CPU tensor
+        root_term, root_trunc = core.end_kind(s.ended, s.trunc)
+        root_done = root_term | root_trunc
         group = {"observation": torch.from_numpy(s.obs),
                  "reward": torch.from_numpy(s.rew).unsqueeze(-1),
                  "mask": torch.from_numpy(s.mask),

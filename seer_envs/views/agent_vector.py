@@ -89,6 +89,8 @@ class SeerAgentVectorEnv(CopiesByReduce, CopyAttributes, VectorEnv):
         self._rows_per_copy = vec.num_agents
         self.render_mode = vec.render_mode
         self._mask = vec.core.mask if vec.core.started else None    # in play at the last observations
+        names, A = vec.possible_agents, vec.num_agents
+        self._label = lambda j: f"copy {j // A}, agent {names[j % A]!r}"       # a row's, in errors
         self.closed = False
 
     def reset(self, *, seed=None, options=None):
@@ -105,12 +107,7 @@ class SeerAgentVectorEnv(CopiesByReduce, CopyAttributes, VectorEnv):
             if m.dtype != bool or m.shape != (N,):
                 raise ValueError(f"options['reset_mask'] must be a bool array of shape ({N},), "
                                  f"got {m.dtype} {m.shape}")
-            rows = m.reshape(C, A)
-            if (rows.any(axis=1) != rows.all(axis=1)).any():
-                c = int(np.flatnonzero(rows.any(axis=1) != rows.all(axis=1))[0])
-                raise ValueError(f"options['reset_mask'] must hold whole copies (a copy's rows "
-                                 f"restart together); copy {c} is partly masked")
-            options = dict(options, reset_mask=rows.any(axis=1))
+            options = dict(options, reset_mask=self.core.whole_copies(m.reshape(C, A), "options['reset_mask']"))
         obs, info = self.vec.reset(seed=seed, options=options)
         self._mask = info[MASK_KEY]
         return obs.reshape(N, -1), {MASK_KEY: info[MASK_KEY].reshape(N)}
@@ -128,12 +125,9 @@ class SeerAgentVectorEnv(CopiesByReduce, CopyAttributes, VectorEnv):
 
     def step(self, actions):
         C, A, N = self.copies, self.agents_per_copy, self.num_envs
-        names, core = self.vec.possible_agents, self.core
+        core = self.core
         self.vec._check_nothing_in_flight("step()")
-        core.check_steppable()
-        a = core.check_actions(actions, lead=(N,), label=lambda j: f"copy {j // A}, agent {names[j % A]!r}",
-                               rows=" (one row per copy and agent)")
-        core.check_not_ended()
+        a = core.check_step(actions, lead=(N,), label=self._label, rows=" (one row per copy and agent)")
         before = core.mask              # in play at the last observations (from the core: Ctrl-C safe)
         s = core.step(a.reshape((C, A) + a.shape[1:]))
         self._mask = s.mask

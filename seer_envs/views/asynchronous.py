@@ -90,14 +90,12 @@ class AsyncSteps:
         waits for those first."""
         core = self.core
         self._check_nothing_in_flight(None)       # an interrupted env drops its groups, then refuses
-        core.check_steppable()
         ids = self._env_ids(env_ids)
+        a = core.check_step(actions, ids)
         flying = self._in_flight[ids]
         if flying.any():
             c = int(ids[flying][0])
             raise RuntimeError(f"copy {c} is still in flight (sent and not received): recv() it first")
-        a = core.check_actions(actions, ids)
-        core.check_not_ended(ids)
         step_ids = None if len(ids) == core.num_copies else ids
         b = core.batch
         keys = frozenset(b.members(step_ids))      # the engines it runs

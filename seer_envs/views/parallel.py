@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from seer_envs.episode.actions import check_action_dict, check_actions
+from seer_envs.episode.actions import check_action_dict
 from seer_envs.episode.copying import CopiesByReduce
 from seer_envs.episode.core import EpisodeCore
 from seer_envs.episode.step import EPISODE_KEY
@@ -199,8 +199,7 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
         """Advance one step with a dict ``agent -> action`` of every live
         agent; returns ``(observations, rewards, terminations, truncations,
         infos)`` dicts over the agents live at the step start."""
-        self._check_steppable()
-        a = self._actions_from_dict(actions)
+        a = self.core.check_step(actions, check=self._actions_from_dict)
         agents, rows, all_live = self.agents, self._live_rows, len(self.agents) == self._n
         obs, rew, term, trunc = self._advance(a)
         if not all_live:
@@ -245,8 +244,7 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
         arrays over all possible agents, fresh each step; an agent's flag is
         True at the step it ends, and its rows are out of play afterwards
         (not in ``agents``: reward 0, no flags)."""
-        self._check_steppable()
-        return self._advance(check_actions(actions, self.core.action_spec, self._lead, self._label))
+        return self._advance(self.core.check_step(actions, lead=self._lead, label=self._label))
 
     def _advance(self, a):
         """Run one step with a validated action array; returns ``(obs,
@@ -266,12 +264,6 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
 
     def _check_open(self):
         self.core.check_open()
-
-    def _check_steppable(self):
-        core = self.core
-        core.check_steppable()
-        if core._any_ended:
-            core.check_not_ended()
 
     def _check_started(self):
         self.core.check_open()

@@ -220,10 +220,7 @@ class SeerVectorEnv(CopiesByReduce, AsyncSteps, CopyAttributes, metaclass=_Multi
         truncations, infos)``."""
         self._check_nothing_in_flight("step()")
         core = self.core
-        core.check_steppable()
-        a = core.check_actions(actions)
-        core.check_not_ended()
-        s = core.step(a)
+        s = core.step(core.check_step(actions))
         return s.obs, s.rew, s.term, s.trunc, s.infos()
 
     def state(self):
