@@ -3,8 +3,9 @@
 that the single env (one copy) and the vector env (many) both drive.
 
 :class:`Batch` owns the engine, the per-copy seeds, step counts and episode
-statistics and the thread count (STPA and the tuner); the scenario's :class:`~seer_envs.scenario.copies.Copies` owns the model.  It runs
-one step of every copy (or of the copies not restarting), restarts ranges of
+statistics and the thread count (STPA and the tuner); the scenario's
+:class:`~seer_envs.scenario.copies.Copies` owns the model.  It runs one
+step of every copy (or of the copies not restarting), restarts ranges of
 copies, and reports which copies' episodes ended.  What happens then (a
 single env's agent list, a vector env's auto-reset) is the env kind's.
 
