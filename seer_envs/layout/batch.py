@@ -103,34 +103,24 @@ class Batch:
 
     _busy = staticmethod(refuse_busy)
 
-    # --- the layout protocol (Groups implements it too) -----------------------------
-    # What the episode core asks of a layout besides stepping: it never
-    # tells the two apart by class.
+    # --- the layout protocol (Groups' too: the core never tells them apart by class) ---
 
     #: An engine-wide snapshot (one engine for every copy) is possible.
     whole_snapshots = True
-    #: Laid out for a thread count still to be chosen (the core's
-    #: ``num_threads="auto"`` before its first start); the core lays the
-    #: copies out then (:meth:`~seer_envs.layout.core_layout.Layout.ensure_layout`).
+    #: Awaiting STPA's thread choice (``num_threads="auto"`` before the first
+    #: start; :meth:`~seer_envs.layout.core_layout.Layout.ensure_layout`).
     provisional = False
 
     @property
     def layout(self):
-        """``"copy_groups"`` (the engine runs each step in copy groups) or ``"team"``."""
+        """``"copy_groups"`` (each step run in copy groups) or ``"team"``."""
         return "copy_groups" if self.copy_groups and self.num_copies > 1 else "team"
 
-    @property
-    def engines(self):
-        """Every engine: this batch's one."""
-        return [self.engine]
-
-    @property
-    def model(self):
-        """The scenario model holding every copy."""
-        return self.copies.model
+    engines = property(lambda self: [self.engine], doc="Every engine: this batch's one.")
+    model = property(lambda self: self.copies.model, doc="The scenario model holding every copy.")
 
     def members(self, active):
-        """The engines (indices into :attr:`engines`) that a step of copies ``active`` runs."""
+        """The engines (indices into :attr:`engines`) a step of copies ``active`` runs."""
         return [0]
 
     def locate(self, c):
