@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from seer_envs.episode.actions import check_action_dict, check_actions
+from seer_envs.episode.actions import check_action_dict, check_actions, resting_action
 from seer_envs.episode.copying import CopiesByReduce
 from seer_envs.episode.core import EpisodeCore
 from seer_envs.episode.step import EPISODE_KEY
@@ -87,8 +87,9 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
         self._set_agents([])
         self._closed = False
         spec = core.action_spec
-        self._actions_buf = (np.zeros(n, np.int64) if spec[0] == "discrete"
-                             else np.zeros((n,) + tuple(spec[1]), np.float64))
+        self._actions_buf = (np.empty(n, np.int64) if spec[0] == "discrete"
+                             else np.empty((n,) + tuple(spec[1]), np.float64))
+        self._actions_buf[...] = resting_action(spec)
 
     # --- the core's state -------------------------------------------------------
 

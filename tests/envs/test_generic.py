@@ -388,7 +388,7 @@ def test_discrete_action_arrays_of_any_integer_width_and_byte_order(dtype):
     """Valid actions pass (the array itself, not copied); a too large or a
     negative one names its agent, in either byte order."""
     from seer_envs.episode.actions import check_actions
-    spec, label = ("discrete", 3), (lambda i: f"agent {i}")
+    spec, label = ("discrete", 3, 0), (lambda i: f"agent {i}")
     a = np.array([0, 1, 2, 1], dtype)
     assert check_actions(a, spec, (4,), label) is a
     a[2] = 3
