@@ -14,6 +14,7 @@ from seer_test_helpers import env_cases, random_actions, same, stopping_cases, t
 
 import seer_envs
 from seer.scenarios import registry as cli_registry
+from seer_envs.scenario.copies import Copies
 
 SPECS = seer_envs.registry()
 ENVS = [s for s in SPECS if SPECS[s].env is not None]
@@ -120,10 +121,40 @@ def test_max_cycles(sid):
     max_cycles_test(mod)
 
 
+def _modes(sid):
+    """The render modes ``sid`` declares (both are optional)."""
+    return seer_envs.make(sid, **small(sid)).metadata["render_modes"]
+
+
+def _state_space(env):
+    """The env's state space; absent (None) where the scenario declares none."""
+    return getattr(env, "state_space", None)
+
+
 @pytest.mark.parametrize("sid", ENVS)
 def test_render(sid):
-    render_test(lambda render_mode=None: seer_envs.make(sid, aec=True, render_mode=render_mode,
-                                                        **small(sid)))
+    modes = _modes(sid)
+    if not modes:
+        pytest.skip(f"{sid} declares no render mode")
+    # PettingZoo's render_test builds its first env in "human" mode to read the metadata
+    render_test(lambda render_mode=None: seer_envs.make(
+        sid, aec=True, render_mode=render_mode if render_mode in modes else None, **small(sid)))
+
+
+@pytest.mark.parametrize("sid", ENVS)
+def test_an_undeclared_render_mode_is_refused_at_construction(sid):
+    spec, modes = SPECS[sid], _modes(sid)
+    for mode in {"human", "rgb_array"} - set(modes):
+        with pytest.raises(ValueError, match=f"render_mode must be None or one of .*{mode}"):
+            seer_envs.make(sid, render_mode=mode, **small(sid))
+    if "rgb_array" not in modes:
+        with pytest.raises(ValueError, match="render_mode must be None or one of .*rgb_array"):
+            seer_envs.vector_env(sid, 2, render_mode="rgb_array", **small(sid))
+        with pytest.raises(ValueError, match="render_mode"):
+            seer_envs.agent_vector_env(sid, 2, render_mode="rgb_array", **small(sid))
+        assert seer_envs.vector_env(sid, 2, **small(sid)).metadata["render_modes"] == []
+    assert ("rgb_array" in modes) == (spec.copies.image is not Copies.image)
+    assert ("human" in modes) == hasattr(spec.env, "_print_map")
 
 
 @pytest.mark.parametrize("sid", ENVS)
@@ -133,7 +164,7 @@ def test_step_before_reset_and_after_close(sid):
         env.step({})
     with pytest.raises(RuntimeError, match="reset"):
         env.step_arrays(_zeros(env))
-    if env.state_space is not None:
+    if _state_space(env) is not None:
         with pytest.raises(RuntimeError, match="reset"):
             env.state()
     env.reset(seed=0)
@@ -173,6 +204,8 @@ def _zero(space):
 
 @pytest.mark.parametrize("sid", ENVS)
 def test_rgb_array_frames_keep_their_size_and_change(sid):
+    if "rgb_array" not in _modes(sid):
+        pytest.skip(f"{sid} declares no rgb_array frame (Copies.image)")
     env = seer_envs.make(sid, render_mode="rgb_array", num_threads=1, **small(sid, max_cycles=20))
     env.reset(seed=0)
     img0 = env.render()
@@ -186,6 +219,8 @@ def test_rgb_array_frames_keep_their_size_and_change(sid):
 
 @pytest.mark.parametrize("sid", ENVS)
 def test_human_mode_prints_a_frame_at_reset_and_render(sid, capsys):
+    if "human" not in _modes(sid):
+        pytest.skip(f"{sid} declares no human mode (_print_map)")
     env = seer_envs.make(sid, render_mode="human", num_threads=1, **small(sid))
     env.reset(seed=0)
     assert capsys.readouterr().out.strip(), "reset draws a frame in human mode"
@@ -206,9 +241,13 @@ def test_spaces_are_cached_and_match_the_declarations(sid):
     assert env.observation_space(a) == obs_space and env.action_space(a) == act_space
     obs, _ = env.reset(seed=0)
     assert all(env.observation_space(ag).contains(o) for ag, o in obs.items())
-    if env.state_space is not None:
+    if _state_space(env) is not None:
         assert env.state().shape == env.state_space.shape
         assert env.state_space == spec.copies.state_space(cfg)
+    else:                                        # no global state: none declared, and none given
+        assert spec.copies.state_space(cfg) is None
+        with pytest.raises(NotImplementedError, match="no global state"):
+            env.state()
 
 
 @pytest.mark.parametrize("sid", ENVS)
