@@ -11,9 +11,7 @@ import pytest
 from gymnasium import spaces
 
 import seer_envs
-from seer_envs.aircraft.copies import AircraftCopies
 from seer_envs.episode.actions import check_action_dict, check_actions, resting_action
-from seer_envs.gossip.copies import GossipCopies
 from seer_envs.scenario.copies import action_spec
 from seer_runtime import spec as spec_mod
 
@@ -89,50 +87,29 @@ def test_dict_validator_uses_start_and_per_element_bounds():
             _dict_check({"a": np.zeros(2, np.float32), "b": bad}, spec)
 
 
-# --- through the envs: scenarios registered for these tests only -------------------
-
-class ShiftedGossipCopies(GossipCopies):
-    """Gossip with its actions numbered from 1 (``Discrete(n, start=1)``)."""
-
-    @classmethod
-    def spaces(cls, config):
-        obs, act = super().spaces(config)
-        return obs, spaces.Discrete(act.n, start=1)
-
-    def write_actions(self, a, done):
-        super().write_actions(np.asarray(a) - 1, done)
-
-
-class NarrowAircraftCopies(AircraftCopies):
-    """Aircraft's continuous commands, the turn rate within [-0.5, 0.5]."""
-
-    @classmethod
-    def spaces(cls, config):
-        obs, _ = super().spaces(config)
-        return obs, spaces.Box(LOW, HIGH)
+# --- through the envs: the variants of tests/_shared/action_space_variants.py -------
 
 
 @pytest.fixture
 def variant():
-    """``variant(base_id, copies_cls)`` registers a copy of a scenario's spec
-    with another ``Copies`` class, under a new id, for one test."""
-    added = []
+    """``variant(base_id)``: the id of the variant of ``base_id``, registered
+    for this test only, and the base spec."""
+    import importlib
+    mod = importlib.import_module("action_space_variants")
+    specs = {"gossip_v0": mod.GOSSIP, "aircraft_v0": mod.AIRCRAFT}
 
-    def make(base_id, copies_cls):
-        import dataclasses
-        base = seer_envs.get(base_id)
-        sid = f"{base_id}_{copies_cls.__name__.lower()}"
-        env_cls = type(f"{copies_cls.__name__}Env", (base.env,), {"_scenario_id": sid})
-        spec_mod.register(dataclasses.replace(base, id=sid, copies=copies_cls, env=env_cls))
-        added.append(sid)
-        return sid, base
-    yield make
-    for sid in added:
-        spec_mod._SPECS.pop(sid, None)
+    def make(base_id):
+        spec = spec_mod.register(specs[base_id])
+        return spec.id, seer_envs.get(base_id)
+    try:
+        yield make
+    finally:                 # (the first import registers both)
+        for spec in specs.values():
+            spec_mod._SPECS.pop(spec.id, None)
 
 
 def test_envs_refuse_an_action_below_start(variant):
-    sid, base = variant("gossip_v0", ShiftedGossipCopies)
+    sid, base = variant("gossip_v0")
     env = seer_envs.make(sid, num_threads=1, **base.test_params)
     ref = seer_envs.make("gossip_v0", num_threads=1, **base.test_params)
     n = len(env.possible_agents)
@@ -159,7 +136,7 @@ def test_envs_refuse_an_action_below_start(variant):
 
 
 def test_envs_refuse_an_action_out_of_its_elements_bounds(variant):
-    sid, base = variant("aircraft_v0", NarrowAircraftCopies)
+    sid, base = variant("aircraft_v0")
     params = dict(base.test_params, continuous_actions=True)
     env = seer_envs.make(sid, num_threads=1, **params)
     env.reset(seed=0)

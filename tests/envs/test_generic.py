@@ -14,7 +14,8 @@ from seer_test_helpers import env_cases, random_actions, same, stopping_cases, t
 
 import seer_envs
 from seer.scenarios import registry as cli_registry
-from seer_envs.scenario.copies import Copies
+from seer_envs.episode.actions import resting_action
+from seer_envs.scenario.copies import Copies, action_spec
 
 SPECS = seer_envs.registry()
 ENVS = [s for s in SPECS if SPECS[s].env is not None]
@@ -193,13 +194,15 @@ def test_misspelled_parameters_and_render_modes_are_named(sid):
 # --- what a user expects of the API, every scenario --------------------------
 
 def _zeros(env):
-    """A valid all-zero action array, in possible_agents order."""
+    """A valid action array (zeros, or the space's start or bound where 0
+    is not an action), in possible_agents order."""
     space = env.action_space(env.possible_agents[0])
-    return np.zeros((len(env.possible_agents),) + tuple(space.shape or ()), space.dtype)
+    return np.array([_zero(space)] * len(env.possible_agents), space.dtype)
 
 
 def _zero(space):
-    return 0 if hasattr(space, "n") else np.zeros(space.shape, space.dtype)
+    a = resting_action(action_spec(space))
+    return int(a) if hasattr(space, "n") else a.astype(space.dtype)
 
 
 @pytest.mark.parametrize("sid", ENVS)
@@ -281,14 +284,16 @@ def test_bad_action_dicts(sid):
 def _bad_values(space):
     """(bad action for one agent, what the error says) for an action space."""
     if hasattr(space, "n"):
-        rng_ = re.escape(f"must be in [0, {space.n - 1}]")
-        return [(space.n, rng_), (-1, rng_), (1.5, "must be an integer"), (True, "must be an integer"),
-                ("2", "must be an integer"), (np.array([1, 2]), "must be a scalar"),
+        start = int(space.start)
+        rng_ = re.escape(f"must be in [{start}, {start + space.n - 1}]")
+        return [(start + space.n, rng_), (start - 1, rng_), (1.5, "must be an integer"),
+                (True, "must be an integer"), ("2", "must be an integer"), (np.array([1, 2]), "must be a scalar"),
                 (None, "must be an integer")]
-    lo, hi = float(np.min(space.low)), float(np.max(space.high))
+    _, _, low, high = action_spec(space)               # the last element's own bounds
+    lo, hi = float(low.flat[-1]), float(high.flat[-1])
     rng_ = re.escape(f"must be in [{lo}, {hi}]")
     shape = re.escape(f"shape {tuple(space.shape)}")
-    ok = np.zeros(space.shape, space.dtype)
+    ok = _zero(space)
 
     def at_last(v, dtype=space.dtype):
         x = ok.astype(dtype)
@@ -324,7 +329,8 @@ def test_numpy_scalars_and_sequences_are_accepted(sid):
     env.reset(seed=0)
     space = env.action_space(env.possible_agents[0])
     if hasattr(space, "n"):
-        forms = [np.int64(1), np.array(space.n - 1), space.n - 1]
+        last = int(space.start) + space.n - 1
+        forms = [np.int64(int(space.start)), np.array(last), last]
     else:
         mid = ((np.asarray(space.low, np.float64) + space.high) / 2).ravel()
         forms = [mid.tolist(), tuple(mid.tolist()), np.asarray(space.high, np.float64)]
@@ -403,7 +409,8 @@ def test_bad_action_arrays(sid):
         with pytest.raises(ValueError, match="shape"):
             env.step_arrays(np.zeros((n, 2), np.int64))
         a = good.copy()
-        a[n - 2] = env.action_space(env.possible_agents[0]).n
+        space = env.action_space(env.possible_agents[0])
+        a[n - 2] = space.start + space.n
         with pytest.raises(ValueError, match=env.possible_agents[n - 2]):
             env.step_arrays(a)
     else:                                           # Box
@@ -412,7 +419,7 @@ def test_bad_action_arrays(sid):
         with pytest.raises(ValueError, match="float"):
             env.step_arrays(good.astype(bool))
         a = good.copy()
-        a[n - 2].flat[-1] = float(np.max(env.action_space(env.possible_agents[0]).high)) + 1.0
+        a[n - 2].flat[-1] = float(np.asarray(env.action_space(env.possible_agents[0]).high).flat[-1]) + 1.0
         with pytest.raises(ValueError, match=env.possible_agents[n - 2]):
             env.step_arrays(a)
         a[n - 2].flat[-1] = np.nan
@@ -570,7 +577,7 @@ def test_headless_runner_rejects_bad_input(sid):
 
 def _actions(space, shape, rng):
     if hasattr(space, "n"):
-        return rng.integers(0, space.n, shape)
+        return rng.integers(space.start, space.start + space.n, shape)
     return rng.uniform(space.low, space.high, shape + space.shape).astype(space.dtype)
 
 

@@ -53,6 +53,18 @@ def test_registry_tests_pass_with_only_the_required_parts():
     assert set(reasons) <= SKIPS, reasons
 
 
+def test_generic_tests_pass_with_a_discrete_start_and_per_element_bounds():
+    """The generic tests on scenarios whose action spaces start at 1 and
+    bound each element on its own (tests/_shared/action_space_variants.py)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, SHARED]))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                        "action_space_variants", "-k", "gossip_start_v0 or aircraft_bounds_v0",
+                        os.path.join(ROOT, "tests", "envs", "test_generic.py")],
+                       cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stdout[-4000:]
+    assert int(re.search(r"(\d+) passed", r.stdout).group(1)) >= 100
+
+
 def test_no_render_mode_is_accepted_where_none_is_declared(minimal):
     import seer_envs
     p = minimal.SPEC.test_params
