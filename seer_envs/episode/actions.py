@@ -72,7 +72,7 @@ def _out_of_bounds(act, low, high):
     the common interval where every element has the same one, else the
     first bad element and its own interval."""
     lo, hi = low.reshape(-1), high.reshape(-1)
-    if lo.size == 0 or ((lo == lo[0]).all() and (hi == hi[0]).all()):
+    if lo.size == 0 or ((lo == lo[0]).all() and (hi == hi[0]).all()):        # (0-d: one interval)
         return f"must be in [{float(lo[0])}, {float(hi[0])}]" if lo.size else "is out of bounds"
     i = np.unravel_index(int(np.argmax(~((act >= low) & (act <= high)))), low.shape)
     i = tuple(int(v) for v in i)

@@ -26,8 +26,8 @@ def test_spec_keeps_per_element_bounds_and_start():
     assert kind == "box" and shape == (2,)
     assert low.dtype == np.float32 and low.tolist() == [-1.0, -0.5] and high.tolist() == [1.0, 0.5]
     assert not low.flags.writeable
-    _, _, low, high = action_spec(spaces.Box(0.0, 2.0, (2, 3), np.float64))   # scalar bounds: broadcast
-    assert low.shape == high.shape == (2, 3) and (high == 2.0).all()
+    _, _, low, high = action_spec(spaces.Box(0.0, 2.0, (2, 3), np.float64))   # one interval: 0-d
+    assert low.shape == high.shape == () and high == 2.0 and not high.flags.writeable
     assert resting_action(action_spec(spaces.Discrete(5, start=3))) == 3
     box = spaces.Box(np.array([0.5, -1.0]), np.array([1.0, 1.0]), dtype=np.float64)
     assert resting_action(action_spec(box)).tolist() == [0.5, 0.0]

@@ -290,7 +290,7 @@ def _bad_values(space):
                 (True, "must be an integer"), ("2", "must be an integer"), (np.array([1, 2]), "must be a scalar"),
                 (None, "must be an integer")]
     _, _, low, high = action_spec(space)               # the last element's own bounds
-    lo, hi = float(low.flat[-1]), float(high.flat[-1])
+    lo, hi = (float(np.broadcast_to(b, space.shape).flat[-1]) for b in (low, high))
     rng_ = re.escape(f"must be in [{lo}, {hi}]")
     shape = re.escape(f"shape {tuple(space.shape)}")
     ok = _zero(space)
