@@ -248,8 +248,9 @@ def _check_action(path, space, action, where):
     silent rounding of 1.5 to a guard, no strings)."""
     ok = False
     if hasattr(space, "n"):
-        ok = isinstance(action, int) and not isinstance(action, bool) and 0 <= action < space.n
-        expected = f"an integer in [0, {space.n - 1}]"
+        lo = int(getattr(space, "start", 0))
+        ok = isinstance(action, int) and not isinstance(action, bool) and lo <= action < lo + space.n
+        expected = f"an integer in [{lo}, {lo + space.n - 1}]"
     else:
         import numpy as np
         nums = action if isinstance(action, list) else None

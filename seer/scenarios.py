@@ -147,7 +147,7 @@ class EnvScenario(Scenario):
             fixed = np.broadcast_to(a, (E, n) + a.shape).copy()
             return lambda obs: fixed
         if hasattr(space, "n"):
-            return lambda obs: rng.integers(0, space.n, (E, n))
+            return lambda obs: rng.integers(space.start, space.start + space.n, (E, n))
         return lambda obs: rng.uniform(space.low, space.high, (E, n) + space.shape).astype(np.float32)
 
     def _policy(self, env, run, rng):
@@ -165,7 +165,7 @@ class EnvScenario(Scenario):
                 raise ValueError(f"[run] action {a!r} is not in the action space {space}")
             return lambda obs: fixed
         if hasattr(space, "n"):
-            return lambda obs: rng.integers(0, space.n, n)
+            return lambda obs: rng.integers(space.start, space.start + space.n, n)
         return lambda obs: rng.uniform(space.low, space.high, (n,) + space.shape).astype(np.float32)
 
 

@@ -21,12 +21,14 @@ are deprecated aliases (:mod:`seer_envs._moved`).
 
 import numpy as np
 
+from seer_envs.episode.actions import resting_action
 from seer_runtime import Run
 from seer_runtime import spec as _spec
 
 from seer_envs import _moved  # noqa: E402
 
 _spec.add_search_package("seer_envs")
+_spec.set_default_env_run(lambda spec, params, num_threads, seed: env_run(spec, params, num_threads, seed))
 _moved.install()        # the flat layout's module paths, for one release
 
 from seer_envs.snapshot.whole import Snapshot  # noqa: E402
@@ -89,7 +91,8 @@ def _lifted_max_cycles(spec, params, top=10**9):
 
 def env_run(spec, params, num_threads, seed):
     """A :class:`seer_runtime.Run` of an env: each unit is one
-    ``step_arrays`` with zero actions (the no-op of the scenarios here);
+    ``step_arrays`` with zero actions (the no-op of the scenarios here; the
+    space's ``start`` or bound where 0 is not an action);
     a finished episode is reset with the next seed.  ``max_cycles`` is
     lifted, as far as the configuration's validation allows, so a preflight
     or a benchmark rarely stops at truncation; it never fails where the
@@ -100,9 +103,8 @@ def env_run(spec, params, num_threads, seed):
         params["max_cycles"] = _lifted_max_cycles(spec, params)
     env = spec.make_env(num_threads=num_threads, **params)
     env.reset_arrays(seed=seed)
-    space = env.action_space(env.possible_agents[0])
     n = len(env.possible_agents)
-    acts = np.zeros((n,) + tuple(space.shape or ()), space.dtype)
+    acts = np.array([resting_action(env.core.action_spec)] * n)       # zeros, within the bounds
 
     def step():
         if not env.agents:

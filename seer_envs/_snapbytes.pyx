@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The byte work of a snapshot (seer_envs._snapshot), nogil C at memory
+"""The byte work of a snapshot (seer_envs.snapshot.whole), nogil C at memory
 speed: packing the arrays into one bytes object, writing into a fresh one,
 and sealing it with its checksum (an XXH3 digest, computed by the
-``xxhash`` package in seer_envs._snapshot: it detects accidents, not
+``xxhash`` package in seer_envs.snapshot.whole: it detects accidents, not
 tampering).  An env's snapshot is written in place (:func:`empty`,
 :func:`place`, the engine's ``export_state(out=)``, :func:`seal`), so its
 bytes are allocated once (a fresh large buffer costs page faults).
@@ -55,7 +55,7 @@ def pack(bytes head, list parts, Py_ssize_t tail=8):
 
 def empty(Py_ssize_t n):
     """``(b, view)``: a new bytes object of ``n`` bytes, not yet written, and
-    a writable memoryview of it.  Only for :func:`seer_envs._snapshot.capture`,
+    a writable memoryview of it.  Only for :func:`seer_envs.snapshot.whole.capture`,
     which fills it through ``view`` and :func:`seal`-s it before anyone else
     holds ``b`` (bytes are immutable once shared; ``view`` does not keep
     ``b`` alive)."""

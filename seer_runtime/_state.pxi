@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Included by loop.pyx (one extension module); the engine's state export and
-# import (snapshots: seer_envs._snapshot), apart from the hot loop: the
+# import (snapshots: seer_envs.snapshot), apart from the hot loop: the
 # Engine's export_state / import_state / export_lps / import_lps call these.
 #
 # An import trusts nothing it is given: before anything of the engine changes,

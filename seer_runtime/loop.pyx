@@ -643,7 +643,7 @@ cdef class Engine:
         lo, hi = self._check_range(lo, hi)
         self.inject_range(t, k, lo, hi, bool(execute))
 
-    # --- copies of one model in one engine (seer_envs.vector) ------------------
+    # --- copies of one model in one engine (seer_envs.layout.batch) ------------
     # A vector env lays copy c's LP j at c * n + j.  These methods let each
     # copy behave exactly as a single engine would: its own random streams,
     # its own restart, its own step times.
@@ -1077,7 +1077,7 @@ cdef class Engine:
         The statistics' event count becomes the state's."""
         return _import_state(self, state, min_time)
 
-    # --- per-LP state (snapshots of single copies: seer_envs._snapshot) ---------
+    # --- per-LP state (snapshots of single copies: seer_envs.snapshot.copies) ---
     # Separate from export_state/import_state: a vector env saves and
     # restores some copies' LPs while the other copies stay as they are.
 

@@ -32,6 +32,8 @@ from typing import Any, Callable, Mapping, Optional
 from seer_runtime.config import build
 
 _SPECS = {}
+#: The env_run of specs that set none (seer_envs sets its generic one at import).
+_DEFAULT_ENV_RUN = []
 _SEARCH = ["seer_runtime.models"]
 _searched = set()
 
@@ -115,8 +117,8 @@ class ScenarioSpec:
         default ``config.dt`` where it has one, else 1.0.
     env_run : callable or None
         ``env_run(spec, config_dict, num_threads, seed) -> Run`` for the env
-        form (``seer_envs`` sets a generic one: zero actions, re-reset when
-        the episode ends).
+        form; None (the default) is ``seer_envs``' generic one (zero actions,
+        re-reset when the episode ends), set with :func:`set_default_env_run`.
     workload_codes : mapping
         STPA's ``workload_code`` feature per form (``"env"``, ``"headless"``).
     headless_ignores : tuple of str
@@ -207,9 +209,10 @@ class ScenarioSpec:
         cfg = self.build_config(params)
         code = self.workload_codes.get(form, 0)
         if form == "env":
-            if self.env_run is None:
+            env_run = self.env_run or (_DEFAULT_ENV_RUN[0] if _DEFAULT_ENV_RUN else None)
+            if env_run is None:
                 raise ValueError(f"{self.id}: no env_run set (register it from seer_envs)")
-            run = self.env_run(self, dataclasses.asdict(cfg), num_threads, seed)
+            run = env_run(self, dataclasses.asdict(cfg), num_threads, seed)
             run.workload_code = code
             return run
         ut = self.unit_time(cfg) if self.unit_time else float(getattr(cfg, "dt", 1.0))
@@ -272,6 +275,12 @@ def register(spec):
         raise ValueError(f"scenario id {spec.id!r} is already registered by {old.config.__module__}")
     _SPECS[spec.id] = spec
     return spec
+
+
+def set_default_env_run(env_run):
+    """The ``env_run`` of every spec that sets none (``seer_envs`` gives its
+    generic one: the runtime does not know the env layer)."""
+    _DEFAULT_ENV_RUN[:] = [env_run]
 
 
 def add_search_package(package):

@@ -66,6 +66,7 @@ same order and the same floating-point operations in the same order.
 from libc.math cimport sqrt, cos, sin
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
+from seer_envs.scenario.per_copy cimport PerCopy
 from seer_runtime.contract cimport *
 from seer_runtime.scenario cimport CopyEnd, Scenario, seer_parallel_for
 from seer_runtime.scenario import enum_names
@@ -573,7 +574,8 @@ cdef class AircraftModel(Scenario):
     # per-copy parameters (AircraftParams bytes), each LP's copy, each copy's
     # battery_capacity (restarts): not state arrays of the snapshots, which
     # carry the copies' configs instead
-    cdef object _params, _copy_of, _battery, _active
+    cdef object _battery, _active
+    cdef PerCopy _per_copy
 
     def __cinit__(self, *args, **kwargs):
         self.set_hooks(on_init, on_event, &self.s)
@@ -596,13 +598,9 @@ cdef class AircraftModel(Scenario):
         s.dt = cfg.dt
         s.latency = cfg.comm_latency
         s.grid_cap = cfg.grid_side
-        self._params = np.zeros(num_copies * sizeof(AircraftParams), np.uint8)
-        cdef uint8_t[::1] pbuf = self._params
-        s.params = <AircraftParams*>&pbuf[0]
-        self._copy_of = np.concatenate([np.repeat(np.arange(num_copies, dtype=np.int32), cfg.num_uavs),
-                                        np.repeat(np.arange(num_copies, dtype=np.int32), cfg.num_targets)])
-        cdef int32_t[::1] cof = self._copy_of
-        s.copy_of = &cof[0]
+        self._per_copy = PerCopy(sizeof(AircraftParams), num_copies, [cfg.num_uavs, cfg.num_targets])
+        s.params = <AircraftParams*>self._per_copy.params
+        s.copy_of = self._per_copy.copy_of
         self._battery = np.full(num_copies, cfg.battery_capacity, np.float64)
         self._active = np.ones(nu, np.uint8)        # per UAV: within its copy's count
         for c in range(num_copies):
@@ -672,10 +670,8 @@ cdef class AircraftModel(Scenario):
         nothing and are never seen.  Its snapshot grid keeps at most the
         model's cells per side (coarser cells find the same neighbours)."""
         import numpy as np
-        if not 0 <= c < self.num_copies:
-            raise ValueError(f"configure: copy {c!r} out of range [0, {self.num_copies})")
+        cdef AircraftParams* p = <AircraftParams*>self._per_copy.entry(c)
         _check_messages(cfg)
-        cdef AircraftParams* p = &self.s.params[<int64_t>c]
         cdef int last
         if not (cfg.num_uavs <= self.s.U1 and cfg.num_targets <= self.s.T1):
             raise ValueError(f"configure: num_uavs={cfg.num_uavs}, num_targets={cfg.num_targets} "

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Aircraft's entry in the scenario registry."""
 
-from seer_envs import env_run
 from seer_envs.aircraft.config import AircraftConfig
 from seer_envs.aircraft.copies import AircraftCopies
 from seer_envs.aircraft.env import AircraftEnv
@@ -21,6 +20,5 @@ SPEC = register(ScenarioSpec(
     # small batteries: every UAV runs flat within 50 s, at a step its thrust decides
     test_params_stopping={"num_uavs": 6, "num_targets": 3, "battery_capacity": 25.0,
                           "arena_size": 500.0, "max_cycles": 200},
-    env_run=env_run,
     workload_codes={"env": 3},
 ))

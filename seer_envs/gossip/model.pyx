@@ -19,8 +19,9 @@ Random draws come from the handling agent's stream, in the order written
 here; ``seer_envs.gossip.reference`` makes the same draws in the same order.
 """
 
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 
+from seer_envs.scenario.per_copy cimport PerCopy
 from seer_runtime.contract cimport *
 from seer_runtime.scenario cimport Scenario
 from seer_runtime.scenario import enum_names
@@ -130,9 +131,9 @@ cdef class GossipModel(Scenario):
 
     cdef GossipState s
     cdef readonly object actions, known, n_known, counters
-    # per-copy parameters (GossipParams bytes) and each agent's copy: not
-    # state arrays of the snapshots, which carry the copies' configs
-    cdef object _params, _copy_of
+    # per-copy parameters and each agent's copy (not state: snapshots carry
+    # the copies' configs)
+    cdef PerCopy _per_copy
 
     def __cinit__(self, *args, **kwargs):
         self.set_hooks(on_init, on_event, &self.s)
@@ -145,12 +146,9 @@ cdef class GossipModel(Scenario):
         self.s.n = cfg.num_agents
         self.s.reach = cfg.reach
         self.s.latency = cfg.latency
-        self._params = np.zeros(num_copies * sizeof(GossipParams), np.uint8)
-        cdef uint8_t[::1] pbuf = self._params
-        self.s.params = <GossipParams*>&pbuf[0]
-        self._copy_of = np.repeat(np.arange(num_copies, dtype=np.int32), cfg.num_agents)
-        cdef int32_t[::1] cof = self._copy_of
-        self.s.copy_of = &cof[0]
+        self._per_copy = PerCopy(sizeof(GossipParams), num_copies, [cfg.num_agents])
+        self.s.params = <GossipParams*>self._per_copy.params
+        self.s.copy_of = self._per_copy.copy_of
         for c in range(num_copies):
             self.configure(c, cfg)
         self.actions = np.zeros(n, np.int32)
@@ -170,9 +168,7 @@ cdef class GossipModel(Scenario):
         """Copy ``c``'s ``num_rumours``, ``news_interval`` and ``jitter``
         from ``cfg`` (its other fields must equal the model's config), read
         by its handlers from its next restart on."""
-        if not 0 <= c < self.num_copies:
-            raise ValueError(f"configure: copy {c!r} out of range [0, {self.num_copies})")
-        cdef GossipParams* p = &self.s.params[<int64_t>c]
+        cdef GossipParams* p = <GossipParams*>self._per_copy.entry(c)
         p.rumours = cfg.num_rumours
         p.news_mean = cfg.news_interval
         p.jitter = cfg.jitter

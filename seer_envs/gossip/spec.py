@@ -2,7 +2,6 @@
 """Gossip's entry in the scenario registry: the one place the layers above
 (``seer_envs.make``, the ``seer`` CLI, STPA, the generic tests) learn of it."""
 
-from seer_envs import env_run
 from seer_envs.gossip.config import GossipConfig
 from seer_envs.gossip.copies import GossipCopies
 from seer_envs.gossip.env import GossipEnv
@@ -24,6 +23,5 @@ SPEC = register(ScenarioSpec(
     # few rumours: each agent knows them all, and stops, at its own step
     test_params_stopping={"num_agents": 7, "reach": 2, "num_rumours": 4, "news_interval": 8.0,
                           "max_cycles": 200},
-    env_run=env_run,
     workload_codes={"env": 4},
 ))

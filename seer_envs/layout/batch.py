@@ -22,6 +22,7 @@ so a copy restarted mid-run still starts at simulated time 0.
 
 import numpy as np
 
+from seer_envs.episode.actions import resting_action
 from seer_envs.episode.worlds import Worlds, per_copy_fields
 from seer_envs.layout.guard import _Guard, refuse_busy
 from seer_envs.layout.plans import _AlignedPlan, _Plan, runs
@@ -468,13 +469,14 @@ class Batch:
         return self._sum_operands
 
     def _actions_buffer(self, a):
-        """Every copy's last actions, for steps of some copies (zeros, a
-        valid action of every space, until written)."""
+        """Every copy's last actions, for steps of some copies (a valid
+        action of the space, :func:`resting_action`, until written)."""
         buf = getattr(self, "_act_buf", None)
         if buf is None:
             spec = self.copies.action_spec
             dtype = np.int64 if spec[0] == "discrete" else np.float64    # exact for any input
-            buf = self._act_buf = np.zeros((self.num_copies, self.num_agents) + a.shape[2:], dtype)
+            buf = self._act_buf = np.empty((self.num_copies, self.num_agents) + a.shape[2:], dtype)
+            buf[...] = resting_action(spec)
         return buf
 
     def _run_groups(self, runs_by_k):

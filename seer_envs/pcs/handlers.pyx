@@ -47,6 +47,7 @@ from libc.math cimport INFINITY, exp, floor, fmod, isinf, sin
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free
 
+from seer_envs.scenario.per_copy cimport PerCopy
 from seer_runtime.contract cimport *
 from seer_runtime.scenario cimport CopyEnd, Scenario, seer_parallel_for
 from seer_runtime.scenario import enum_names
@@ -379,7 +380,8 @@ cdef class PcsModel(Scenario):
     # Per copy: its parameters and hot spots' (x0, y0, vx, vy) tracks; per cell:
     # its copy.  Config, not state: no snapshot reads them (the batch's worlds
     # hold each copy's values, and configure() writes them here).
-    cdef object _params_buf, _hot_tracks, _copy_of
+    cdef object _hot_tracks
+    cdef PerCopy _per_copy
     cdef int64_t _hot_max
     cdef readonly int64_t cells_per_copy
     cdef int64_t _channels
@@ -406,14 +408,11 @@ cdef class PcsModel(Scenario):
         self.s.channels = cfg.channels_per_cell
         self.s.portables = cfg.portables_per_cell
         self.s.latency = cfg.handoff_latency
-        self._params_buf = np.zeros(num_copies * sizeof(PcsParams), np.uint8)
         self._hot_max = cfg.hotspot_count
         self._hot_tracks = np.zeros((num_copies, max(1, self._hot_max), 4), np.float64)
-        self._copy_of = (np.arange(n, dtype=np.int64) // self.s.cells).astype(np.int32)
-        cdef uint8_t[::1] pb = self._params_buf
-        cdef int32_t[::1] co = self._copy_of
-        self.s.params = <const PcsParams*>&pb[0]
-        self.s.copy_of = &co[0]
+        self._per_copy = PerCopy(sizeof(PcsParams), num_copies, [self.s.cells])
+        self.s.params = <const PcsParams*>self._per_copy.params
+        self.s.copy_of = self._per_copy.copy_of
         for c in range(num_copies):
             self.configure(c, cfg)
         self.free_channels = np.full(n, cfg.channels_per_cell, dtype=np.int32)
@@ -437,9 +436,7 @@ cdef class PcsModel(Scenario):
         """Copy ``c``'s values of the per-copy fields from ``cfg`` (its
         next restart reads them; ``PcsCopies.configure``)."""
         import numpy as np
-        if not 0 <= c < self.s.copies:
-            raise ValueError(f"configure: copy {c} out of range")
-        cdef PcsParams* p = <PcsParams*>&self.s.params[c]
+        cdef PcsParams* p = <PcsParams*>self._per_copy.entry(c)
         cdef double[:, :, ::1] hv = self._hot_tracks
         tracks = np.asarray(cfg.hotspot_tracks(), np.float64).reshape(-1, 4)
         if len(tracks) > self._hot_max:

@@ -2,7 +2,6 @@
 """PCS's entries in the scenario registry: ``pcs_v0`` and the ``pcs_hotspot_v0`` and
 ``pcs_hotspot_v1`` tasks."""
 
-from seer_envs import env_run
 from seer_envs.pcs.config import PCSConfig, PCSHotspotConfig, PCSHotspotV1Config
 from seer_envs.pcs.copies import PcsCopies
 from seer_envs.pcs.env import PcsEnv, PcsHotspotEnv, PcsHotspotV1Env
@@ -22,13 +21,12 @@ SPEC = register(ScenarioSpec(
     headless=run_headless,
     heuristic=heuristic,
     test_params={"grid_width": 4, "grid_height": 3, "max_cycles": 6, "dt": 30.0},
-    env_run=env_run,
     workload_codes={"headless": 1, "env": 2},
     headless_ignores=ENV_ONLY,
 ))
 
 #: What the hot-spot tasks share: pcs_v0's model and copies, no headless run.
-_TASK = dict(model=PcsModel, copies=PcsCopies, headless=None, env_run=env_run, workload_codes={"env": 3},
+_TASK = dict(model=PcsModel, copies=PcsCopies, headless=None, workload_codes={"env": 3},
              test_params={"grid_width": 4, "grid_height": 3, "max_cycles": 6, "dt": 30.0})
 
 HOTSPOT_SPEC = register(ScenarioSpec(

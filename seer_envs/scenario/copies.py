@@ -19,11 +19,23 @@ import numpy as np
 
 
 def action_spec(space):
-    """``("discrete", n)`` or ``("box", shape, low, high)`` of an action
-    space: what the env layers validate actions against."""
+    """What the env layers validate actions against:
+    ``("discrete", n, start)`` of a ``Discrete`` space (the actions
+    ``start .. start + n - 1``) or ``("box", shape, low, high)`` of a
+    ``Box``, with ``low`` and ``high`` read-only arrays of ``shape`` (one
+    bound per element), or 0-d arrays where every element has the same
+    bounds (a comparison then runs as fast as with a scalar); in the
+    space's dtype when it is a float type, so that a float32 action is
+    compared exactly."""
     if hasattr(space, "n"):
-        return ("discrete", int(space.n))
-    return ("box", tuple(space.shape), float(np.min(space.low)), float(np.max(space.high)))
+        return ("discrete", int(space.n), int(getattr(space, "start", 0)))
+    shape = tuple(space.shape)
+    dtype = space.dtype if np.dtype(space.dtype).kind == "f" else np.float64
+    low, high = (np.array(np.broadcast_to(b, shape), dtype) for b in (space.low, space.high))
+    if low.size and (low == low.flat[0]).all() and (high == high.flat[0]).all():
+        low, high = np.array(low.flat[0]), np.array(high.flat[0])
+    low.flags.writeable = high.flags.writeable = False
+    return ("box", shape, low, high)
 
 
 class Copies:

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Shared helpers of the envs' render modules: a matplotlib figure drawn
 into an RGB array (matplotlib is optional: ``pip install -e ".[plot]"``),
-and PettingZoo's ``human``-mode pacing."""
+PettingZoo's ``human``-mode pacing, and the render modes a scenario
+declares (:func:`render_modes`)."""
 
 import time
 import warnings
@@ -48,3 +49,17 @@ def pace(env):
     if last is not None and now - last < 1.0 / fps:
         time.sleep(1.0 / fps - (now - last))
     env._last_human_frame = time.monotonic()
+
+
+def render_modes(env_cls, copies_cls):
+    """The render modes a scenario supports: those of ``env_cls.metadata``
+    it declares the means for.  ``"rgb_array"`` needs the ``Copies``
+    subclass's ``image`` (the base class has none); ``"human"`` needs the
+    env's ``_print_map``.  Both are optional: an env is refused a mode it
+    lacks at construction, and its ``metadata["render_modes"]`` lists only
+    these."""
+    from seer_envs.scenario.copies import Copies
+    listed = (getattr(env_cls, "metadata", None) or {}).get("render_modes", ("human", "rgb_array"))
+    have = {"rgb_array": copies_cls is not None and getattr(copies_cls, "image", None) is not Copies.image,
+            "human": callable(getattr(env_cls, "_print_map", None))}
+    return [m for m in listed if have.get(m)]

@@ -9,10 +9,11 @@ import numbers
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from seer_envs.episode.actions import check_action_dict
+from seer_envs.episode.actions import check_action_dict, resting_action
 from seer_envs.episode.copying import CopiesByReduce
 from seer_envs.episode.core import EpisodeCore
 from seer_envs.episode.step import EPISODE_KEY
+from seer_envs.scenario.render import render_modes
 
 
 class UnknownAgentError(KeyError, ValueError):
@@ -63,10 +64,13 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
     _scenario_id = None
 
     def __init__(self, render_mode=None, num_threads="auto", full_infos=False, **params):
-        modes = [m for m in type(self).metadata.get("render_modes", ()) if m in ("human", "rgb_array")]
+        from seer_envs import get
+        modes = render_modes(type(self), get(self._scenario_id).copies)
         if render_mode is not None and render_mode not in modes:   # refused here, not at reset()
             raise ValueError(f"render_mode must be None or one of this env's render modes {modes} "
-                             f"(its metadata['render_modes']), got {render_mode!r}")
+                             f"(its metadata['render_modes'] that the scenario declares), "
+                             f"got {render_mode!r}")
+        self.metadata = dict(type(self).metadata, render_modes=modes)
         if not isinstance(full_infos, (bool, np.bool_)):
             raise ValueError(f"full_infos must be True or False, got {full_infos!r}")
         self.core = core = EpisodeCore(self._scenario_id, 1, num_threads=num_threads,
@@ -87,8 +91,9 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
         self._set_agents([])
         self._closed = False
         spec = core.action_spec
-        self._actions_buf = (np.zeros(n, np.int64) if spec[0] == "discrete"
-                             else np.zeros((n,) + tuple(spec[1]), np.float64))
+        self._actions_buf = (np.empty(n, np.int64) if spec[0] == "discrete"
+                             else np.empty((n,) + tuple(spec[1]), np.float64))
+        self._actions_buf[...] = resting_action(spec)
 
     # --- the core's state -------------------------------------------------------
 

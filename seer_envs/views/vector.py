@@ -52,6 +52,7 @@ from gymnasium.vector.utils import batch_space
 from seer_envs.episode.copying import CopiesByReduce
 from seer_envs.episode.core import EpisodeCore
 from seer_envs.episode.step import EPISODE_KEY, MASK_KEY, PARAMS_KEY
+from seer_envs.scenario.render import render_modes
 from seer_envs.views.asynchronous import AsyncSteps
 from seer_envs.views.attributes import CopyAttributes
 
@@ -125,8 +126,11 @@ class SeerVectorEnv(CopiesByReduce, AsyncSteps, CopyAttributes, metaclass=_Multi
     def __init__(self, env_id, num_envs, num_threads="auto", autoreset_mode="next_step",
                  render_mode=None, batch_size=None, copy_parallel=None, **params):
         self.closed = True              # until built: nothing for __del__ to close
-        if render_mode not in (None, "rgb_array"):
-            raise ValueError(f'render_mode must be None or "rgb_array", got {render_mode!r}')
+        from seer_envs import get
+        modes = [m for m in render_modes(None, get(env_id).copies) if m == "rgb_array"]
+        if render_mode is not None and render_mode not in modes:      # refused here, not at render()
+            raise ValueError(f"render_mode must be None or one of this scenario's vector render modes "
+                             f"{modes}, got {render_mode!r}")
         self.core = core = EpisodeCore(env_id, num_envs, num_threads=num_threads,
                                        autoreset_mode=autoreset_mode, batch_size=batch_size,
                                        copy_parallel=copy_parallel, **params)
@@ -137,7 +141,7 @@ class SeerVectorEnv(CopiesByReduce, AsyncSteps, CopyAttributes, metaclass=_Multi
         self.num_envs, self.num_agents, self.batch_size = core.num_copies, core.num_agents, core.batch_size
         self.possible_agents = list(core.possible_agents)
         self.autoreset_mode = core.autoreset_mode
-        self.metadata = {"autoreset_mode": core.autoreset_mode, "render_modes": ["rgb_array"],
+        self.metadata = {"autoreset_mode": core.autoreset_mode, "render_modes": modes,
                          "render_fps": _render_fps(core.spec)}
         self.render_mode = render_mode
         self.spec = None

@@ -51,7 +51,7 @@ def random_actions(env, rng):
     space = env.action_space(env.possible_agents[0])
     n = len(env.possible_agents)
     if hasattr(space, "n"):
-        return rng.integers(0, space.n, n)
+        return rng.integers(space.start, space.start + space.n, n)
     return rng.uniform(space.low, space.high, (n,) + space.shape).astype(space.dtype)
 
 

@@ -14,6 +14,8 @@ from seer_test_helpers import env_cases, random_actions, same, stopping_cases, t
 
 import seer_envs
 from seer.scenarios import registry as cli_registry
+from seer_envs.episode.actions import resting_action
+from seer_envs.scenario.copies import Copies, action_spec
 
 SPECS = seer_envs.registry()
 ENVS = [s for s in SPECS if SPECS[s].env is not None]
@@ -120,10 +122,40 @@ def test_max_cycles(sid):
     max_cycles_test(mod)
 
 
+def _modes(sid):
+    """The render modes ``sid`` declares (both are optional)."""
+    return seer_envs.make(sid, **small(sid)).metadata["render_modes"]
+
+
+def _state_space(env):
+    """The env's state space; absent (None) where the scenario declares none."""
+    return getattr(env, "state_space", None)
+
+
 @pytest.mark.parametrize("sid", ENVS)
 def test_render(sid):
-    render_test(lambda render_mode=None: seer_envs.make(sid, aec=True, render_mode=render_mode,
-                                                        **small(sid)))
+    modes = _modes(sid)
+    if not modes:
+        pytest.skip(f"{sid} declares no render mode")
+    # PettingZoo's render_test builds its first env in "human" mode to read the metadata
+    render_test(lambda render_mode=None: seer_envs.make(
+        sid, aec=True, render_mode=render_mode if render_mode in modes else None, **small(sid)))
+
+
+@pytest.mark.parametrize("sid", ENVS)
+def test_an_undeclared_render_mode_is_refused_at_construction(sid):
+    spec, modes = SPECS[sid], _modes(sid)
+    for mode in {"human", "rgb_array"} - set(modes):
+        with pytest.raises(ValueError, match=f"render_mode must be None or one of .*{mode}"):
+            seer_envs.make(sid, render_mode=mode, **small(sid))
+    if "rgb_array" not in modes:
+        with pytest.raises(ValueError, match="render_mode must be None or one of .*rgb_array"):
+            seer_envs.vector_env(sid, 2, render_mode="rgb_array", **small(sid))
+        with pytest.raises(ValueError, match="render_mode"):
+            seer_envs.agent_vector_env(sid, 2, render_mode="rgb_array", **small(sid))
+        assert seer_envs.vector_env(sid, 2, **small(sid)).metadata["render_modes"] == []
+    assert ("rgb_array" in modes) == (spec.copies.image is not Copies.image)
+    assert ("human" in modes) == hasattr(spec.env, "_print_map")
 
 
 @pytest.mark.parametrize("sid", ENVS)
@@ -133,7 +165,7 @@ def test_step_before_reset_and_after_close(sid):
         env.step({})
     with pytest.raises(RuntimeError, match="reset"):
         env.step_arrays(_zeros(env))
-    if env.state_space is not None:
+    if _state_space(env) is not None:
         with pytest.raises(RuntimeError, match="reset"):
             env.state()
     env.reset(seed=0)
@@ -162,17 +194,21 @@ def test_misspelled_parameters_and_render_modes_are_named(sid):
 # --- what a user expects of the API, every scenario --------------------------
 
 def _zeros(env):
-    """A valid all-zero action array, in possible_agents order."""
+    """A valid action array (zeros, or the space's start or bound where 0
+    is not an action), in possible_agents order."""
     space = env.action_space(env.possible_agents[0])
-    return np.zeros((len(env.possible_agents),) + tuple(space.shape or ()), space.dtype)
+    return np.array([_zero(space)] * len(env.possible_agents), space.dtype)
 
 
 def _zero(space):
-    return 0 if hasattr(space, "n") else np.zeros(space.shape, space.dtype)
+    a = resting_action(action_spec(space))
+    return int(a) if hasattr(space, "n") else a.astype(space.dtype)
 
 
 @pytest.mark.parametrize("sid", ENVS)
 def test_rgb_array_frames_keep_their_size_and_change(sid):
+    if "rgb_array" not in _modes(sid):
+        pytest.skip(f"{sid} declares no rgb_array frame (Copies.image)")
     env = seer_envs.make(sid, render_mode="rgb_array", num_threads=1, **small(sid, max_cycles=20))
     env.reset(seed=0)
     img0 = env.render()
@@ -186,6 +222,8 @@ def test_rgb_array_frames_keep_their_size_and_change(sid):
 
 @pytest.mark.parametrize("sid", ENVS)
 def test_human_mode_prints_a_frame_at_reset_and_render(sid, capsys):
+    if "human" not in _modes(sid):
+        pytest.skip(f"{sid} declares no human mode (_print_map)")
     env = seer_envs.make(sid, render_mode="human", num_threads=1, **small(sid))
     env.reset(seed=0)
     assert capsys.readouterr().out.strip(), "reset draws a frame in human mode"
@@ -206,9 +244,13 @@ def test_spaces_are_cached_and_match_the_declarations(sid):
     assert env.observation_space(a) == obs_space and env.action_space(a) == act_space
     obs, _ = env.reset(seed=0)
     assert all(env.observation_space(ag).contains(o) for ag, o in obs.items())
-    if env.state_space is not None:
+    if _state_space(env) is not None:
         assert env.state().shape == env.state_space.shape
         assert env.state_space == spec.copies.state_space(cfg)
+    else:                                        # no global state: none declared, and none given
+        assert spec.copies.state_space(cfg) is None
+        with pytest.raises(NotImplementedError, match="no global state"):
+            env.state()
 
 
 @pytest.mark.parametrize("sid", ENVS)
@@ -242,14 +284,16 @@ def test_bad_action_dicts(sid):
 def _bad_values(space):
     """(bad action for one agent, what the error says) for an action space."""
     if hasattr(space, "n"):
-        rng_ = re.escape(f"must be in [0, {space.n - 1}]")
-        return [(space.n, rng_), (-1, rng_), (1.5, "must be an integer"), (True, "must be an integer"),
-                ("2", "must be an integer"), (np.array([1, 2]), "must be a scalar"),
+        start = int(space.start)
+        rng_ = re.escape(f"must be in [{start}, {start + space.n - 1}]")
+        return [(start + space.n, rng_), (start - 1, rng_), (1.5, "must be an integer"),
+                (True, "must be an integer"), ("2", "must be an integer"), (np.array([1, 2]), "must be a scalar"),
                 (None, "must be an integer")]
-    lo, hi = float(np.min(space.low)), float(np.max(space.high))
+    _, _, low, high = action_spec(space)               # the last element's own bounds
+    lo, hi = (float(np.broadcast_to(b, space.shape).flat[-1]) for b in (low, high))
     rng_ = re.escape(f"must be in [{lo}, {hi}]")
     shape = re.escape(f"shape {tuple(space.shape)}")
-    ok = np.zeros(space.shape, space.dtype)
+    ok = _zero(space)
 
     def at_last(v, dtype=space.dtype):
         x = ok.astype(dtype)
@@ -285,7 +329,8 @@ def test_numpy_scalars_and_sequences_are_accepted(sid):
     env.reset(seed=0)
     space = env.action_space(env.possible_agents[0])
     if hasattr(space, "n"):
-        forms = [np.int64(1), np.array(space.n - 1), space.n - 1]
+        last = int(space.start) + space.n - 1
+        forms = [np.int64(int(space.start)), np.array(last), last]
     else:
         mid = ((np.asarray(space.low, np.float64) + space.high) / 2).ravel()
         forms = [mid.tolist(), tuple(mid.tolist()), np.asarray(space.high, np.float64)]
@@ -364,7 +409,8 @@ def test_bad_action_arrays(sid):
         with pytest.raises(ValueError, match="shape"):
             env.step_arrays(np.zeros((n, 2), np.int64))
         a = good.copy()
-        a[n - 2] = env.action_space(env.possible_agents[0]).n
+        space = env.action_space(env.possible_agents[0])
+        a[n - 2] = space.start + space.n
         with pytest.raises(ValueError, match=env.possible_agents[n - 2]):
             env.step_arrays(a)
     else:                                           # Box
@@ -373,7 +419,7 @@ def test_bad_action_arrays(sid):
         with pytest.raises(ValueError, match="float"):
             env.step_arrays(good.astype(bool))
         a = good.copy()
-        a[n - 2].flat[-1] = float(np.max(env.action_space(env.possible_agents[0]).high)) + 1.0
+        a[n - 2].flat[-1] = float(np.asarray(env.action_space(env.possible_agents[0]).high).flat[-1]) + 1.0
         with pytest.raises(ValueError, match=env.possible_agents[n - 2]):
             env.step_arrays(a)
         a[n - 2].flat[-1] = np.nan
@@ -388,7 +434,7 @@ def test_discrete_action_arrays_of_any_integer_width_and_byte_order(dtype):
     """Valid actions pass (the array itself, not copied); a too large or a
     negative one names its agent, in either byte order."""
     from seer_envs.episode.actions import check_actions
-    spec, label = ("discrete", 3), (lambda i: f"agent {i}")
+    spec, label = ("discrete", 3, 0), (lambda i: f"agent {i}")
     a = np.array([0, 1, 2, 1], dtype)
     assert check_actions(a, spec, (4,), label) is a
     a[2] = 3
@@ -531,7 +577,7 @@ def test_headless_runner_rejects_bad_input(sid):
 
 def _actions(space, shape, rng):
     if hasattr(space, "n"):
-        return rng.integers(0, space.n, shape)
+        return rng.integers(space.start, space.start + space.n, shape)
     return rng.uniform(space.low, space.high, shape + space.shape).astype(space.dtype)
 
 

@@ -4,6 +4,7 @@ through the registry): the pure-Python reference, config bounds, the model's
 invariants, and a copy built out of tree with seer_runtime.get_include()."""
 
 import os
+import pathlib
 import re
 import shutil
 import subprocess
@@ -134,9 +135,10 @@ def _doc_blocks():
     return [(lang, body.split("\n", 1)[0], body) for lang, body in blocks]
 
 
-def _doc_setup_py():
-    """The guide's out-of-tree setup.py: the build below uses exactly it."""
-    [body] = [b for _, first, b in _doc_blocks() if first.startswith("# file: setup.py")]
+def _doc_file(name):
+    """The guide's out-of-tree ``setup.py`` or ``pyproject.toml``: the
+    install below uses exactly it."""
+    [body] = [b for _, first, b in _doc_blocks() if first.startswith(f"# file: {name}")]
     return body
 
 
@@ -162,7 +164,8 @@ def test_guide_python_blocks_run(capsys):
 
 def _out_of_tree_copy(dest):
     """The gossip folder as package ``mygossip``, scenario id ``mygossip_v0``,
-    plus an entry point in the ``seer.scenarios`` group."""
+    beside the guide's ``setup.py`` and ``pyproject.toml`` (its build
+    requirements and its ``seer.scenarios`` entry point)."""
     src = os.path.join(ROOT, "seer_envs", "gossip")
     pkg = dest / "mygossip"
     pkg.mkdir()
@@ -171,11 +174,8 @@ def _out_of_tree_copy(dest):
             text = open(os.path.join(src, name)).read()
             text = text.replace("seer_envs.gossip", "mygossip").replace("gossip_v0", "mygossip_v0")
             (pkg / name).write_text(text)
-    (dest / "setup.py").write_text(_doc_setup_py())
-    info = dest / "mygossip-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mygossip\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[seer.scenarios]\nmygossip_v0 = mygossip.spec\n")
+    (dest / "setup.py").write_text(_doc_file("setup.py"))
+    (dest / "pyproject.toml").write_text(_doc_file("pyproject.toml"))
 
 
 CHECK = textwrap.dedent("""
@@ -195,39 +195,109 @@ CHECK = textwrap.dedent("""
 """)
 
 
+def test_guide_pins_the_seer_it_builds_against():
+    """The guide's pyproject.toml requires this checkout's SEER version,
+    for the build and at run time (an unpinned ``seer`` resolves to an
+    unrelated project on PyPI)."""
+    import tomllib
+    version = tomllib.load(open(os.path.join(ROOT, "pyproject.toml"), "rb"))["project"]["version"]
+    doc = tomllib.loads(_doc_file("pyproject.toml"))
+    pin = f"seer=={version}"
+    assert pin in doc["build-system"]["requires"] and pin in doc["project"]["dependencies"]
+    assert {"setuptools>=64", "Cython>=3.0"} <= set(doc["build-system"]["requires"])
+    assert doc["project"]["entry-points"]["seer.scenarios"] == {"mygossip_v0": "mygossip.spec"}
+
+
+def _pip(python, *args, cwd, timeout=900):
+    r = subprocess.run([python, "-m", "pip", "--disable-pip-version-check", *args], cwd=cwd,
+                       capture_output=True, text=True, timeout=timeout,
+                       env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert r.returncode == 0, f"pip {' '.join(args)}:\n{r.stdout[-2000:]}\n{r.stderr[-3000:]}"
+
+
+def _seer_wheelhouse(default):
+    """A folder holding a SEER wheel of this checkout: built with ``pip
+    wheel`` into ``default`` (about 5 minutes on 2 cores: every extension
+    is compiled), or, where ``SEER_TEST_WHEELHOUSE`` names a folder, into
+    (and reused from) its subfolder named by a hash of the sources a wheel
+    holds, so a second run of an unchanged checkout skips SEER's build."""
+    import hashlib
+    cache = os.environ.get("SEER_TEST_WHEELHOUSE")
+    if cache:
+        h = hashlib.sha256()
+        for top in ("setup.py", "pyproject.toml", "MANIFEST.in", "seer_runtime", "seer_envs", "stpa",
+                    "seer", "seer_bench"):
+            path = os.path.join(ROOT, top)
+            files = [path] if os.path.isfile(path) else sorted(
+                os.path.join(d, f) for d, _, fs in os.walk(path) for f in fs
+                if f.endswith((".py", ".pyx", ".pxd", ".pxi", ".h", ".txt", ".csv")))
+            for f in files:
+                h.update(os.path.relpath(f, ROOT).encode() + b"\0" + open(f, "rb").read())
+        default = pathlib.Path(cache) / h.hexdigest()[:16]
+        if list(default.glob("seer-*.whl")):
+            return default
+    _pip(sys.executable, "wheel", "--no-deps", ROOT, "-w", str(default), cwd=ROOT)
+    return default
+
+
 @pytest.fixture(scope="module")
 def out_of_tree(tmp_path_factory):
-    """The gossip copy built in a temporary folder with the guide's setup.py
-    (cythonize + seer_runtime.get_include()); returns (folder, environment)."""
+    """The gossip copy installed as the guide says, in a fresh venv (no
+    system site-packages, so nothing the build needs is there unless
+    declared): SEER from a wheel of this checkout (``pip wheel``, itself
+    an isolated build from SEER's declared requirements), then ``pip
+    install . --find-links wheels`` in the package's folder.  Returns
+    (the venv's python, a folder to run it in, its environment)."""
     if shutil.which(os.environ.get("CC", "cc")) is None and shutil.which("gcc") is None:
         pytest.fail("no C compiler: the out-of-tree build cannot be shown")
-    dest = tmp_path_factory.mktemp("out_of_tree")
+    tmp = tmp_path_factory.mktemp("out_of_tree")
+    wheels, dest, run = tmp / "wheels", tmp / "pkg", tmp / "run"
+    dest.mkdir()
+    run.mkdir()
     _out_of_tree_copy(dest)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(dest), ROOT]))
-    b = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=dest,
-                       capture_output=True, text=True, env=env, timeout=600)
-    assert b.returncode == 0, b.stderr[-3000:]
-    return dest, env
+    wheels = _seer_wheelhouse(wheels)
+    subprocess.run([sys.executable, "-m", "venv", str(tmp / "venv")], check=True, timeout=300)
+    python = str(tmp / "venv" / "bin" / "python")
+    [seer_wheel] = wheels.glob("seer-*.whl")
+    _pip(python, "install", str(seer_wheel), cwd=tmp)
+    _pip(python, "install", ".", "--find-links", str(wheels), cwd=dest)      # the guide's command
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return python, run, env
 
 
 @pytest.mark.heavy
-def test_out_of_tree_scenario_builds_and_registers(out_of_tree):
-    """A scenario outside the repo, registered through the seer.scenarios
-    entry-point group, identical at 1-4 threads."""
-    dest, env = out_of_tree
-    r = subprocess.run([sys.executable, "-c", CHECK], cwd=dest, capture_output=True, text=True,
+def test_out_of_tree_scenario_installs_with_pip_in_a_fresh_venv(out_of_tree):
+    """A scenario outside the repo, installed with pip (build requirements
+    declared), registered through the seer.scenarios entry-point group,
+    identical at 1-4 threads; SEER and the scenario come from the venv."""
+    python, run, env = out_of_tree
+    r = subprocess.run([python, "-c", CHECK + WHERE], cwd=run, capture_output=True, text=True,
                        env=env, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "'mygossip_v0'" in r.stdout and "'gossip_v0'" in r.stdout
+    venv = os.path.dirname(os.path.dirname(python))
+    for line in r.stdout.splitlines()[1:]:
+        assert line.startswith(venv), f"imported from outside the venv: {line}"
+
+
+#: Where the check's modules came from: the venv, not the checkout.
+WHERE = textwrap.dedent("""
+    import mygossip.model, seer_envs, seer_runtime
+    for m in (mygossip.model, seer_envs, seer_runtime):
+        print(m.__file__)
+""")
 
 
 @pytest.mark.slow
 def test_out_of_tree_scenario_passes_the_generic_tests(out_of_tree):
-    """The generic tests reach the out-of-tree scenario through the registry."""
-    dest, env = out_of_tree
-    g = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+    """The generic tests reach the out-of-tree scenario through the registry
+    (run with the venv's python, where it is installed)."""
+    python, run, env = out_of_tree
+    _pip(python, "install", "pytest", cwd=run)
+    g = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", ROOT,
+                        "-c", os.path.join(ROOT, "pyproject.toml"),
                         os.path.join(ROOT, "tests", "envs", "test_generic.py"), "-k", "mygossip_v0"],
-                       cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
+                       cwd=run, capture_output=True, text=True, env=env, timeout=900)
     assert g.returncode == 0, g.stdout[-3000:]
     assert int(re.search(r"(\d+) passed", g.stdout).group(1)) >= 15
 

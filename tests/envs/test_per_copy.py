@@ -91,6 +91,63 @@ def test_each_per_copy_field_gives_each_copy_its_world(cls_name, field, threads)
     assert differs, f"{field}: three values gave the same outputs in every case"
 
 
+#: Scenarios whose model reads per-copy parameters (``Copies.per_copy``), each at its test_params.
+CONFIGURED = sorted(sid for sid in SPECS if SPECS[sid].copies is not None and SPECS[sid].copies.per_copy)
+
+
+@pytest.mark.parametrize("sid", CONFIGURED)
+def test_configure_checks_its_copy(sid):
+    """The model's ``configure(c, cfg)`` refuses a copy it does not hold,
+    naming the range (``seer_envs.scenario.per_copy.PerCopy``)."""
+    spec = SPECS[sid]
+    cfg = spec.build_config(spec.test_params)
+    cp = spec.copies(cfg, 2)
+    for c in (2, -1):
+        with pytest.raises(ValueError, match=rf"configure: copy {c} out of range \[0, 2\)"):
+            cp.model.configure(c, cfg)
+    cp.model.configure(1, cfg)
+
+
+def _other_world(spec, params):
+    """Other valid values of as many per-copy fields (not the agent counts)
+    as one config takes together: each field's second value of
+    :func:`three_values`, kept where the config with it still validates."""
+    import dataclasses
+    cfg = spec.build_config(params)
+    new = {}
+    for f in spec.copies.per_copy:
+        if f in spec.copies.per_copy_counts:
+            continue
+        try:
+            dataclasses.replace(cfg, **dict(new, **{f: three_values(cfg, f)[1]}))
+        except (ValueError, AssertionError):
+            continue
+        new[f] = three_values(cfg, f)[1]
+    return new
+
+
+@pytest.mark.parametrize("sid", CONFIGURED)
+def test_single_env_reset_params_equal_a_single_env_built_with_them(sid):
+    """``reset(options={"params": ...})`` of a single env gives the world of
+    a single env built with those values, bit for bit, over its steps."""
+    spec = SPECS[sid]
+    base = dict(spec.test_params, max_cycles=10)
+    new = _other_world(spec, base)
+    assert len(new) >= min(2, len(spec.copies.per_copy)), new
+    s = seer_envs.make(sid, num_threads=1, **base)
+    built = seer_envs.make(sid, num_threads=1, **dict(base, **new))
+    np.testing.assert_array_equal(s.reset_arrays(seed=4, options={"params": new}), built.reset_arrays(seed=4))
+    assert s.config == built.config
+    rng = np.random.default_rng(1)
+    space = s.action_space(s.possible_agents[0])
+    for k in range(8):
+        a = _actions(space, (len(s.possible_agents),), rng)
+        for x, y in zip(s.step_arrays(a), built.step_arrays(a)):
+            np.testing.assert_array_equal(x, y, err_msg=f"step {k}")
+        if not s.agents:
+            break
+
+
 def test_refused_fields_and_values_name_the_field_and_change_nothing():
     p = SPECS["pcs_v0"].test_params
     with pytest.raises(ValueError, match=r"grid_width cannot differ between copies.*per-copy fields are "

@@ -3,14 +3,13 @@
 have different values of a ``per_copy`` field gives, bit for bit, what the
 single env built with copy ``c``'s values and seed gives, at 1, 2 and 4
 threads, in every layout, across auto-resets (agents stop when they know
-every rumour) and ``set_params``."""
+every rumour) and ``set_params``.  The checks every scenario owes
+(``configure``'s range, reset options) are tests/envs/test_per_copy.py's."""
 
 import dataclasses
 
-import numpy as np
 import pytest
 
-import seer_envs
 from seer_envs.gossip.config import GossipConfig
 from seer_envs.gossip.copies import GossipCopies
 from seer_test_helpers import per_copy_equals_singles
@@ -55,24 +54,3 @@ def test_per_copy_field_equals_single_envs(field, threads):
 @pytest.mark.parametrize("layout", [{}, {"copy_parallel": True}, {"batch_size": 2}])
 def test_all_fields_at_once(threads, layout):
     assert _compare(VALUES, threads, **layout) > 0
-
-
-def test_configure_checks_its_copy():
-    cp = GossipCopies(GossipConfig(**BASE), 2)
-    with pytest.raises(ValueError, match="copy 2 out of range"):
-        cp.model.configure(2, cp.config)
-
-
-def test_single_env_reset_params_equal_a_single_env_built_with_them():
-    new = dict(num_rumours=12, news_interval=3.0, jitter=4.0, message_cost=0.7)
-    s = seer_envs.make("gossip_v0", num_threads=1, **BASE)
-    built = seer_envs.make("gossip_v0", num_threads=1, **dict(BASE, **new))
-    np.testing.assert_array_equal(s.reset_arrays(seed=4, options={"params": new}),
-                                  built.reset_arrays(seed=4))
-    rng = np.random.default_rng(1)
-    for k in range(8):
-        a = rng.integers(0, 5, BASE["num_agents"])
-        for x, y in zip(s.step_arrays(a), built.step_arrays(a)):
-            np.testing.assert_array_equal(x, y, err_msg=f"step {k}")
-        if not s.agents:
-            break

@@ -508,6 +508,13 @@ def test_returned_arrays_are_the_callers(env_id, mode):
             np.testing.assert_array_equal(x, snapshot, err_msg=f"output of call {k} changed")
 
 
+def _skip_without_state(env_id):
+    """A scenario's global state is optional (``Copies.state_space`` None)."""
+    spec = seer_envs.envs()[env_id]
+    if spec.copies.state_space(spec.build_config(spec.test_params)) is None:
+        pytest.skip(f"{env_id} declares no global state")
+
+
 @pytest.mark.parametrize("env_id", sorted(seer_envs.views.vector.supported()))
 @pytest.mark.parametrize("threads, layout", [(1, {}), (2, {}), (3, {"copy_parallel": "engines"}),
                                              (2, {"copy_parallel": True}), (2, {"batch_size": 2}),
@@ -522,6 +529,7 @@ def test_state_is_every_copys_single_env_state(env_id, threads, layout):
     mcs = [3, 5, 3, 4]
     kw = dict(spec.test_params)
     kw.pop("max_cycles", None)
+    _skip_without_state(env_id)
     v = vector_env(env_id, E, num_threads=threads, max_cycles=mcs, autoreset_mode="same_step", **layout, **kw)
     with pytest.raises(RuntimeError, match="reset"):
         v.state()
@@ -555,6 +563,7 @@ def test_state_after_stepping_some_copies(env_id):
     while copies are in flight."""
     kw = dict(seer_envs.envs()[env_id].test_params)
     E, seed = 4, 11
+    _skip_without_state(env_id)
     v = vector_env(env_id, E, num_threads=2, batch_size=2, **kw)
     v.reset(seed=seed)
     singles = [seer_envs.make(env_id, num_threads=1, **kw) for _ in range(E)]
