@@ -378,8 +378,12 @@ def readme_block(folder=PUBLISHED):
             if not fixed:
                 continue
             top = max(fixed, key=lambda r: float(r["train_env_steps_per_s"]))
+            def same_torch(r):        # auto picks the env's count only: the best at the user's torch count
+                return max(float(x["train_env_steps_per_s"]) for x in fixed if x["torch_threads"] == r["torch_threads"])
             autos = ", ".join(f"torch {r['torch_threads']}: "
-                              f"{float(r['train_env_steps_per_s']) / float(top['train_env_steps_per_s']):.2f}x"
+                              f"{float(r['train_env_steps_per_s']) / float(top['train_env_steps_per_s']):.2f}x "
+                              f"({float(r['train_env_steps_per_s']) / same_torch(r):.2f}x of the best env count "
+                              f"at that torch count)"
                               for r in sel if r["env_threads"] == "auto")
             aa = next((float(r["ratio_to_sync"]) for r in pairs if r["task"] == task and r["path"] == path + "_aa"),
                       float("nan"))
