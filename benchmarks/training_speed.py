@@ -307,6 +307,7 @@ def thread_pairs(a):
                               for r in sel if r["env_threads"] == "auto")
                   + f"; A/A (1, 1) again: {aa['ratio_to_sync']:.2f}")
     print(f"wrote {out}")
+    publish(a.out)
     return 0
 
 
@@ -316,6 +317,101 @@ def write_rows(path, rows):
         w.writeheader()
         for r in rows:
             w.writerow({k: (f"{r[k]:.4g}" if isinstance(r[k], float) and k != "wall_s" else r[k]) for k in FIELDS})
+
+
+# --- README's training-throughput block -----------------------------------------------
+
+README = os.path.join(ROOT, "README.md")
+PUBLISHED = os.path.join(ROOT, "docs", "evaluation")
+BLOCK = ("<!-- written by benchmarks/training_speed.py: training throughput -->",
+         "<!-- end of training_speed.py's training throughput -->")
+
+
+def _read(folder, name):
+    try:
+        with open(os.path.join(folder, name), newline="") as f:
+            return list(csv.DictReader(f))
+    except OSError:
+        return []
+
+
+def readme_block(folder=PUBLISHED):
+    """README's training-throughput table, from ``training_speed.csv`` (and
+    ``thread_pairs.csv`` where present) in ``folder``; None without the
+    first.  Per task and copies: SEER synchronous's rate, the others' over
+    it, overlapped over the best vectoriser, and the A/A."""
+    rows = _read(folder, "training_speed.csv")
+    if not rows:
+        return None
+    rate = {(r["task"], int(r["copies"]), r["path"]): float(r["train_env_steps_per_s"]) for r in rows}
+    sync_rows = {(r["task"], int(r["copies"])): r for r in rows if r["path"] == "seer_sync"}
+    r0 = rows[0]
+    out = ["| task, copies | SEER's env alone: steps/s | SEER sync: training env steps/s (update's share) "
+           "| SEER overlapped | SuperSuit, best mode | PufferLib, best backend "
+           "| overlapped / best of SuperSuit and PufferLib | A/A |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for task, copies in sorted(sync_rows, key=lambda k: (TASKS.index(k[0]), k[1])):
+        sr = sync_rows[(task, copies)]
+        sync = rate[(task, copies, "seer_sync")]
+        best = {fam: max((v for (t, c, x), v in rate.items() if t == task and c == copies and x.startswith(fam)),
+                         default=None) for fam in ("supersuit", "puffer")}
+        cell = lambda v: "-" if v is None else f"{v / sync:.2f}x"  # noqa: E731
+        over = rate.get((task, copies, "seer_overlap"))
+        vec = max((v for v in best.values() if v is not None), default=None)
+        alone = sync / float(sr["env_share"])      # the env's own seconds of the synchronous run
+        out.append(f"| {task}, {copies} | {alone:,.0f} | {sync:,.0f} ({float(sr['update_share']):.0%}) | {cell(over)} "
+                   f"| {cell(best['supersuit'])} | {cell(best['puffer'])} "
+                   f"| {'-' if over is None or vec is None else f'{over / vec:.2f}x'} "
+                   f"| {cell(rate.get((task, copies, 'seer_sync_aa')))} |")
+    out.append("")
+    out.append(f"The env alone: env steps over the env's own seconds in the synchronous run (the ceiling were the "
+               f"policy and the update free). The other columns: ratios over SEER synchronous at the "
+               f"same task and copies ({r0['updates']} PPO updates a run, "
+               f"torch at {r0['torch_threads']} thread(s) on `{r0['device']}`, SEER's env at "
+               f"{r0['env_threads']} thread(s)); the A/A is SEER synchronous run again last: ratios inside "
+               f"its distance from 1 are noise.")
+    pairs = _read(folder, "thread_pairs.csv")
+    for task in TASKS:
+        for path in ("seer_sync", "seer_overlap"):
+            sel = [r for r in pairs if r["task"] == task and r["path"] == path]
+            fixed = [r for r in sel if r["env_threads"] != "auto"]
+            if not fixed:
+                continue
+            top = max(fixed, key=lambda r: float(r["train_env_steps_per_s"]))
+            def same_torch(r):        # auto picks the env's count only: the best at the user's torch count
+                return max(float(x["train_env_steps_per_s"]) for x in fixed if x["torch_threads"] == r["torch_threads"])
+            autos = ", ".join(f"torch {r['torch_threads']}: "
+                              f"{float(r['train_env_steps_per_s']) / float(top['train_env_steps_per_s']):.2f}x "
+                              f"({float(r['train_env_steps_per_s']) / same_torch(r):.2f}x of the best env count "
+                              f"at that torch count)"
+                              for r in sel if r["env_threads"] == "auto")
+            aa = next((float(r["ratio_to_sync"]) for r in pairs if r["task"] == task and r["path"] == path + "_aa"),
+                      float("nan"))
+            out.append(f"- {task} ({sel[0]['copies']} copies), {path.replace('seer_', 'SEER ')}: env "
+                       f"`\"auto\"` over the best fixed (env, torch) threads pair (env {top['env_threads']}, "
+                       f"torch {top['torch_threads']}): {autos} (A/A {aa:.2f})")
+    return "\n".join(out)
+
+
+def write_block(path, text):
+    """Replace the text between the BLOCK markers of ``path``; False when
+    it has none."""
+    with open(path, encoding="utf-8") as f:
+        page = f.read()
+    i, j = page.find(BLOCK[0]), page.find(BLOCK[1])
+    if i < 0 or j < i:
+        return False
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(page[:i + len(BLOCK[0])] + "\n" + text + "\n" + page[j:])
+    return True
+
+
+def publish(out):
+    """A run written to docs/evaluation rewrites README's block from it."""
+    if os.path.realpath(out) == os.path.realpath(PUBLISHED):
+        text = readme_block(out)
+        if text and write_block(README, text):
+            print("wrote README.md's training-throughput block")
 
 
 # --- the command line --------------------------------------------------------------
@@ -390,6 +486,7 @@ def main(argv=None):
               f"{r['ratio_to_sync']:>8.2f}{r['env_share']:>7.2f}{r['policy_share']:>7.2f}"
               f"{r['update_share']:>7.2f}{r['glue_share']:>7.2f}")
     print(f"(x sync: over seer_sync at the same task and copies; seer_sync_aa's is the A/A)\nwrote {path}")
+    publish(a.out)
     bad = [r for r in rows if not all(math.isfinite(r[k]) for k in ("train_env_steps_per_s", "env_share"))]
     return 1 if bad else 0
 

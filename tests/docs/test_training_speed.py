@@ -81,3 +81,52 @@ def test_thread_pairs_writes_every_pair_and_auto_leaves_the_learner_its_cores(tm
 def test_bad_input_is_an_argparse_error(tmp_path, args):
     r = _run("--quick", "--out", str(tmp_path), *args)
     assert r.returncode == 2 and "Traceback" not in r.stderr and "error:" in r.stderr, r.stderr[-2000:]
+
+
+def _training_speed():
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    try:
+        import training_speed
+    finally:
+        sys.path.pop(0)
+    return training_speed
+
+
+def test_readme_training_block_is_the_published_run():
+    """README's training-throughput table is the one the script writes from
+    docs/evaluation/training_speed.csv and thread_pairs.csv: no figure
+    copied by hand, none left behind by a later run."""
+    ts = _training_speed()
+    text = ts.readme_block()
+    assert text is not None, "docs/evaluation/ lacks training_speed.csv"
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    i, j = readme.index(ts.BLOCK[0]), readme.index(ts.BLOCK[1])
+    assert readme[i + len(ts.BLOCK[0]):j].strip() == text.strip(), \
+        "README's block differs from docs/evaluation: run python benchmarks/training_speed.py --out docs/evaluation"
+    for task in ("pcs", "aircraft"):            # the copy counts the issue names, both trained tasks
+        for copies in (8, 32, 64, 128):
+            assert f"\n| {task}, {copies} | " in text, (task, copies)
+
+
+def test_readme_block_reads_any_run_and_write_block_replaces_only_it(tmp_path):
+    ts = _training_speed()
+    fields = ["task", "copies", "path", "train_env_steps_per_s", "env_share", "update_share", "updates", "torch_threads",
+              "device", "env_threads"]
+    rates = {"seer_sync": 100.0, "seer_overlap": 150.0, "supersuit": 80.0, "supersuit_mp": 60.0,
+             "seer_sync_aa": 98.0}
+    with open(tmp_path / "training_speed.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        for path, v in rates.items():
+            w.writerow(dict(task="pcs", copies=8, path=path, train_env_steps_per_s=v, env_share=0.25,
+                            update_share=0.6, updates=6,
+                            torch_threads=1, device="cpu", env_threads=1))
+    text = ts.readme_block(str(tmp_path))
+    assert "| pcs, 8 | 400 | 100 (60%) | 1.50x | 0.80x | - | 1.88x | 0.98x |" in text, text
+    assert ts.readme_block(str(tmp_path / "none")) is None
+    page = tmp_path / "p.md"
+    page.write_text(f"top\n{ts.BLOCK[0]}\nold\n{ts.BLOCK[1]}\nbottom\n")
+    assert ts.write_block(str(page), "| new |")
+    assert page.read_text() == f"top\n{ts.BLOCK[0]}\n| new |\n{ts.BLOCK[1]}\nbottom\n"
+    (tmp_path / "q.md").write_text("no markers\n")
+    assert not ts.write_block(str(tmp_path / "q.md"), "x")
