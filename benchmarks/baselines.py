@@ -678,7 +678,11 @@ def report(a, results, speed, speed_targets, plots, argv, elapsed, path):
               f"- Command: `{' '.join(['python benchmarks/baselines.py'] + argv)}`",
               f"- Machine: {machine()}",
               "- Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()),
-              f"- Wall time of the whole run: {elapsed / 60:.1f} min",
+              (f"- Wall time of the whole run: {elapsed / 60:.1f} min" if not getattr(a, "kept", 0) else
+               f"- Wall time of this run: {elapsed / 60:.1f} min, resumed: {a.kept} of {a.kept + a.ran} "
+               f"training and evaluation jobs kept from an earlier run's `jobs.jsonl` in the same `--out` "
+               f"(the same settings and held-out seeds; jobs whose code changed were removed from it "
+               f"first), {a.ran} run here, the speed part run here"),
               f"- Training per run: PCS {b[PCS]['updates']} updates x {b[PCS]['num_envs']} copies x "
               f"48 steps; Aircraft {b[AIRCRAFT]['updates']} updates x {b[AIRCRAFT]['num_envs']} copies x "
               f"{b[AIRCRAFT]['episode']} steps, {b[AIRCRAFT]['num_uavs']} UAVs",
@@ -821,6 +825,8 @@ def main(argv=None):
     done = load_done(a) if a.resume else {}
     todo = sorted((j for js in jobs.values() for j in js if job_key(j) not in done),
                   key=lambda j: -COST[j["kind"]] * j.get("b", {"updates": 1})["updates"])
+    a.ran = len(todo)
+    a.kept = sum(len(js) for js in jobs.values()) - a.ran          # the report says what a resume kept
     total = len(todo) + (0 if a.no_speed else sum(2 * a.speed_seeds * b[t]["updates"] for t in tasks))
     t0 = time.perf_counter()
     results, plots, eval_rows, curve_rows = {}, {}, [], []
