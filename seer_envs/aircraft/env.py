@@ -96,8 +96,6 @@ Version history: v0 — first release.
 
 
 from seer_envs.views.parallel import SeerParallelEnv
-from seer_envs.aircraft.config import AircraftConfig
-from seer_envs.aircraft.copies import AircraftCopies
 from seer_envs.aircraft.handlers import OBS_LAYOUT
 
 
@@ -116,8 +114,6 @@ class AircraftEnv(SeerParallelEnv):
                 "is_parallelizable": True, "render_fps": 4}
 
     _scenario_id = "aircraft_v0"
-    _config_cls = AircraftConfig
-    _copies_cls = AircraftCopies
 
     def _print_map(self):
         from seer_envs.aircraft.render import print_map

@@ -17,8 +17,7 @@ every rumour; truncation after ``max_cycles`` steps.
 import sys
 
 from seer_envs.views.parallel import SeerParallelEnv
-from seer_envs.gossip.config import GossipConfig
-from seer_envs.gossip.copies import OBS_LAYOUT, GossipCopies
+from seer_envs.gossip.copies import OBS_LAYOUT
 
 
 class GossipEnv(SeerParallelEnv):
@@ -30,8 +29,6 @@ class GossipEnv(SeerParallelEnv):
                 "is_parallelizable": True, "render_fps": 4}
     obs_layout = OBS_LAYOUT
     _scenario_id = "gossip_v0"
-    _config_cls = GossipConfig
-    _copies_cls = GossipCopies
 
     def _print_map(self):
         shades = " .:-=+*#%@"

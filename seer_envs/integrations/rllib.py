@@ -210,7 +210,8 @@ class SeerVectorMultiAgentEnv(VectorMultiAgentEnv):
         self.single_action_spaces = dict(view.action_spaces)
         self.single_observation_space = gym.spaces.Dict(self.single_observation_spaces)
         self.single_action_space = gym.spaces.Dict(self.single_action_spaces)
-        self.metadata = {"autoreset_mode": "next_step", "render_modes": ["rgb_array"]}
+        self.metadata = {"autoreset_mode": "next_step",      # the frames the scenario declares
+                         "render_modes": [m for m in self.vec.metadata.get("render_modes", ()) if m == "rgb_array"]}
         self.render_mode = self.vec.render_mode
         self._mask = None                           # agents in play at the last observations
         self._first_seed = first_seed

@@ -60,8 +60,6 @@ same model: the same parameters, other defaults.
 
 
 from seer_envs.views.parallel import SeerParallelEnv
-from seer_envs.pcs.config import PCSConfig, PCSHotspotConfig, PCSHotspotV1Config
-from seer_envs.pcs.copies import PcsCopies
 from seer_envs.pcs.handlers import OBS_LAYOUT
 
 
@@ -80,8 +78,6 @@ class PcsEnv(SeerParallelEnv):
     obs_layout = OBS_LAYOUT
 
     _scenario_id = "pcs_v0"
-    _config_cls = PCSConfig
-    _copies_cls = PcsCopies
 
     def _print_map(self):
         from seer_envs.pcs.render import print_map
@@ -96,7 +92,6 @@ class PcsHotspotEnv(PcsEnv):
 
     metadata = dict(PcsEnv.metadata, name="pcs_hotspot_v0")
     _scenario_id = "pcs_hotspot_v0"
-    _config_cls = PCSHotspotConfig
 
 
 
@@ -109,4 +104,3 @@ class PcsHotspotV1Env(PcsEnv):
 
     metadata = dict(PcsEnv.metadata, name="pcs_hotspot_v1")
     _scenario_id = "pcs_hotspot_v1"
-    _config_cls = PCSHotspotV1Config
