@@ -371,14 +371,15 @@ def headline(outdir):
     return "\n".join(["| what | figure |", "| --- | --- |"] + rows)
 
 
-def write_block(path, text):
-    """Replace the text between the BLOCK markers of ``path``."""
+def write_block(path, text, markers=BLOCK):
+    """Replace the text between the ``markers`` (start, end) of ``path``;
+    False when it has none (training_speed.py's block uses it too)."""
     with open(path, encoding="utf-8") as f:
         page = f.read()
-    i, j = page.find(BLOCK[0]), page.find(BLOCK[1])
+    i, j = page.find(markers[0]), page.find(markers[1])
     if i < 0 or j < i:
         return False
-    page = page[:i + len(BLOCK[0])] + "\n" + text + "\n" + page[j:]
+    page = page[:i + len(markers[0])] + "\n" + text + "\n" + page[j:]
     with open(path, "w", encoding="utf-8") as f:
         f.write(page)
     return True

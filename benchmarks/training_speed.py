@@ -59,6 +59,7 @@ import time
 
 import numpy as np
 
+from run_all import write_block as write_between      # README's marked blocks, one writer
 from seer_bench.examples import load as load_example
 from seer_bench.ppo import device, positive_int, threads
 
@@ -394,16 +395,9 @@ def readme_block(folder=PUBLISHED):
 
 
 def write_block(path, text):
-    """Replace the text between the BLOCK markers of ``path``; False when
-    it has none."""
-    with open(path, encoding="utf-8") as f:
-        page = f.read()
-    i, j = page.find(BLOCK[0]), page.find(BLOCK[1])
-    if i < 0 or j < i:
-        return False
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(page[:i + len(BLOCK[0])] + "\n" + text + "\n" + page[j:])
-    return True
+    """Replace the text between the BLOCK markers of ``path`` (run_all's
+    writer); False when it has none."""
+    return write_between(path, text, BLOCK)
 
 
 def publish(out):
