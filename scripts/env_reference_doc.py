@@ -200,7 +200,10 @@ def page(sid, spec):
     per = per_copy_fields(spec.copies) if spec.copies is not None else ()
     home = narrative(spec)
     out = [f"# `{sid}`", "", cell(spec.description) + ".", ""]
-    out += [f"Env class `{env_cls.__module__}.{env_cls.__qualname__}`, config "
+    written = getattr(sys.modules.get(env_cls.__module__), env_cls.__qualname__, None) is env_cls
+    env_name = (f"`{env_cls.__module__}.{env_cls.__qualname__}`" if written else
+                f"`{env_cls.__qualname__}` (made by the registry from the spec: `seer_envs.get(\"{sid}\").env`)")
+    out += [f"Env class {env_name}, config "
             f"`{cfg_cls.__module__}.{cfg_cls.__qualname__}`, copies `{spec.copies.__module__}."
             f"{spec.copies.__qualname__}`" + (f"; the scenario's page: [{home[0]}]({home[1]})"
                                              if home else "") + ".",

@@ -31,6 +31,14 @@ _spec.add_search_package("seer_envs")
 _spec.set_default_env_run(lambda spec, params, num_threads, seed: env_run(spec, params, num_threads, seed))
 _moved.install()        # the flat layout's module paths, for one release
 
+
+def _env_class(spec):
+    from seer_envs.views.parallel import env_class
+    return env_class(spec)
+
+
+_spec.set_env_class(_env_class)
+
 from seer_envs.snapshot.whole import Snapshot  # noqa: E402
 
 __all__ = ["registry", "envs", "get", "make", "env_run", "stpa_chooser", "vector_env", "agent_vector_env",

@@ -51,6 +51,11 @@ MOVED = {
     "_reference": ("scenario.reference",),
     "_config": ("scenario.config",),
     "_render": ("scenario.render",),
+    # gossip's parts a scenario no longer needs (the registry makes its env
+    # from the spec; the heuristic and the frames live with its copies)
+    "gossip.env": ("gossip",),
+    "gossip.heuristic": ("gossip.copies",),
+    "gossip.render": ("gossip.copies",),
 }
 
 _PACKAGE = __name__.rpartition(".")[0]
@@ -73,7 +78,12 @@ def _stacklevel():
 
 def new_path(old):
     """``"seer_envs.core"`` -> ``"seer_envs.episode.core"`` (the module it became)."""
-    return f"{_PACKAGE}.{MOVED[old.rpartition('.')[2]][0]}"
+    return f"{_PACKAGE}.{MOVED[_relative(old)][0]}"
+
+
+def _relative(name):
+    """``"seer_envs.gossip.env"`` -> ``"gossip.env"``; None outside the package."""
+    return name[len(_PACKAGE) + 1:] if name.startswith(_PACKAGE + ".") else None
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -83,8 +93,7 @@ class _AliasLoader(importlib.abc.Loader):
         return None                     # the default module object
 
     def exec_module(self, module):
-        short = module.__name__.rpartition(".")[2]
-        targets = [importlib.import_module(f"{_PACKAGE}.{t}") for t in MOVED[short]]
+        targets = [importlib.import_module(f"{_PACKAGE}.{t}") for t in MOVED[_relative(module.__name__)]]
         # Later targets first, so the module it became wins a shared name.
         for target in reversed(targets):
             module.__dict__.update((k, v) for k, v in vars(target).items()
@@ -167,11 +176,11 @@ class MovedFinder(importlib.abc.MetaPathFinder):
     _versions = _VersionLoader()
 
     def find_spec(self, name, path=None, target=None):
+        if _relative(name) in MOVED:
+            return importlib.util.spec_from_loader(name, self._loader, origin="alias of " + new_path(name))
         pkg, _, short = name.rpartition(".")
         if pkg != _PACKAGE:
             return None
-        if short in MOVED:
-            return importlib.util.spec_from_loader(name, self._loader, origin="alias of " + new_path(name))
         if _env_spec(short) is not None:
             return importlib.util.spec_from_loader(name, self._versions, origin="made from the registry")
         return None

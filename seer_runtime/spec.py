@@ -24,7 +24,6 @@ import functools
 import hashlib
 import importlib
 import os
-import pkgutil
 import sys
 import warnings
 from typing import Any, Callable, Mapping, Optional
@@ -34,6 +33,7 @@ from seer_runtime.config import build
 _SPECS = {}
 #: The env_run of specs that set none (seer_envs sets its generic one at import).
 _DEFAULT_ENV_RUN = []
+_ENV_CLASS = []
 _SEARCH = ["seer_runtime.models"]
 _searched = set()
 
@@ -91,7 +91,10 @@ class ScenarioSpec:
         The :class:`seer_runtime.Scenario` subclass.
     env : type or None
         The PettingZoo ParallelEnv class (keyword arguments: config fields,
-        ``num_threads``, ``render_mode``); None for a headless-only model.
+        ``num_threads``, ``render_mode``).  Optional: for a scenario with
+        ``copies`` and no ``env``, :func:`register` puts in the env
+        template's class for its id (``seer_envs`` provides it); None only
+        for a headless-only model.
     copies : type or None
         The scenario's copies interface (``seer_envs.scenario.copies.Copies``): its
         agents, spaces, action writes, boundary and restart over a range of
@@ -273,8 +276,20 @@ def register(spec):
     old = _SPECS.get(spec.id)
     if old is not None and old.config.__qualname__ != spec.config.__qualname__:
         raise ValueError(f"scenario id {spec.id!r} is already registered by {old.config.__module__}")
+    if spec.env is None and spec.copies is not None:
+        if not _ENV_CLASS:
+            raise ValueError(f"{spec.id}: a scenario with copies and no env is registered "
+                             "through seer_envs (import seer_envs first)")
+        spec = dataclasses.replace(spec, env=_ENV_CLASS[0](spec))
     _SPECS[spec.id] = spec
     return spec
+
+
+def set_env_class(env_class):
+    """``env_class(spec) -> class``: the env of a spec that has copies and
+    names no env (``seer_envs`` gives its template's: the runtime does not
+    know the env layer)."""
+    _ENV_CLASS[:] = [env_class]
 
 
 def set_default_env_run(env_run):
@@ -295,13 +310,12 @@ def _discover():
             continue
         _searched.add(pkg_name)
         pkg = importlib.import_module(pkg_name)
-        for info in pkgutil.iter_modules(pkg.__path__):
-            if not info.ispkg:
-                continue
-            for d in pkg.__path__:
-                if os.path.exists(os.path.join(d, info.name, "spec.py")):
-                    _import_spec(f"{pkg_name}.{info.name}.spec")
-                    break
+        # every folder with a spec.py (an __init__.py is not required: a
+        # scenario folder is its own files only)
+        names = sorted({e.name for d in pkg.__path__ if os.path.isdir(d) for e in os.scandir(d)
+                        if e.is_dir() and e.name.isidentifier() and os.path.isfile(os.path.join(e.path, "spec.py"))})
+        for name in names:
+            _import_spec(f"{pkg_name}.{name}.spec")
     if "<entry points>" not in _searched:
         _searched.add("<entry points>")
         try:

@@ -205,6 +205,11 @@ class AircraftCopies(Copies):
         from seer_envs.aircraft.render import image
         return image(view)
 
+    @staticmethod
+    def print_map(env):
+        from seer_envs.aircraft.render import print_map
+        print_map(env)
+
     def copy_model(self, c):
         """Copy ``c``'s snapshot: its UAVs, then its targets (the single
         env's entity order)."""

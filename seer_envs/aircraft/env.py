@@ -105,7 +105,7 @@ class AircraftEnv(SeerParallelEnv):
     The episode lifecycle, both APIs, copying and interrupt safety come from
     :class:`~seer_envs.views.parallel.SeerParallelEnv`, the agents, spaces,
     commands and boundary from :class:`~seer_envs.aircraft.copies.AircraftCopies`;
-    this class adds the renderers."""
+    this class adds its docs and the observation layout."""
 
     #: Where each part of the observation lives (from the handlers' enums).
     obs_layout = OBS_LAYOUT
@@ -114,7 +114,3 @@ class AircraftEnv(SeerParallelEnv):
                 "is_parallelizable": True, "render_fps": 4}
 
     _scenario_id = "aircraft_v0"
-
-    def _print_map(self):
-        from seer_envs.aircraft.render import print_map
-        print_map(self)

@@ -1,13 +1,31 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Gossip's copies (:class:`seer_envs.scenario.copies.Copies`): ``num_copies``
-rings, copy ``c``'s agent ``i`` at LP ``c * num_agents + i``."""
+"""Gossip — rumours spreading on a ring (``gossip_v0``), the worked example
+of docs/new_scenario.md.
 
+Agents ``agent_0 .. agent_{n-1}`` sit on a ring.  Each hears random rumours
+by itself now and then; at every step each agent picks whom to message
+(``Discrete(2 * reach + 1)``: 0 = quiet, ``k`` in 1..reach = the agent k
+places clockwise, ``reach + k`` = k places anticlockwise).  A message
+carries every rumour the sender knows and arrives ``latency`` plus a
+uniform ``[0, jitter)`` later.  Observation (``Box(0, inf, (5,))``): own
+share of rumours known, rumours learned and messages received this step,
+and the two ring neighbours' shares.  Reward: rumours learned in the step
+minus ``message_cost`` per message sent.  An agent terminates when it knows
+every rumour; truncation after ``max_cycles`` steps.
+
+The copies (:class:`seer_envs.scenario.copies.Copies`): ``num_copies``
+rings, copy ``c``'s agent ``i`` at LP ``c * num_agents + i``; its
+``heuristic`` (the baseline for learned policies) and its frames.
+"""
+
+import sys
 import types
 
 import numpy as np
 from gymnasium import spaces
 
 from seer_envs.scenario.copies import Copies
+from seer_envs.scenario.render import figure, figure_rgb
 from seer_envs.gossip.model import ACTION_KIND, COUNTERS, GossipModel
 
 #: Observation slots (the reference reads the same names).
@@ -41,6 +59,7 @@ class GossipCopies(Copies):
     """Copies of the gossip ring."""
 
     action_kind = ACTION_KIND
+    obs_layout = OBS_LAYOUT
     agent_arrays = ("_prev",)          # the counters at the last boundary
     model_cls = GossipModel
     #: Fields that may differ per copy: read per copy by the handlers
@@ -125,8 +144,59 @@ class GossipCopies(Copies):
 
     @staticmethod
     def image(view):
-        from seer_envs.gossip.render import image
-        return image(view)
+        return ring_image(view)
+
+    @staticmethod
+    def print_map(env):
+        shades = " .:-=+*#%@"
+        share = env.model.n_known / env.config.num_rumours
+        print(f"gossip t={env._cycle * env.config.dt:g} s  "
+              + "".join(shades[min(9, int(v * 10))] for v in share[:120]), file=sys.stdout)
 
     def copy_model(self, c):
         return types.SimpleNamespace(n_known=self.model.n_known[self.agent_rows(c)])
+
+
+def heuristic(env, obs):
+    """A hand-written policy, the baseline for learned ones: message the
+    ring neighbour that knows less, if it knows less than this agent; else
+    stay quiet."""
+    me, left, right = (obs[:, OBS_LAYOUT[k]] for k in ("known", "left", "right"))
+    reach = env.config.reach
+    act = np.where(right <= left, 1, reach + 1)           # 1: clockwise, reach + 1: anticlockwise
+    return np.where(np.minimum(left, right) < me, act, 0).astype(np.int64)
+
+
+def ring_image(view):
+    """H x W x 3 uint8 frame of ``view`` (``config``, ``model`` with
+    ``n_known``, ``_cycle``, ``max_cycles``); the same size every step."""
+    cfg = view.config
+    share = np.asarray(view.model.n_known, np.float64) / cfg.num_rumours
+    fig = figure((6.4, 5.6), 80)
+    if fig is None:            # no matplotlib: a strip of squares, dark = knows more
+        row = (255 * (1.0 - share)).astype(np.uint8)
+        img = np.stack([row, row, np.full_like(row, 255)], axis=-1)[None]
+        return np.repeat(np.repeat(img, 16, axis=0), 16, axis=1)
+    ax = fig.add_subplot()
+    n = len(share)
+    angle = np.pi / 2 - 2 * np.pi * np.arange(n) / n          # agent 0 at the top, clockwise
+    x, y = np.cos(angle), np.sin(angle)
+    ax.plot(np.append(x, x[0]), np.append(y, y[0]), color="0.8", linewidth=0.8, zorder=1)
+    size = max(8.0, min(400.0, 12000.0 / n))
+    pts = ax.scatter(x, y, c=share, cmap="viridis", vmin=0.0, vmax=1.0, s=size, zorder=2,
+                     edgecolors="0.3", linewidths=0.4)
+    if n <= 32:
+        for i in range(n):
+            ax.annotate(str(i), (1.13 * x[i], 1.13 * y[i]), ha="center", va="center", fontsize=7)
+    ax.set_aspect("equal")
+    ax.set_xlim(-1.3, 1.3)
+    ax.set_ylim(-1.3, 1.3)
+    ax.axis("off")
+    cb = fig.colorbar(pts, ax=ax, fraction=0.046, pad=0.04)
+    cb.set_label(f"share of the {cfg.num_rumours} rumours known")
+    t = view._cycle * cfg.dt
+    ax.set_title(f"gossip  {n} agents on a ring (agent 0 at the top, clockwise)\n"
+                 f"step {view._cycle}/{view.max_cycles}  t = {t:g} s  "
+                 f"mean known {share.mean():.0%}", fontsize=10)
+    fig.tight_layout()
+    return figure_rgb(fig)

@@ -3,9 +3,7 @@
 (``seer_envs.make``, the ``seer`` CLI, STPA, the generic tests) learn of it."""
 
 from seer_envs.gossip.config import GossipConfig
-from seer_envs.gossip.copies import GossipCopies
-from seer_envs.gossip.env import GossipEnv
-from seer_envs.gossip.heuristic import heuristic
+from seer_envs.gossip.copies import GossipCopies, heuristic
 from seer_envs.gossip.model import GossipModel
 from seer_runtime.spec import ScenarioSpec, register
 
@@ -15,7 +13,6 @@ SPEC = register(ScenarioSpec(
                 "(the worked example of docs/new_scenario.md)",
     config=GossipConfig,
     model=GossipModel,
-    env=GossipEnv,
     copies=GossipCopies,
     heuristic=heuristic,
     test_params={"num_agents": 7, "reach": 2, "num_rumours": 40, "news_interval": 8.0,

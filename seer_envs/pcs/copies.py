@@ -130,5 +130,10 @@ class PcsCopies(Copies):
         from seer_envs.pcs.render import image
         return image(view)
 
+    @staticmethod
+    def print_map(env):
+        from seer_envs.pcs.render import print_map
+        print_map(env)
+
     def copy_model(self, c):
         return types.SimpleNamespace(free_channels=self.model.free_channels[self.agent_rows(c)])

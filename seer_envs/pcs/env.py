@@ -69,7 +69,7 @@ class PcsEnv(SeerParallelEnv):
     The episode lifecycle, both APIs, copying and interrupt safety come from
     :class:`~seer_envs.views.parallel.SeerParallelEnv`, the agents, spaces,
     actions and boundary from :class:`~seer_envs.pcs.copies.PcsCopies`;
-    this class adds the observation layout and the text renderer."""
+    this class adds its docs and the observation layout."""
 
     metadata = {"render_modes": ["human", "rgb_array"], "name": "pcs_v0",
                 "is_parallelizable": True, "render_fps": 4}
@@ -78,10 +78,6 @@ class PcsEnv(SeerParallelEnv):
     obs_layout = OBS_LAYOUT
 
     _scenario_id = "pcs_v0"
-
-    def _print_map(self):
-        from seer_envs.pcs.render import print_map
-        print_map(self)
 
 
 class PcsHotspotEnv(PcsEnv):

@@ -72,7 +72,13 @@ class Copies:
       operation does);
     - ``image(view)`` (a static method): the ``rgb_array`` frame of ``view``,
       which has ``config``, ``model`` (one copy's arrays: a single env's
-      model, or :meth:`copy_model`), ``_cycle`` and ``max_cycles``.
+      model, or :meth:`copy_model`), ``_cycle`` and ``max_cycles``;
+    - ``print_map(env)`` (a static method): the ``human`` frame, text
+      printed to stdout for the single env ``env``.
+
+    ``image`` and ``print_map`` are optional: a render mode the scenario
+    does not declare is refused when an env is built
+    (:func:`seer_envs.scenario.render.render_modes`).
 
     ``obs`` / ``rew`` / ``term`` are replaced by fresh arrays before each
     boundary (:meth:`fresh_outputs`), so what a step hands out stays the
@@ -90,6 +96,9 @@ class Copies:
 
     action_kind = None
     model_cls = None
+    #: Optional: where each part of an agent's observation lives (name ->
+    #: slice or index), as the env's ``obs_layout`` (heuristics, docs).
+    obs_layout = None
     #: Config fields that may take one value per copy (docs/training.md,
     #: "Per-copy worlds"): those that change neither array shapes, spaces,
     #: the LP blocks, ``dt`` nor the engine's lookahead.  ``max_cycles``
@@ -317,6 +326,12 @@ class Copies:
         """The ``rgb_array`` frame (H x W x 3 uint8) of ``view`` (see the
         class docstring)."""
         raise NotImplementedError("this scenario has no rgb_array frames")
+
+    @staticmethod
+    def print_map(env):
+        """The ``human`` frame of the single env ``env``: text printed to
+        stdout (see the class docstring)."""
+        raise NotImplementedError("this scenario has no human frames")
 
     def copy_model(self, c):
         """Copy ``c``'s model arrays, as :meth:`image` reads them (the

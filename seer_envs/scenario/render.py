@@ -54,12 +54,12 @@ def pace(env):
 def render_modes(env_cls, copies_cls):
     """The render modes a scenario supports: those of ``env_cls.metadata``
     it declares the means for.  ``"rgb_array"`` needs the ``Copies``
-    subclass's ``image`` (the base class has none); ``"human"`` needs the
-    env's ``_print_map``.  Both are optional: an env is refused a mode it
+    subclass's ``image``, ``"human"`` its ``print_map`` (the base class has
+    neither).  Both are optional: an env is refused a mode it
     lacks at construction, and its ``metadata["render_modes"]`` lists only
     these."""
     from seer_envs.scenario.copies import Copies
     listed = (getattr(env_cls, "metadata", None) or {}).get("render_modes", ("human", "rgb_array"))
     have = {"rgb_array": copies_cls is not None and getattr(copies_cls, "image", None) is not Copies.image,
-            "human": callable(getattr(env_cls, "_print_map", None))}
+            "human": copies_cls is not None and getattr(copies_cls, "print_map", None) is not Copies.print_map}
     return [m for m in listed if have.get(m)]

@@ -35,9 +35,11 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
     The step loop injects the actions at ``k * dt`` and runs the engine to
     ``(k + 1) * dt``; boundary times come from the step count.
 
-    A scenario subclass sets the class attribute ``_scenario_id`` (the
-    registry id) and may add the ``human`` renderer ``_print_map()``;
-    everything else is declared once on its :class:`~seer_envs.scenario.copies.Copies`.
+    A scenario needs no subclass of its own: the registry makes one from
+    its spec (:func:`env_class`).  A scenario that writes one (for its
+    docstring, or variants with other defaults) sets the class attribute
+    ``_scenario_id`` (the registry id); everything else is declared once on
+    its :class:`~seer_envs.scenario.copies.Copies`.
 
     **Agents.**  An agent is in ``agents`` (and in the dicts) from the reset
     until the step that ends it (terminated or truncated), PettingZoo's
@@ -295,6 +297,11 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
 
     def __reduce__(self):
         state = self.core.reduce_state(type(self).__name__)
+        from seer_envs import get
+        if get(self._scenario_id).env is type(self):
+            # by id: the registry's class, made from the spec or written
+            # in a module, loads wherever the scenario is registered
+            return (_restore_registered, (self._scenario_id, self._init_kwargs, state))
         return (_restore, (type(self), self._init_kwargs, state))
 
     # --- snapshots ------------------------------------------------------------
@@ -334,13 +341,35 @@ class SeerParallelEnv(CopiesByReduce, ParallelEnv):
             return self.core.batch.copies.image(self)
         from seer_envs.scenario.render import pace
         pace(self)                       # at most metadata["render_fps"] frames per second
-        self._print_map()
+        self.core.batch.copies.print_map(self)
         return None
 
     def close(self):
         """Release the engine; later calls raise ``RuntimeError``."""
         self.core.close()
         self._closed = True
+
+
+def env_class(spec):
+    """The ParallelEnv class of ``spec``, a scenario that names no ``env``:
+    the template with its id, named after its copies class (``GossipCopies``
+    -> ``GossipEnv``), its ``obs_layout`` from the copies class."""
+    copies = spec.copies
+    name = copies.__name__.removesuffix("Copies") + "Env"
+    return type(name, (SeerParallelEnv,), {
+        "__module__": copies.__module__,
+        "__doc__": f"The ``{spec.id}`` ParallelEnv, made by the registry from its spec: "
+                   f"the template :class:`SeerParallelEnv` with its id (build it with "
+                   f"``seer_envs.make({spec.id!r}, ...)``).",
+        "metadata": dict(SeerParallelEnv.metadata, name=spec.id, render_fps=4),
+        "obs_layout": copies.obs_layout,
+        "_scenario_id": spec.id})
+
+
+def _restore_registered(scenario_id, kwargs, state):
+    """Rebuild a pickled env of the registry's class for ``scenario_id``."""
+    from seer_envs import get
+    return _restore(get(scenario_id).env, kwargs, state)
 
 
 def _restore(cls, kwargs, state):

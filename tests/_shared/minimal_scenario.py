@@ -3,9 +3,9 @@
 registered as ``minimal_v0`` on import: Gossip's compiled model and config
 behind a ``Copies`` subclass that declares agents, spaces, action writes,
 restarts and the boundary, and nothing else (no ``state_space``, no
-``image``, no ``agent_infos`` / ``summary`` / ``state``, no per-copy
-fields, no snapshot declarations), an env with no ``metadata`` of its own
-and no ``_print_map``, and a spec with no heuristic, stopping parameters
+``image`` / ``print_map``, no ``obs_layout``, no ``agent_infos`` /
+``summary`` / ``state``, no per-copy fields, no snapshot declarations), and
+a spec with no env (the registry makes it), heuristic, stopping parameters
 or ``env_run``.  ``tests/envs/test_minimal_scenario.py`` runs the
 registry-driven tests on it (``pytest -p minimal_scenario``)."""
 
@@ -17,7 +17,6 @@ import seer_envs
 from seer_envs.gossip.config import GossipConfig
 from seer_envs.gossip.model import ACTION_KIND, GossipModel
 from seer_envs.scenario.copies import Copies
-from seer_envs.views.parallel import SeerParallelEnv
 from seer_runtime.spec import ScenarioSpec, register
 
 
@@ -49,18 +48,11 @@ class MinimalCopies(Copies):
         self.term[lo:hi] = known == self.config.num_rumours
 
 
-class MinimalEnv(SeerParallelEnv):
-    """The minimal scenario's ParallelEnv: the template and an id."""
-
-    _scenario_id = "minimal_v0"
-
-
 SPEC = register(ScenarioSpec(
     id="minimal_v0",
     description="A scenario with only the required parts (tests)",
     config=GossipConfig,
     model=GossipModel,
-    env=MinimalEnv,
     copies=MinimalCopies,
     test_params={"num_agents": 5, "reach": 1, "num_rumours": 40, "news_interval": 8.0, "max_cycles": 6},
 ))

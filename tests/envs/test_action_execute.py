@@ -6,7 +6,7 @@ step that queues them, at every thread count."""
 import numpy as np
 import pytest
 
-from seer_envs.gossip.env import GossipEnv
+import seer_envs
 from seer_envs.pcs.env import PcsEnv
 
 
@@ -19,6 +19,7 @@ def _queued(cls):
     return Queued
 
 
+GossipEnv = seer_envs.get("gossip_v0").env          # the class the registry made from its spec
 _QueuedPcs, _QueuedGossip = _queued(PcsEnv), _queued(GossipEnv)
 
 

@@ -155,7 +155,7 @@ def test_an_undeclared_render_mode_is_refused_at_construction(sid):
             seer_envs.agent_vector_env(sid, 2, render_mode="rgb_array", **small(sid))
         assert seer_envs.vector_env(sid, 2, **small(sid)).metadata["render_modes"] == []
     assert ("rgb_array" in modes) == (spec.copies.image is not Copies.image)
-    assert ("human" in modes) == hasattr(spec.env, "_print_map")
+    assert ("human" in modes) == (spec.copies.print_map is not Copies.print_map)
 
 
 @pytest.mark.parametrize("sid", ENVS)
@@ -223,7 +223,7 @@ def test_rgb_array_frames_keep_their_size_and_change(sid):
 @pytest.mark.parametrize("sid", ENVS)
 def test_human_mode_prints_a_frame_at_reset_and_render(sid, capsys):
     if "human" not in _modes(sid):
-        pytest.skip(f"{sid} declares no human mode (_print_map)")
+        pytest.skip(f"{sid} declares no human mode (print_map)")
     env = seer_envs.make(sid, render_mode="human", num_threads=1, **small(sid))
     env.reset(seed=0)
     assert capsys.readouterr().out.strip(), "reset draws a frame in human mode"

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import seer_envs
-from seer_envs.gossip import GossipConfig, GossipEnv
+from seer_envs.gossip.config import GossipConfig
 from seer_envs.gossip.reference import GossipReference
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -51,7 +51,7 @@ def _same(a, b):
 def test_env_equals_the_pure_python_reference(params, seed, thread_counts):
     cfg = GossipConfig(**params)
     for t in thread_counts:
-        env = GossipEnv(num_threads=t, **params)
+        env = seer_envs.make("gossip_v0", num_threads=t, **params)
         env.reset_arrays(seed=seed)
         ep_seed = env.seed_used
         got = _rollout(env, seed, cfg.max_cycles, cfg.num_actions, seed + 1)
@@ -65,7 +65,7 @@ def test_env_equals_the_pure_python_reference(params, seed, thread_counts):
 
 
 def test_rumours_only_spread_and_episode_ends_when_all_know():
-    env = GossipEnv(num_threads=2, num_agents=9, num_rumours=6, news_interval=4.0, max_cycles=500)
+    env = seer_envs.make("gossip_v0", num_threads=2, num_agents=9, num_rumours=6, news_interval=4.0, max_cycles=500)
     env.reset(seed=3)
     known = env.model.n_known.copy()
     steps = 0
@@ -84,7 +84,7 @@ def test_rumours_only_spread_and_episode_ends_when_all_know():
 
 
 def test_quiet_agents_send_nothing_and_finished_agents_are_quiet():
-    env = GossipEnv(num_threads=2, num_agents=12, num_rumours=3, news_interval=6.0, max_cycles=200)
+    env = seer_envs.make("gossip_v0", num_threads=2, num_agents=12, num_rumours=3, news_interval=6.0, max_cycles=200)
     env.reset_arrays(seed=0)
     term = np.zeros(12, bool)
     while not term.any():                      # quiet until the first agents know everything
@@ -111,7 +111,7 @@ def test_config_bounds_are_named(bad, match):
 
 def test_registered_and_listed():
     spec = seer_envs.get("gossip_v0")
-    assert spec.env is GossipEnv and isinstance(seer_envs.make("gossip_v0", **spec.test_params), GossipEnv)
+    assert isinstance(seer_envs.make("gossip_v0", **spec.test_params), spec.env)
     r = subprocess.run([sys.executable, "-m", "seer.cli", "list"], capture_output=True, text=True,
                        env=dict(os.environ, PYTHONPATH=ROOT), timeout=120)
     assert r.returncode == 0 and "gossip_v0" in r.stdout, r.stderr
@@ -163,14 +163,16 @@ def test_guide_python_blocks_run(capsys):
 
 
 def _out_of_tree_copy(dest):
-    """The gossip folder as package ``mygossip``, scenario id ``mygossip_v0``,
+    """The gossip folder's scenario files (no ``__init__.py``) as package
+    ``mygossip``, scenario id ``mygossip_v0``,
     beside the guide's ``setup.py`` and ``pyproject.toml`` (its build
     requirements and its ``seer.scenarios`` entry point)."""
     src = os.path.join(ROOT, "seer_envs", "gossip")
     pkg = dest / "mygossip"
     pkg.mkdir()
     for name in os.listdir(src):
-        if name.endswith((".py", ".pyx")):
+        # a scenario's own files: gossip's __init__.py only keeps old imports for a release
+        if name.endswith((".py", ".pyx")) and name != "__init__.py":
             text = open(os.path.join(src, name)).read()
             text = text.replace("seer_envs.gossip", "mygossip").replace("gossip_v0", "mygossip_v0")
             (pkg / name).write_text(text)
@@ -181,7 +183,7 @@ def _out_of_tree_copy(dest):
 CHECK = textwrap.dedent("""
     import numpy as np, seer_envs
     spec = seer_envs.get("mygossip_v0")            # found through the entry point
-    assert spec.env.__module__ == "mygossip.env", spec.env.__module__
+    assert spec.env.__module__ == "mygossip.copies", spec.env.__module__     # made by the registry
     outs = []
     for t in (1, 2, 3, 4):
         env = seer_envs.make("mygossip_v0", num_threads=t, **spec.test_params)
@@ -305,7 +307,7 @@ def test_out_of_tree_scenario_passes_the_generic_tests(out_of_tree):
 def test_rgb_frame_has_the_ring_a_scale_and_the_time():
     """The frame is a picture a person can read (not a 16-pixel strip): the
     same size at every step, and it changes as rumours spread."""
-    env = GossipEnv(num_threads=1, render_mode="rgb_array", num_agents=12, news_interval=2.0)
+    env = seer_envs.make("gossip_v0", num_threads=1, render_mode="rgb_array", num_agents=12, news_interval=2.0)
     env.reset(seed=0)
     first = env.render()
     for _ in range(6):

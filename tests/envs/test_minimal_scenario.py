@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -65,6 +66,49 @@ def test_generic_tests_pass_with_a_discrete_start_and_per_element_bounds():
     assert int(re.search(r"(\d+) passed", r.stdout).group(1)) >= 100
 
 
+def test_the_registry_makes_the_env_of_a_spec_that_names_none(minimal):
+    """A scenario writes no env class: the registry's is the template with
+    its id, named after its copies class, and pickles by id."""
+    import pickle
+
+    import seer_envs
+    from seer_envs.views.parallel import SeerParallelEnv
+    cls = minimal.SPEC.env
+    assert seer_envs.get("minimal_v0") is minimal.SPEC and minimal.SPEC.kind == "env"
+    assert cls.__name__ == "MinimalEnv" and cls.__bases__ == (SeerParallelEnv,)
+    assert cls.metadata["name"] == "minimal_v0" and cls.obs_layout is None
+    env = seer_envs.make("minimal_v0", num_threads=1, **minimal.SPEC.test_params)
+    obs = env.reset_arrays(seed=4)
+    twin = pickle.loads(pickle.dumps(env))
+    assert type(twin) is cls
+    np.testing.assert_array_equal(twin.step_arrays(np.ones(len(obs), np.int64))[0],
+                                  env.step_arrays(np.ones(len(obs), np.int64))[0])
+
+
+def test_a_scenario_folder_needs_no_init_file(tmp_path):
+    """The registry finds ``<package>/<name>/spec.py`` in a folder with no
+    ``__init__.py`` (a scenario is its own files only); run in a child
+    process so the extra scenario stays out of this one's registry."""
+    (tmp_path / "nspkg").mkdir()
+    (tmp_path / "nspkg" / "__init__.py").write_text("")
+    (tmp_path / "nspkg" / "ring").mkdir()
+    (tmp_path / "nspkg" / "ring" / "spec.py").write_text(
+        "from seer_envs.gossip.config import GossipConfig\n"
+        "from seer_envs.gossip.copies import GossipCopies\n"
+        "from seer_envs.gossip.model import GossipModel\n"
+        "from seer_runtime.spec import ScenarioSpec, register\n"
+        "class RingCopies(GossipCopies):\n    pass\n"
+        "SPEC = register(ScenarioSpec(id='ring_v0', description='a gossip ring', config=GossipConfig,\n"
+        "                             model=GossipModel, copies=RingCopies))\n")
+    code = ("import seer_envs\nfrom seer_runtime import spec\nspec.add_search_package('nspkg')\n"
+            "env = seer_envs.make('ring_v0', num_agents=5, num_threads=1)\n"
+            "print(type(env).__name__, env.reset_arrays(seed=1).shape)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), ROOT])))
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.split() == ["RingEnv", "(5,", "5)"], r.stdout
+
+
 def test_no_render_mode_is_accepted_where_none_is_declared(minimal):
     import seer_envs
     p = minimal.SPEC.test_params
@@ -75,7 +119,7 @@ def test_no_render_mode_is_accepted_where_none_is_declared(minimal):
                                                        f"render modes [] ")):
             seer_envs.make("minimal_v0", render_mode=mode, **p)
         with pytest.raises(ValueError, match="render_mode"):
-            minimal.MinimalEnv(render_mode=mode, **p)
+            minimal.SPEC.env(render_mode=mode, **p)
         with pytest.raises(ValueError, match=r"render_mode must be None or one of .* \[\]"):
             seer_envs.vector_env("minimal_v0", 2, render_mode=mode, **p)
     with pytest.raises(ValueError, match="render_mode"):
@@ -92,7 +136,7 @@ def test_an_env_that_lists_a_mode_it_cannot_draw_is_refused_it(minimal):
     import seer_envs
     from seer_envs.scenario.render import render_modes
 
-    class Listed(minimal.MinimalEnv):
+    class Listed(minimal.SPEC.env):
         metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 4}
     assert render_modes(Listed, minimal.MinimalCopies) == []
     with pytest.raises(ValueError, match="render_mode"):
