@@ -772,7 +772,7 @@ def main(argv=None):
     p.add_argument("--tasks", default=",".join(TASKS), help="comma-separated: " + ", ".join(TASKS))
     p.add_argument("--no-speed", action="store_true", help="leave out the speed part")
     p.add_argument("--benchmarl-seeds", type=int, default=None,
-                   help="training seeds of BenchMARL's MAPPO and IPPO, the independent check (default 2; "
+                   help="training seeds of BenchMARL's MAPPO and IPPO, the independent check (default 5; "
                         "0 leaves it out; it needs BenchMARL)")
     p.add_argument("--benchmarl-budget", type=float, default=0.2,
                    help="the BenchMARL comparison's budget, a fraction of --budget (ours run beside it at the "
@@ -811,7 +811,7 @@ def main(argv=None):
     a.speed_eval_seeds = a.speed_eval_seeds or (2 if a.quick else 8)
     if a.benchmarl_seeds is None:
         import benchmarl_check
-        a.benchmarl_seeds = (1 if a.quick else 2) if benchmarl_check.available() else 0
+        a.benchmarl_seeds = (1 if a.quick else 5) if benchmarl_check.available() else 0
     tasks = [t for t in a.tasks.split(",") if t]
     for t in tasks:
         if t not in TASKS:

@@ -177,3 +177,29 @@ def test_no_isinstance_on_a_layout_outside_the_layouts():
                         & {"Batch", "Groups"}):
                     bad.append(f"{os.path.relpath(path, ROOT)}:{node.lineno}")
     assert not bad, bad
+
+
+def test_no_scenario_imports_a_private_module():
+    """A scenario builds on the public kit only: no import (or cimport) of
+    a private module or name of SEER's packages, ``_``-prefixed, from any
+    scenario folder (the out-of-tree guide, docs/new_scenario.md, relies on it)."""
+    from seer_test_helpers import imported_modules
+    scenarios = [n for n in sorted(os.listdir(os.path.join(ROOT, "seer_envs")))
+                 if os.path.exists(os.path.join(ROOT, "seer_envs", n, "spec.py"))]
+    assert {"pcs", "aircraft", "gossip"} <= set(scenarios)
+    pyx = re.compile(r"^\s*(?:from\s+([\w.]+)\s+c?import\s+([\w, ]+)|c?import\s+([\w.]+))", re.M)
+    bad = []
+    for name in scenarios:
+        folder = os.path.join(ROOT, "seer_envs", name)
+        found = list(imported_modules(folder))
+        for f in sorted(os.listdir(folder)):
+            if f.endswith((".pyx", ".pxd")):
+                for m in pyx.finditer(open(os.path.join(folder, f)).read()):
+                    mods = ([m.group(1)] + [f"{m.group(1)}.{n.strip()}" for n in m.group(2).split(",")]
+                            if m.group(1) else [m.group(3)])
+                    found += [(f, x) for x in mods]
+        for f, m in found:
+            parts = m.split(".")
+            if parts[0] in ("seer_runtime", "seer_envs", "stpa") and any(p.startswith("_") for p in parts[1:]):
+                bad.append(f"{name}/{f}: {m}")
+    assert not bad, bad

@@ -6,7 +6,7 @@ import time
 
 from seer_envs.scenario.config import RUN_WORK_BUDGET
 from seer_runtime.config import build, check_number
-from seer_runtime._threads import resolve_threads
+from seer_runtime import resolve_threads
 from seer_envs.pcs.config import PCSConfig
 from seer_envs.pcs.summary import summarize
 from seer_envs.pcs.handlers import PcsModel
