@@ -300,20 +300,39 @@ def load_done(a):
     return out
 
 
-def run_jobs(jobs, n, on_done):
-    """Run ``jobs`` in this process (``n`` 1) or in ``n`` worker processes
-    (spawned: no forked torch threads), longest first; ``on_done(job,
-    result)`` as each finishes."""
+def run_jobs(jobs, n, on_done, fn=None):
+    """Run ``fn(job)`` (default :func:`run_job`) for each of ``jobs`` in this
+    process (``n`` 1) or in ``n`` worker processes (spawned: no forked torch
+    threads), in order (the longest first); ``on_done(job, result)`` as each
+    finishes.  Ctrl-C or a SIGTERM (``kill``, ``pkill``) ends the workers
+    with this process."""
+    fn = fn or run_job
     if n == 1:
         for j in jobs:
-            on_done(j, run_job(j))
+            on_done(j, fn(j))
         return
+    import functools
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) as ex:
-        futures = {ex.submit(run_job, j): j for j in jobs}
-        for f in as_completed(futures):
-            on_done(futures[f], f.result())
+    import signal
+    # A SIGTERM would end this process at once and leave the workers running
+    # (their command line is multiprocessing's, not this script's): raise
+    # instead, so the pool's exit terminates them.
+    old = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        with multiprocessing.get_context("spawn").Pool(n) as pool:
+            for i, result in pool.imap_unordered(functools.partial(_indexed, fn), enumerate(jobs)):
+                on_done(jobs[i], result)
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _indexed(fn, item):
+    i, job = item
+    return i, fn(job)
 
 
 class SuperSuitVec:

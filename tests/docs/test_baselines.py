@@ -126,3 +126,30 @@ def test_resume_keeps_the_finished_runs_and_gives_the_same_tables(tmp_path):
     assert again.returncode == 0, again.stderr[-3000:]
     assert "resuming: 3 finished runs kept" in again.stderr
     assert [(out / n).read_text() for n in ("eval.csv", "curves.csv")] == tables
+
+
+def test_a_killed_parallel_run_takes_its_workers_with_it():
+    """SIGTERM to ``run_jobs`` with worker processes (``--jobs 2``) ends the
+    workers too: before, they outlived it (``pkill -f baselines.py`` does
+    not match their command line)."""
+    import signal
+    import time
+
+    psutil = pytest.importorskip("psutil")
+    code = ("import sys, time; sys.path.insert(0, 'benchmarks'); import baselines; "
+            "baselines.run_jobs([120, 120], 2, lambda j, r: None, fn=time.sleep)")
+    p = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
+    try:
+        parent = psutil.Process(p.pid)
+        deadline = time.monotonic() + 120
+        while len(parent.children()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        workers = parent.children(recursive=True)
+        assert len(workers) >= 2, "the pool did not start"
+        time.sleep(1.0)                      # the workers are in their jobs
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(timeout=60) != 0
+        gone, alive = psutil.wait_procs(workers, timeout=30)
+        assert not alive, [w.cmdline() for w in alive]
+    finally:
+        p.kill()
