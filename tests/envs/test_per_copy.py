@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Every copy its own world (seer_envs.episode.worlds): per-copy values of every
-field a scenario declares ``per_copy``, ``set_params``, reset options,
-samplers and snapshots, each copy against a single env built with its
-values and seed, bit for bit, at 1-4 threads."""
+field a scenario declares ``per_copy``, one at a time and all at once in
+every layout, ``set_params``, reset options, samplers and snapshots, each
+copy against a single env built with its values and seed, bit for bit, at
+1-4 threads."""
 
+import math
 import pickle
 
 import numpy as np
@@ -22,6 +24,11 @@ def _fields(sid):
     return per_copy_fields(SPECS[sid].copies)
 
 
+def _stopping(sid, params):
+    """Whether ``params`` are the scenario's stopping variant: agents leave a running episode."""
+    return params == SPECS[sid].test_params_stopping
+
+
 # (copies class, field): each field once, tried in every case of the scenarios sharing the class
 FIELDS = sorted({(SPECS[sid].copies.__name__, f) for sid, _ in CASES for f in _fields(sid)})
 
@@ -32,11 +39,16 @@ def _actions(space, shape, rng):
     return rng.uniform(space.low, space.high, shape + space.shape).astype(space.dtype)
 
 
-def _run_against_singles(sid, params, per_copy, threads, seeds, steps, rng_seed=0, **vkw):
+def _run_against_singles(sid, params, per_copy, threads, seeds, steps, rng_seed=0, state=False,
+                         until_restarted=False, **vkw):
     """Step a vector env with ``per_copy`` values (field -> E values) and E
     single envs with copy c's values, NEXT_STEP autoreset; assert every
-    output equal.  Returns each copy's outputs (for comparing copies)."""
+    output equal (``state``: the global state too, where the copy fills the
+    batch's width).  ``until_restarted``: stop two steps after every copy
+    has restarted (``steps`` is then a cap).  Returns each copy's outputs
+    (for comparing copies) and how often an agent left a running episode."""
     v = seer_envs.vector_env(sid, E, num_threads=threads, **dict(params, **per_copy), **vkw)
+    state = state and hasattr(v, "single_state_space")     # a scenario may declare none
     singles = [seer_envs.make(sid, num_threads=1, **dict(params, **{k: vs[c] for k, vs in per_copy.items()}))
                for c in range(E)]
     obs, infos = v.reset(seed=list(seeds))
@@ -47,26 +59,36 @@ def _run_against_singles(sid, params, per_copy, threads, seeds, steps, rng_seed=
     for c, s in enumerate(singles):
         np.testing.assert_array_equal(obs[c, :n[c]], s.reset_arrays(seed=seeds[c]))
     rng = np.random.default_rng(rng_seed)
-    restarts = 0
+    restarted, exits, end = set(), 0, steps
     for k in range(steps):
+        if k == end:
+            break
         a = _actions(v.single_action_space, (E, v.num_agents), rng)
         obs, rew, term, trunc, infos = v.step(a)
+        states = v.state() if state else None
         for c, s in enumerate(singles):
             m = n[c]
             if not s.agents:                    # this step is the copy's reset (NEXT_STEP)
                 o, r = s.reset_arrays(), np.zeros_like(rew[c, :m])
                 assert infos["_seer_params"][c]
-                restarts += 1
+                restarted.add(c)
             else:
                 o, r, t, tr = s.step_arrays(a[c, :m])
                 np.testing.assert_array_equal(term[c, :m], t)
                 np.testing.assert_array_equal(trunc[c, :m], tr)
+                exits += bool((t | tr).any() and s.agents)
             np.testing.assert_array_equal(obs[c, :m], o, err_msg=f"{sid} step {k} copy {c}")
             np.testing.assert_array_equal(rew[c, :m].view(np.uint32), r.view(np.uint32), err_msg=f"step {k} copy {c}")
             assert not rew[c, m:].any() and not term[c, m:].any() and not trunc[c, m:].any()
+            # the state where the copy fills the batch's width: a copy with fewer agents (or
+            # Aircraft's targets) pads it its scenario's way (tests/envs/test_per_copy_aircraft.py)
+            if state and s.state().shape == states[c].shape:
+                np.testing.assert_array_equal(states[c], s.state(), err_msg=f"state step {k} copy {c}")
             trace[c] += [o, rew[c]]
-    assert restarts >= 1
-    return trace
+        if until_restarted and len(restarted) == E:
+            end = min(end, k + 3)               # two steps into the last copy's second episode
+    assert len(restarted) == E if until_restarted else restarted
+    return trace, exits
 
 
 @pytest.mark.parametrize("threads", [1, 2, 4])
@@ -75,7 +97,8 @@ def test_each_per_copy_field_gives_each_copy_its_world(cls_name, field, threads)
     """Copies with three values of one per-copy field equal single envs
     built with them, across episodes; with one seed for all three, the
     copies differ in at least one case of the scenarios sharing the class:
-    the model reads the field per copy (not one shared value)."""
+    the model reads the field per copy (not one shared value).  In a
+    stopping case agents leave a running episode (exits are compared too)."""
     differs = False
     for sid, params in CASES:
         if SPECS[sid].copies.__name__ != cls_name:
@@ -86,9 +109,76 @@ def test_each_per_copy_field_gives_each_copy_its_world(cls_name, field, threads)
         p = dict(params, max_cycles=mc)
         if field == "max_cycles":
             vals = [mc, mc + 2, mc - 1]
-        trace = _run_against_singles(sid, p, {field: vals}, threads, [7, 7, 7], steps=2 * mc + 3)
+        trace, exits = _run_against_singles(sid, p, {field: vals}, threads, [7, 7, 7], steps=2 * mc + 3)
+        assert exits or not _stopping(sid, params), f"{sid}: no agent left a running episode"
         differs |= any(not all(np.array_equal(x, y) for x, y in zip(trace[0], trace[c])) for c in (1, 2))
     assert differs, f"{field}: three values gave the same outputs in every case"
+
+
+def _edges(cfg, field):
+    """Three values of ``field``: ``cfg``'s, its low edge (its closed lower
+    bound, else a quarter of cfg's) and a far value (four times cfg's, or
+    1 from 0, capped by its upper bound); an infinite value stays."""
+    m = cfg.__dataclass_fields__[field].metadata
+    d = getattr(cfg, field)
+    if math.isinf(d):
+        return [d] * 3
+    low = m["lo"] if m.get("lo") is not None and not m.get("lo_open") else d / 4
+    high = 4 * d if d else 1
+    if m.get("hi") is not None:
+        high = min(high, m["hi"])
+    return [d, int(low), int(high)] if m.get("integer") else [d, float(low), float(high)]
+
+
+def _worlds(sid, params, values):
+    """Every per-copy field of the scenario at once: ``values(cfg, field)``
+    (copy c takes value c; copy 0 the base config's), ``max_cycles`` at
+    least 3 and differing as in
+    :func:`test_each_per_copy_field_gives_each_copy_its_world`.  Returns
+    the base params and the per-copy values."""
+    cfg = SPECS[sid].build_config(params)
+    mc = max(cfg.max_cycles, 3)
+    worlds = {f: values(cfg, f) for f in _fields(sid) if f != "max_cycles"}
+    worlds["max_cycles"] = [mc, mc + 2, mc - 1]
+    # No repair of the combination: a copy moves its fields alike (x1.7 or x0.6, x4 or to the
+    # lower bounds), which keeps the bounds one field sets on another (Aircraft's wind_sigma by
+    # max_speed and the substep), so every registered scenario's copies validate; one that
+    # did not would fail here with its config's own message, naming the field.
+    return dict(params, max_cycles=mc), worlds
+
+
+#: the cases whose scenario has per-copy fields
+WORLD_CASES = [c for c in env_cases() if SPECS[c.values[0]].copies is not None and _fields(c.values[0])]
+LAYOUTS = [pytest.param({}, id="auto"), pytest.param({"copy_parallel": True}, id="copies"),
+           pytest.param({"batch_size": 2}, id="batches")]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("sid, params", WORLD_CASES)
+def test_all_per_copy_fields_at_once_equal_single_envs(sid, params, layout, threads):
+    """Copies with their own value of every per-copy field at once (agent
+    counts included) equal single envs built with them, global state
+    included, into every copy's second episode, in every layout; in a
+    stopping case agents leave a running episode (exits are compared too)."""
+    p, worlds = _worlds(sid, params, three_values)
+    _, exits = _run_against_singles(sid, p, worlds, threads, [7, 8, 9], 2 * p["max_cycles"] + 3, state=True,
+                                    until_restarted=True, **layout)
+    assert exits or not _stopping(sid, params), f"{sid}: no agent left a running episode"
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("sid, params", WORLD_CASES)
+def test_all_per_copy_fields_at_their_edges_equal_single_envs(sid, params, layout):
+    """As above with every field at its edges (:func:`_edges`) beside a
+    copy at the base config: one copy at the lower bounds (Aircraft's no
+    wind, no message, no target, one UAV), one far above (Gossip's messages
+    in flight over more steps than the base config's, Aircraft's four times
+    the UAVs)."""
+    p, worlds = _worlds(sid, params, _edges)
+    _, exits = _run_against_singles(sid, p, worlds, 2, [7, 8, 9], 2 * p["max_cycles"] + 3, state=True,
+                                    until_restarted=True, **layout)
+    assert exits or not _stopping(sid, params), f"{sid}: no agent left a running episode"
 
 
 #: Scenarios whose model reads per-copy parameters (``Copies.per_copy``), each at its test_params.

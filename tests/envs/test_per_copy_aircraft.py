@@ -1,12 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Aircraft's per-copy parameters: copy ``c`` of a batch whose copies have
-different values of a ``per_copy`` field gives, bit for bit, what the single
-env built with copy ``c``'s values and seed gives, at 1, 2 and 4 threads,
-in every layout, across auto-resets and ``set_params``, with UAVs running
-out of energy; a copy's grid capped by the batch's gives the same
-neighbours."""
-
-import dataclasses
+"""Aircraft's per-copy parameters beyond tests/envs/test_per_copy.py's
+(which runs every per-copy field, one at a time and all at once, against
+single envs): Discrete actions read each copy's max_accel, ``configure``
+keeps the batch's grid, ``set_params`` with UAVs running out of energy,
+and per-copy agent counts, across episodes, ``set_params`` and
+snapshots."""
 
 import numpy as np
 import pytest
@@ -22,44 +20,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:num_threads=.*exceeds:RuntimeWar
 # so the snapshot grid has several cells.
 BASE = dict(num_uavs=6, num_targets=3, dynamics_substeps=2, battery_capacity=6.0,
             comm_range=100.0, sensor_range=80.0, max_cycles=9)
-
-#: field -> (copy 0's, copy 2's) values; copy 1 keeps the base config's.
-VALUES = {
-    "arena_size": (200.0, 2000.0),          # 2000: its own grid (8) above the batch's (6)
-    "control_period": (0.3, 0.1),           # 0.3: a shorter last interval
-    "dynamics_substeps": (1, 5),
-    "sense_period": (0.3, 1.0),
-    "sensor_range": (30.0, 300.0),
-    "comm_range": (40.0, 400.0),
-    "max_messages": (0, 10),
-    "collision_radius": (50.0, 150.0),
-    "max_speed": (10.0, 60.0),
-    "max_accel": (0.0, 12.0),
-    "drag": (0.0, 0.1),
-    "wind_sigma": (0.0, 5.0),
-    "wind_tau": (0.5, 10.0),
-    "battery_capacity": (3.0, 60.0),
-    "idle_power": (0.0, 2.0),
-    "thrust_power": (0.0, 0.5),
-    "target_speed": (0.0, 20.0),
-}
-
-#: field -> base changes (every copy) that let the field show within the run
-EXTRA = {"max_messages": dict(sensor_range=400.0, comm_range=400.0)}
-
-STEPS = 12
 SEED = 5
-
-
-COUNTS = ("num_uavs", "num_targets")
-
-
-def test_every_per_copy_field_is_tried():
-    assert set(VALUES) | set(COUNTS) == set(AircraftCopies.per_copy)
-    assert AircraftCopies.per_copy_counts == COUNTS
-    fields = {f.name for f in dataclasses.fields(AircraftConfig)}
-    assert set(AircraftCopies.per_copy) <= fields
-    assert not {"dt", "comm_latency", "continuous_actions", "max_cycles"} & set(AircraftCopies.per_copy)
 
 
 def _actions(rng, continuous, E, U):
@@ -68,31 +29,16 @@ def _actions(rng, continuous, E, U):
     return rng.integers(0, 9, (E, U))
 
 
-def _compare(field_values, threads, continuous=True, steps=STEPS, extra={}, **vkw):
-    """Copy 1 keeps the base config; copies 0 and 2 take the values.
-    Returns the UAVs that stopped in each copy."""
-    kw = dict(BASE, continuous_actions=continuous, **extra)
-    base = AircraftConfig(**kw)
-    per = {f: [v0, getattr(base, f), v2] for f, (v0, v2) in field_values.items()}
-    return per_copy_equals_singles("aircraft_v0", kw, per, threads, steps,
-                                   lambda rng: _actions(rng, continuous, 3, base.num_uavs), SEED, **vkw)
-
-
-@pytest.mark.parametrize("threads", [1, 2, 4])
-@pytest.mark.parametrize("field", sorted(VALUES))
-def test_per_copy_field_equals_single_envs(field, threads):
-    stopped = _compare({field: VALUES[field]}, threads, extra=EXTRA.get(field, {}))
-    assert stopped.any(), stopped           # UAVs ran out of energy
-
-
 @pytest.mark.parametrize("threads", [1, 2, 4])
 @pytest.mark.parametrize("layout", [{}, {"copy_parallel": True}, {"batch_size": 2}])
-@pytest.mark.parametrize("continuous", [True, False])
-def test_all_fields_at_once(threads, layout, continuous):
-    # wind_sigma (5 in copy 2) stays under its bound max_speed / (8.6 substep)
-    # with copy 2's max_speed and substep
-    stopped = _compare(VALUES, threads, continuous, **layout)
-    assert stopped.any()
+def test_discrete_actions_take_each_copys_max_accel(threads, layout):
+    """Discrete actions (each copy's action table, scaled by its max_accel,
+    0 included) equal single envs, with UAVs running out of energy; the
+    generic tests run the registered (Box) action space."""
+    kw = dict(BASE, continuous_actions=False)
+    stopped = per_copy_equals_singles("aircraft_v0", kw, {"max_accel": [0.0, 5.0, 12.0]}, threads, 12,
+                                      lambda rng: _actions(rng, False, 3, BASE["num_uavs"]), SEED, **layout)
+    assert stopped.any(), stopped
 
 
 def test_configure_keeps_the_grid():
