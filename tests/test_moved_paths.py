@@ -128,6 +128,36 @@ def test_pickles_naming_the_old_paths_still_load():
     assert all(np.array_equal(o1[a], o3[a]) for a in o1)
 
 
+def test_a_gossip_env_pickled_before_its_env_module_went_still_loads(monkeypatch):
+    """Gossip's env class was ``seer_envs.gossip.env.GossipEnv``; the
+    registry now makes it from the spec.  A pickle naming the old class
+    (``_restore(seer_envs.gossip.env.GossipEnv, ...)``, as it was written)
+    loads as the registry's class, with a DeprecationWarning, and continues
+    bit for bit."""
+    from seer_envs.views.parallel import _restore
+    cls = seer_envs.get("gossip_v0").env
+    env = seer_envs.make("gossip_v0", num_agents=7, num_threads=1)
+    env.reset_arrays(seed=2)
+    env.step_arrays(np.ones(7, np.int64))
+    state = env.core.reduce_state("GossipEnv")
+
+    class Written:                           # what the env's __reduce__ gave then
+        def __reduce__(self):
+            return (_restore, (cls, env._init_kwargs, state))
+    monkeypatch.setattr(cls, "__module__", "seer_envs.gossip.env")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        raw = pickle.dumps(Written(), protocol=0)
+    monkeypatch.undo()
+    assert b"cseer_envs.gossip.env\nGossipEnv\n" in raw
+    sys.modules.pop("seer_envs.gossip.env", None)     # its import warns once
+    with pytest.warns(DeprecationWarning, match="gossip"):
+        back = pickle.loads(raw)
+    assert type(back) is cls
+    a = np.array([1, 2, 0, 3, 4, 1, 2])
+    np.testing.assert_array_equal(back.step_arrays(a)[0], env.step_arrays(a)[0])
+
+
 def test_import_make_and_step_warn_nothing():
     code = ("import numpy as np, seer_envs\n"
             "for i in sorted(seer_envs.envs()):\n"
