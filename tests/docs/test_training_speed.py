@@ -18,9 +18,9 @@ pytest.importorskip("supersuit")
 SCRIPT = os.path.join(ROOT, "benchmarks", "training_speed.py")
 
 
-def _run(*args):
+def _run(*args, **env):
     return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, timeout=240,
-                          env=dict(os.environ, PYTHONPATH=ROOT), cwd=ROOT)
+                          env=dict(os.environ, PYTHONPATH=ROOT, **env), cwd=ROOT)
 
 
 @pytest.mark.heavy
@@ -57,8 +57,12 @@ def test_quick_writes_the_table(tmp_path):
 @pytest.mark.heavy
 def test_thread_pairs_writes_every_pair_and_auto_leaves_the_learner_its_cores(tmp_path):
     import seer_runtime
-    r = _run("--quick", "--thread-pairs", "--tasks", "pcs", "--updates", "1", "--out", str(tmp_path))
+    users = tmp_path / "user-stpa.json"
+    users.write_text("{}")
+    r = _run("--quick", "--thread-pairs", "--tasks", "pcs", "--updates", "1", "--out", str(tmp_path),
+             STPA_CACHE=str(users))
     assert r.returncode == 0, r.stderr[-3000:]
+    assert users.read_text() == "{}", "the first-use runs empty a cache of their own, not the user's"
     with open(tmp_path / "thread_pairs.csv") as f:
         rows = list(csv.DictReader(f))
     cpus = seer_runtime.available_cpus()
@@ -67,12 +71,15 @@ def test_thread_pairs_writes_every_pair_and_auto_leaves_the_learner_its_cores(tm
         got = {(x["env_threads"], x["torch_threads"]) for x in rows if x["path"] == path}
         assert got == {(e, t) for e in counts + ["auto"] for t in counts}
         assert [(x["env_threads"], x["torch_threads"]) for x in rows if x["path"] == path + "_aa"] == [("1", "1")]
+        # "auto" also at its first use (STPA's cache emptied), once per torch count
+        assert sorted((x["env_threads"], x["torch_threads"]) for x in rows if x["path"] == path + "_first") \
+            == [("auto", t) for t in counts]
     for x in rows:
         assert math.isfinite(float(x["train_env_steps_per_s"])) and float(x["train_env_steps_per_s"]) > 0, x
         if x["path"] == "seer_overlap" and x["env_threads"] == "auto" and seer_runtime.openmp_enabled():
             # the overlapped learner's torch threads are reserved: the env takes the rest
             assert int(x["env_threads_used"]) <= max(1, cpus - int(x["torch_threads"])), x
-    assert "best fixed pair" in r.stdout
+    assert "best fixed pair" in r.stdout and "its first use" in r.stdout
 
 
 @pytest.mark.heavy   # each loads torch and the examples before argparse refuses: seconds each
