@@ -263,6 +263,11 @@ def train_row(task, path, copies, a, env_threads=None, torch_threads=None):
 
 # --- threads shared with the learner -------------------------------------------------
 
+def _base_path(path):
+    """The path a thread-pairs row ran: ``seer_sync_aa`` / ``seer_sync_first`` -> ``seer_sync``."""
+    return path.removesuffix("_aa").removesuffix("_first")
+
+
 def thread_pairs(a):
     """SEER sync and overlapped on each task at every fixed (env threads,
     torch threads) pair up to the usable CPUs and at env ``"auto"`` (which
@@ -298,7 +303,7 @@ def thread_pairs(a):
                 bar.set_postfix_str(f"{task} {copies} copies {path} env {e} torch {t}")
                 if path.endswith("_first"):
                     stpa.clear_cache(disk=True)
-                r = train_row(task, path.removesuffix("_aa").removesuffix("_first"), copies, a,
+                r = train_row(task, _base_path(path), copies, a,
                               env_threads=e, torch_threads=t)
                 rows.append(dict(r, path=path))
                 bar.update(1)
@@ -309,7 +314,7 @@ def thread_pairs(a):
             os.environ["STPA_CACHE"] = user_cache
     for r in rows:
         ref = next(s for s in rows if s["task"] == r["task"]
-                   and s["path"] == r["path"].removesuffix("_aa").removesuffix("_first")
+                   and s["path"] == _base_path(r["path"])
                    and s["env_threads"] == 1 and s["torch_threads"] == 1)
         r["ratio_to_sync"] = r["train_env_steps_per_s"] / ref["train_env_steps_per_s"]
     os.makedirs(a.out, exist_ok=True)
