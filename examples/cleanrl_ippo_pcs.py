@@ -66,7 +66,7 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from seer_bench.ppo import (Clock, Logger, NEVER, ReturnScaler, Rollouts, add_device, add_habits, add_overlap,
+from seer_bench.ppo import (Clock, Logger, NEVER, ReturnScaler, Rollouts, Tanh, add_device, add_habits, add_overlap,
                       add_scaling, check_device, explained_variance, layer, positive_float, positive_int,
                       learner_cores, learning_rate, ppo_epochs, report_update, run_dir, save_gif, time_feature)
 from torch.distributions import Categorical
@@ -90,9 +90,9 @@ class Agent(nn.Module):
 
     def __init__(self, obs_dim, n_actions):
         super().__init__()
-        self.critic = nn.Sequential(layer(obs_dim + 1, 64), nn.Tanh(), layer(64, 64), nn.Tanh(),
+        self.critic = nn.Sequential(layer(obs_dim + 1, 64), Tanh(), layer(64, 64), Tanh(),
                                     layer(64, 1, 1.0))
-        self.actor = nn.Sequential(layer(obs_dim, 64), nn.Tanh(), layer(64, 64), nn.Tanh(),
+        self.actor = nn.Sequential(layer(obs_dim, 64), Tanh(), layer(64, 64), Tanh(),
                                    layer(64, n_actions, 0.01))
 
     def value(self, x, tf):

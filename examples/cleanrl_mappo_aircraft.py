@@ -27,7 +27,7 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from seer_bench.ppo import (Logger, ReturnScaler, RunningNorm, explained_variance, layer, learning_rate, minibatch_rng, ppo_loss,
+from seer_bench.ppo import (Logger, ReturnScaler, RunningNorm, Tanh, explained_variance, layer, learning_rate, minibatch_rng, ppo_loss,
                       report_update, run_dir)
 from cleanrl_ppo_aircraft import evaluate, heuristic, in_play
 from cleanrl_ppo_aircraft import make_parser as _ppo_parser
@@ -43,10 +43,10 @@ class Agent(nn.Module):
     def __init__(self, obs_dim, act_dim, state_dim, n_agents):
         super().__init__()
         self.obs_norm, self.state_norm = RunningNorm(obs_dim), RunningNorm(state_dim)
-        self.mean = nn.Sequential(layer(obs_dim, 64), nn.Tanh(), layer(64, 64), nn.Tanh(),
+        self.mean = nn.Sequential(layer(obs_dim, 64), Tanh(), layer(64, 64), Tanh(),
                                   layer(64, act_dim, 0.01))
         self.log_std = nn.Parameter(torch.full((act_dim,), -0.5))
-        self.critic = nn.Sequential(layer(state_dim + 1, 128), nn.Tanh(), layer(128, 128), nn.Tanh(),
+        self.critic = nn.Sequential(layer(state_dim + 1, 128), Tanh(), layer(128, 128), Tanh(),
                                     layer(128, n_agents, 1.0))
 
     def value(self, state, tf):

@@ -46,7 +46,7 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from seer_bench.ppo import (Logger, ReturnScaler, add_habits, add_scaling, explained_variance, layer, learning_rate,
+from seer_bench.ppo import (Logger, ReturnScaler, Tanh, add_habits, add_scaling, explained_variance, layer, learning_rate,
                       positive_float, positive_int, ppo_epochs, report_update, run_dir)
 from cleanrl_ippo_pcs import ENV_ID, ENV_KW, episode_length, save_and_evaluate
 from torch.distributions import Categorical
@@ -60,9 +60,9 @@ class Agent(nn.Module):
 
     def __init__(self, obs_dim, n_actions, state_dim, n_agents):
         super().__init__()
-        self.actor = nn.Sequential(layer(obs_dim, 64), nn.Tanh(), layer(64, 64), nn.Tanh(),
+        self.actor = nn.Sequential(layer(obs_dim, 64), Tanh(), layer(64, 64), Tanh(),
                                    layer(64, n_actions, 0.01))
-        self.critic = nn.Sequential(layer(state_dim + 1, 128), nn.Tanh(), layer(128, 128), nn.Tanh(),
+        self.critic = nn.Sequential(layer(state_dim + 1, 128), Tanh(), layer(128, 128), Tanh(),
                                     layer(128, n_agents, 1.0))
 
     def value(self, state, tf):

@@ -53,7 +53,7 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from seer_bench.ppo import (Clock, Logger, NEVER, ReturnScaler, Rollouts, RunningNorm, add_device, add_habits,
+from seer_bench.ppo import (Clock, Logger, NEVER, ReturnScaler, Rollouts, RunningNorm, Tanh, add_device, add_habits,
                       add_overlap, add_scaling, check_device, explained_variance, layer, positive_float,
                       learner_cores, learning_rate, positive_int, ppo_epochs, report_update, run_dir, save_gif)
 from torch.distributions import Normal
@@ -70,9 +70,9 @@ class Agent(nn.Module):
     def __init__(self, obs_dim, act_dim):
         super().__init__()
         self.obs_norm = RunningNorm(obs_dim)
-        self.critic = nn.Sequential(layer(obs_dim + 1, 64), nn.Tanh(), layer(64, 64), nn.Tanh(),
+        self.critic = nn.Sequential(layer(obs_dim + 1, 64), Tanh(), layer(64, 64), Tanh(),
                                     layer(64, 1, 1.0))
-        self.mean = nn.Sequential(layer(obs_dim, 64), nn.Tanh(), layer(64, 64), nn.Tanh(),
+        self.mean = nn.Sequential(layer(obs_dim, 64), Tanh(), layer(64, 64), Tanh(),
                                   layer(64, act_dim, 0.01))
         self.log_std = nn.Parameter(torch.full((act_dim,), -0.5))
 

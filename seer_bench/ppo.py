@@ -3,7 +3,7 @@
 argparse types of the RLlib ones), in one place the benchmarks import too
 (needs torch, README's RL line): CleanRL's habits (``--track``,
 ``--total-timesteps``, ``--save-model``, ``--capture-video``, ``--seed``,
-``--num-threads``), the TensorBoard logger, the layer initialisation, PPO's
+``--num-threads``), the TensorBoard logger, the layer initialisation and activation, PPO's
 minibatch loss, the GIF writer, and the rollouts collected one update ahead
 (:class:`Rollouts`, ``--overlap``) with their clock.  One name per thing; each example stays one file of its own
 algorithm and runs as ``python examples/<example>.py``; the benchmarks
@@ -31,6 +31,34 @@ def layer(i, o, std=np.sqrt(2)):
     nn.init.orthogonal_(lin.weight, std)
     nn.init.constant_(lin.bias, 0.0)
     return lin
+
+
+class _Tanh(torch.autograd.Function):
+    """tanh as ``2 sigmoid(2x) - 1``; the backward from the saved output."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.sigmoid(2 * x).mul_(2).sub_(1)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return torch.ops.aten.tanh_backward(grad, y)      # grad * (1 - y^2), fused
+
+
+class Tanh(nn.Module):
+    """The trainers' hidden activation: tanh, computed as
+    ``2 sigmoid(2x) - 1`` (within 2e-7 of ``torch.tanh``).  On the CPU
+    torch's own tanh costs about four times the sigmoid and the three
+    elementwise steps together (1.7 ms against 0.4 ms on a 12,288 x 64
+    minibatch, one thread, 2-core AMD EPYC), and the activations were a
+    third of the PPO update, the loop's bottleneck
+    (docs/measurements/dev2-2026-12-07/README.md)."""
+
+    def forward(self, x):
+        return _Tanh.apply(x)
 
 
 def ppo_loss(logp, old_logp, adv, val, ret, ent, clip, ent_coef, weight=None):
