@@ -678,6 +678,26 @@ def speed_section(a, b, speed, targets, results):
     return lines
 
 
+def below_random(table):
+    """The report's line on the learned rows whose mean return is below the
+    random policy's: a row of ours there is a defect (said in capitals);
+    BenchMARL's rows are its own runs, the independent check, reported as
+    they came."""
+    rnd = next((m for name, kind, _, (m, _, _), _ in table if name == "random"), None)
+    if rnd is None:
+        return "No random policy in this table."
+    under = [(name, m) for name, kind, _, (m, _, _), _ in table if kind.startswith("learned") and m < rnd]
+    if not under:
+        return f"No learned row's mean is below the random policy's ({rnd:.2f})."
+    ours = [name for name, _ in under if not name.startswith("BenchMARL")]
+    return (f"Learned rows whose mean is below the random policy's ({rnd:.2f}): "
+            + "; ".join(f"{name} {m:.2f}" for name, m in under) + ". "
+            + (f"OURS BELOW RANDOM ({', '.join(ours)}): a defect of our trainers at this budget, not a result."
+               if ours else
+               "Each is BenchMARL's own run at a fraction of the budget (the independent check below), "
+               "shown as it came; none of ours is."))
+
+
 def report(a, results, speed, speed_targets, plots, argv, elapsed, path):
     rel = os.path.relpath
     lines = ["# Baselines", "",
@@ -723,6 +743,7 @@ def report(a, results, speed, speed_targets, plots, argv, elapsed, path):
                   "| --- | --- | --- | --- | --- |"]
         for name, kind, n, (m, lo, hi), (q, qlo, qhi) in res["table"]:
             lines.append(f"| {name} | {kind} | {n} | {fmt(m, lo, hi)} | {fmt(q, qlo, qhi)} |")
+        lines += ["", below_random(res["table"])]
         m, lo, hi = res["advantage"]
         verdict = "above" if lo > 0 else "not clearly above"
         lines += ["", f"{res['heuristic']} minus the best constant ({res['best_const']}), paired over "

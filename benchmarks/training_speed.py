@@ -26,7 +26,9 @@ of training wall time, from the first rollout's reset to the end of the
 last update; the env's construction stays out, the first rollout, which
 no path overlaps, stays in: with U updates overlap can at best turn U
 rollouts and U updates into U + 1 of the longer, so more updates
-(``--updates``) come nearer its steady state), and the shares of that
+(``--updates``) come nearer its steady state), ``steady_env_steps_per_s``
+(the same from the end of update 0 on: the rate of a long run, where
+rollout 0 is one of hundreds; ``steady_ratio_to_sync`` its ratio), and the shares of that
 wall time spent in the env (``env_share``; for the vectorisers the whole
 vector step, their pickling and process hops included), the rollout's
 policy forward (``policy_share``), the PPO update (``update_share``) and
@@ -38,7 +40,7 @@ learner's waits for the rollout thread are in no share).
 and copies (``seer_sync_aa``'s is the A/A).
 
     python benchmarks/training_speed.py [--copies 8 32 64 128] [--tasks pcs aircraft]
-        [--updates 6] [--env-threads 1] [--torch-threads 1] [--device cpu] [--out DIR]
+        [--updates 8] [--env-threads 1] [--torch-threads 1] [--device cpu] [--out DIR]
     python benchmarks/training_speed.py --quick --out /tmp/ts     # the tests' size
 
 Writes ``DIR/training_speed.csv`` (default ``benchmarks/results/training_speed``).
@@ -68,7 +70,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TASKS = ("pcs", "aircraft")
 PATHS = ("seer_sync", "seer_overlap", "supersuit", "supersuit_mp", "puffer_serial", "puffer_mp", "seer_sync_aa")
 FIELDS = ("task", "env_id", "path", "copies", "agents_per_copy", "updates", "env_steps", "wall_s",
-          "train_env_steps_per_s", "ratio_to_sync", "env_share", "policy_share", "update_share", "glue_share",
+          "train_env_steps_per_s", "ratio_to_sync", "steady_env_steps_per_s", "steady_ratio_to_sync", "env_share", "policy_share", "update_share", "glue_share",
           "torch_threads", "env_threads", "env_threads_used", "device")
 
 
@@ -252,9 +254,11 @@ def train_row(task, path, copies, a, env_threads=None, torch_threads=None):
     torch.set_num_threads(a.torch_threads)
     d = rows[-1]                        # the whole run: the figures are sums from its start
     wall = d["wall_s"]
+    r0 = rows[0]                        # after update 0: what no path overlaps is behind
+    steady = (d["env_steps"] - r0["env_steps"]) / (wall - r0["wall_s"]) if len(rows) > 1 else float("nan")
     return {"task": task, "env_id": env_id, "path": path, "copies": copies, "agents_per_copy": venv.num_agents,
             "updates": len(rows), "env_steps": int(d["env_steps"]), "wall_s": round(wall, 4),
-            "train_env_steps_per_s": d["env_steps"] / wall,
+            "train_env_steps_per_s": d["env_steps"] / wall, "steady_env_steps_per_s": steady,
             "env_share": d["env_s"] / wall, "policy_share": d["policy_s"] / wall,
             "update_share": d["update_s"] / wall, "glue_share": d["glue_s"] / wall,
             "torch_threads": torch_threads, "env_threads": env_threads,
@@ -317,6 +321,7 @@ def thread_pairs(a):
                    and s["path"] == _base_path(r["path"])
                    and s["env_threads"] == 1 and s["torch_threads"] == 1)
         r["ratio_to_sync"] = r["train_env_steps_per_s"] / ref["train_env_steps_per_s"]
+        r["steady_ratio_to_sync"] = r["steady_env_steps_per_s"] / ref["steady_env_steps_per_s"]
     os.makedirs(a.out, exist_ok=True)
     out = os.path.join(a.out, "thread_pairs.csv")
     write_rows(out, rows)
@@ -375,6 +380,9 @@ def readme_block(folder=PUBLISHED):
     if not rows:
         return None
     rate = {(r["task"], int(r["copies"]), r["path"]): float(r["train_env_steps_per_s"]) for r in rows}
+    # the rate from the end of update 0 on (absent from runs written before it was kept)
+    steady = {(r["task"], int(r["copies"]), r["path"]): float(r["steady_env_steps_per_s"])
+              for r in rows if r.get("steady_env_steps_per_s")}
     sync_rows = {(r["task"], int(r["copies"])): r for r in rows if r["path"] == "seer_sync"}
     r0 = rows[0]
     out = ["| task, copies | SEER's env alone: steps/s | SEER sync: training env steps/s (update's share) "
@@ -386,21 +394,34 @@ def readme_block(folder=PUBLISHED):
         sync = rate[(task, copies, "seer_sync")]
         best = {fam: max((v for (t, c, x), v in rate.items() if t == task and c == copies and x.startswith(fam)),
                          default=None) for fam in ("supersuit", "puffer")}
-        cell = lambda v: "-" if v is None else f"{v / sync:.2f}x"  # noqa: E731
         over = rate.get((task, copies, "seer_overlap"))
         vec = max((v for v in best.values() if v is not None), default=None)
+
+        def cell(path_of, over_of=None):
+            """``whole run (steady)`` ratio of a path over sync, or over ``over_of``'s best."""
+            def ratio(r):
+                num = max((v for (t, c, x), v in r.items() if t == task and c == copies and path_of(x)), default=None)
+                den = (r.get((task, copies, "seer_sync")) if over_of is None else
+                       max((v for (t, c, x), v in r.items() if t == task and c == copies and over_of(x)), default=None))
+                return None if num is None or not den else num / den
+            whole, st = ratio(rate), ratio(steady)
+            return "-" if whole is None else f"{whole:.2f}x" + ("" if st is None else f" ({st:.2f}x)")
+        is_vec = lambda x: x.startswith(("supersuit", "puffer"))  # noqa: E731
         alone = sync / float(sr["env_share"])      # the env's own seconds of the synchronous run
-        out.append(f"| {task}, {copies} | {alone:,.0f} | {sync:,.0f} ({float(sr['update_share']):.0%}) | {cell(over)} "
-                   f"| {cell(best['supersuit'])} | {cell(best['puffer'])} "
-                   f"| {'-' if over is None or vec is None else f'{over / vec:.2f}x'} "
-                   f"| {cell(rate.get((task, copies, 'seer_sync_aa')))} |")
+        out.append(f"| {task}, {copies} | {alone:,.0f} | {sync:,.0f} ({float(sr['update_share']):.0%}) "
+                   f"| {cell(lambda x: x == 'seer_overlap')} "
+                   f"| {cell(lambda x: x.startswith('supersuit'))} | {cell(lambda x: x.startswith('puffer'))} "
+                   f"| {'-' if over is None or vec is None else cell(lambda x: x == 'seer_overlap', is_vec)} "
+                   f"| {cell(lambda x: x == 'seer_sync_aa')} |")
     out.append("")
     out.append(f"The env alone: env steps over the env's own seconds in the synchronous run (the ceiling were the "
                f"policy and the update free). The other columns: ratios over SEER synchronous at the "
                f"same task and copies ({r0['updates']} PPO updates a run, "
                f"torch at {r0['torch_threads']} thread(s) on `{r0['device']}`, SEER's env at "
                f"{r0['env_threads']} thread(s)); the A/A is SEER synchronous run again last: ratios inside "
-               f"its distance from 1 are noise.")
+               f"its distance from 1 are noise. In brackets, where the run kept it: the same ratio from the end "
+               f"of update 0 on, the steady state of a long run (rollout 0, which no path overlaps, is one "
+               f"update in {r0['updates']} here and one in hundreds in training).")
     pairs = _read(folder, "thread_pairs.csv")
     for task in TASKS:
         for path in ("seer_sync", "seer_overlap"):
@@ -464,7 +485,7 @@ def make_parser():
     p.add_argument("--paths", nargs="+", choices=PATHS, default=list(PATHS),
                    help="the paths to run (seer_sync always runs first: the ratios' reference)")
     p.add_argument("--updates", type=positive_int, default=None,
-                   help="PPO updates per run (default 6; --quick: 2)")
+                   help="PPO updates per run (default 8; --quick: 2)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--torch-threads", type=positive_int, default=1, help="torch's intra-op threads, every path")
     p.add_argument("--env-threads", type=threads, default=1,
@@ -486,7 +507,7 @@ def main(argv=None):
         import torch
         if not torch.cuda.is_available():
             p.error(f"--device {a.device}: torch sees no CUDA device here")
-    a.updates = a.updates or (2 if a.quick else 6)
+    a.updates = a.updates or (2 if a.quick else 8)
     if a.thread_pairs:
         return thread_pairs(a)
     a.copies = a.copies or ([2, 4] if a.quick else [8, 32, 64, 128])
@@ -514,17 +535,19 @@ def main(argv=None):
         ref = next(s for s in rows if s["task"] == r["task"] and s["copies"] == r["copies"]
                    and s["path"] == "seer_sync")
         r["ratio_to_sync"] = r["train_env_steps_per_s"] / ref["train_env_steps_per_s"]
+        r["steady_ratio_to_sync"] = r["steady_env_steps_per_s"] / ref["steady_env_steps_per_s"]
     path = os.path.join(a.out, "training_speed.csv")
     write_rows(path, rows)
     print(f"\ntraining env steps/s ({a.updates} updates a run, torch threads {a.torch_threads}, "
           f"SEER env threads {a.env_threads}, device {a.device}; {time.perf_counter() - t0:.0f} s):")
-    print(f"{'task':<9}{'copies':>7}  {'path':<14}{'steps/s':>10}{'x sync':>8}{'env':>7}{'policy':>7}"
-          f"{'update':>7}{'glue':>7}")
+    print(f"{'task':<9}{'copies':>7}  {'path':<14}{'steps/s':>10}{'x sync':>8}{'steady':>8}{'x sync':>8}"
+          f"{'env':>7}{'policy':>7}{'update':>7}{'glue':>7}")
     for r in rows:
         print(f"{r['task']:<9}{r['copies']:>7}  {r['path']:<14}{r['train_env_steps_per_s']:>10.0f}"
-              f"{r['ratio_to_sync']:>8.2f}{r['env_share']:>7.2f}{r['policy_share']:>7.2f}"
-              f"{r['update_share']:>7.2f}{r['glue_share']:>7.2f}")
-    print(f"(x sync: over seer_sync at the same task and copies; seer_sync_aa's is the A/A)\nwrote {path}")
+              f"{r['ratio_to_sync']:>8.2f}{r['steady_env_steps_per_s']:>8.0f}{r['steady_ratio_to_sync']:>8.2f}"
+              f"{r['env_share']:>7.2f}{r['policy_share']:>7.2f}{r['update_share']:>7.2f}{r['glue_share']:>7.2f}")
+    print(f"(x sync: over seer_sync at the same task and copies; seer_sync_aa's is the A/A; steady: "
+          f"from the end of update 0 on)\nwrote {path}")
     publish(a.out)
     bad = [r for r in rows if not all(math.isfinite(r[k]) for k in ("train_env_steps_per_s", "env_share"))]
     return 1 if bad else 0

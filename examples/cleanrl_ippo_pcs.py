@@ -36,10 +36,13 @@ With ``--overlap`` the actor and the learner overlap (``seer_bench.ppo.Rollouts`
 the double buffering of APPO / IMPALA / Sample Factory): while update k
 runs, a thread collects rollout k + 1 with a frozen copy of policy k, so
 every batch after the first comes from the policy one update behind the
-learner (a one-update lag); PPO's ratio uses the stored log-probabilities
-of that behaviour policy.  The first rollout is the same bit for bit as
-without it; ``benchmarks/training_speed.py`` measures what it gains.  It
-combines with ``--async``.
+learner (a one-update lag); the update computes the advantages on its own
+critic's values and clips the ratio against itself as it begins, each
+sample weighted by its probability under the learner over the behaviour
+policy's (decoupled PPO, ``seer_bench.ppo.ppo_epochs``).  The first
+rollout is the same bit for bit as without it;
+``benchmarks/training_speed.py`` measures what it gains.  It combines with
+``--async``.
 
 CleanRL's habits: ``--track`` logs the losses, the entropy, the approximate KL, the
 clip fraction, the critic's explained variance, the learning rate, SPS and the episodic return to TensorBoard
@@ -67,8 +70,8 @@ import numpy as np
 import torch
 import torch.nn as nn
 from seer_bench.ppo import (Clock, Logger, NEVER, ReturnScaler, Rollouts, Tanh, add_device, add_habits, add_overlap,
-                      add_scaling, check_device, explained_variance, layer, positive_float, positive_int,
-                      learner_cores, learning_rate, ppo_epochs, report_update, run_dir, save_gif, time_feature)
+                      add_scaling, behind, check_device, explained_variance, layer, positive_float, positive_int,
+                      learner_cores, learner_values, learning_rate, ppo_epochs, report_update, run_dir, save_gif, time_feature)
 from torch.distributions import Categorical
 
 import seer_envs
@@ -340,6 +343,8 @@ def _update(a, agent, opt, scaler, t_in, batch, update, T, N):
     if scaler is not None:                       # every episode starts at the rollout's reset
         scaler.reset()
         rew_buf = torch.from_numpy(np.stack([scaler(r) for r in raw_rew.numpy()]))
+    if behind(a, update):                        # policy k - 1's rollout: GAE on the learner's critic
+        val_buf = learner_values(agent, obs_buf.reshape(-1, 11), t_in.reshape(-1)).reshape(T, N)
     # GAE; episodes end by truncation after T steps: bootstrap with 0
     adv = torch.zeros(T, N)
     last = torch.zeros(N)

@@ -190,8 +190,12 @@ def train(a, on_update=None, log=None):
 def main():
     p = make_parser()
     a = p.parse_args()
-    if a.overlap:
+    # The flags come with cleanrl_ppo_aircraft.py's parser; this trainer has neither.
+    if a.async_env:
         p.error("--async is not supported here: the critic needs every copy's state at each step")
+    if a.overlap:
+        p.error("--overlap is not supported here: MAPPO collects each rollout with the learner "
+                "(cleanrl_ppo_aircraft.py has the overlap)")
     out = run_dir("aircraft_v0", a)
     log = Logger(out, a.track, a)
     agent = train(a, log=log)

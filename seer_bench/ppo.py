@@ -207,6 +207,27 @@ def time_feature(t, horizon):
 WEIGHT_CAP = 2.0
 
 
+def behind(a, update):
+    """Whether update ``update``'s batch came from the policy of one update
+    before (``a.overlap``: :class:`Rollouts`; update 0's never does)."""
+    return bool(getattr(a, "overlap", False)) and update > 0
+
+
+def learner_values(agent, x, tf, chunk=8192):
+    """The critic's values of a batch's rows ``x`` (time inputs ``tf``) by
+    ``agent.value`` as the learner is now, on the CPU; no gradient.  Under
+    overlap (:func:`behind`) the rollout's values came from the behaviour
+    policy's critic, one update old: GAE on them scored every advantage
+    against a stale baseline, which cost Aircraft IPPO about 6 of 60
+    (docs/measurements/dev2-2026-12-07/tuning-7).  So the trainers compute
+    the advantages on these, as a synchronous update's come from the critic
+    as it begins."""
+    dev = next(agent.parameters()).device
+    with torch.no_grad():
+        return torch.cat([agent.value(x[s:s + chunk].to(dev), tf[s:s + chunk].to(dev)).cpu()
+                          for s in range(0, len(x), chunk)])
+
+
 def proximal_logp(forward, n, dev, chunk=8192):
     """Log-probabilities of a batch's ``n`` samples' actions under the agent
     as it is now (``forward``, :func:`ppo_epochs`'s; no gradient, no random
@@ -233,14 +254,15 @@ def ppo_epochs(agent, opt, a, update, b_obs, b_t, b_act, b_logp, b_adv, b_ret, f
     :data:`WEIGHT_CAP`: decoupled PPO (Hilton et al. 2022, "Batch
     size-invariance for policy optimization").  Clipped against the stale
     behaviour policy, the ratio starts away from 1 and the clip cut the
-    update short (the baselines' overlap rows, before)."""
+    update short (the baselines' overlap rows, before).  The advantages
+    come in computed on the learner's values (:func:`learner_values`)."""
     dev = next(agent.parameters()).device
     b_obs, b_act, b_logp, b_adv, b_ret, b_t = (x.to(dev) for x in (b_obs, b_act, b_logp, b_adv, b_ret, b_t))
     if forward is None:
         def forward(j):
             return agent.act(b_obs[j], b_t[j], b_act[j])[1:]
     weight = None
-    if getattr(a, "overlap", False) and update > 0:
+    if behind(a, update):
         prox = proximal_logp(forward, b_obs.shape[0], dev)
         weight = (prox - b_logp).exp().clamp(max=WEIGHT_CAP)
         b_logp = prox
@@ -450,9 +472,11 @@ class Rollouts:
     it is then (policy k, its observation statistics included) while the
     update runs; the env's engine and torch's kernels release the GIL.  So
     the batch of update k >= 1 comes from the policy of one update before:
-    a one-update lag, which :func:`ppo_epochs` corrects with the decoupled
-    objective (clipped against the learner as the update begins, weighted
-    by proximal / behaviour probability).  The torch draws of the rollouts happen
+    a one-update lag, which the update corrects: the advantages are
+    computed on the learner's values (:func:`learner_values`), and
+    :func:`ppo_epochs` uses the decoupled objective (clipped against the
+    learner as the update begins, weighted by proximal / behaviour
+    probability).  The torch draws of the rollouts happen
     in rollout order, and the update draws none, so a run stays
     reproducible from its seed.
 
@@ -583,7 +607,7 @@ def add_overlap(p):
     """The ``--overlap`` flag (:class:`Rollouts`)."""
     p.add_argument("--overlap", action="store_true",
                    help="collect rollout k+1 with a frozen copy of policy k while update k runs "
-                        "(one-update lag; the ratio uses the behaviour policy's log-probabilities)")
+                        "(one-update lag, corrected by the update: advantages on the learner's critic, decoupled PPO)")
 
 
 def save_gif(frames, path):

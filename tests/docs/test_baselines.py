@@ -95,6 +95,7 @@ def test_quick_run_writes_csv_plots_and_report(tmp_path):
     assert "python benchmarks/baselines.py --quick" in text
     assert "Versions: python" in text and "Machine:" in text
     assert "## pcs_hotspot_v1" in text and "## aircraft_v0" in text and "SuperSuit" in text
+    assert text.count("below the random policy's") == 2          # one line per task, whatever it says
     assert "the same on both paths" in text and "NOT the same" not in text
     speed_part = text[text.index("## Speed"):]
     assert "### pcs_hotspot_v1" in speed_part and "### aircraft_v0" in speed_part
@@ -153,3 +154,31 @@ def test_a_killed_parallel_run_takes_its_workers_with_it():
         assert not alive, [w.cmdline() for w in alive]
     finally:
         p.kill()
+
+
+def _baselines():
+    spec = importlib.util.spec_from_file_location("baselines_report_test", os.path.join(ROOT, "benchmarks", "baselines.py"))
+    mod = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(os.path.join(ROOT, "benchmarks"))
+    return mod
+
+
+def test_report_names_every_learned_row_below_random():
+    """A learned row whose mean is under the random policy's is named; one of
+    ours is called a defect, BenchMARL's are said to be its own runs."""
+    B = _baselines()
+    def row(name, kind, m):
+        return name, kind, 64, (m, m - 1, m + 1), (m, m - 1, m + 1)
+    learned = "learned, 5 training seeds"
+    table = [row("random", "fixed", -50.0), row("IPPO (greedy)", learned, -42.0),
+             row("BenchMARL MAPPO (greedy)", learned, -53.0)]
+    line = B.below_random(table)
+    assert "BenchMARL MAPPO (greedy) -53.00" in line and "IPPO (greedy) -42" not in line
+    assert "OURS BELOW RANDOM" not in line
+    assert B.below_random(table[:2]).startswith("No learned row's mean is below")
+    line = B.below_random(table + [row("MAPPO (sampled)", learned, -51.0)])
+    assert "OURS BELOW RANDOM (MAPPO (sampled))" in line

@@ -2,8 +2,9 @@
 """``--overlap`` in the CleanRL-style IPPO trainers (``seer_bench.ppo.Rollouts``):
 the first rollout is the one without overlap, bit for bit; every later
 batch comes from the policy one update behind the learner (its stored
-log-probabilities are that policy's, not the learner's); the Aircraft
-alive masks are the env's; a KeyboardInterrupt in an overlapped update
+log-probabilities are that policy's, not the learner's) and is corrected
+by the update (advantages on the learner's critic, decoupled PPO); the
+Aircraft alive masks are the env's; a KeyboardInterrupt in an overlapped update
 stops the rollout thread and leaves the env usable."""
 
 import copy
@@ -334,3 +335,54 @@ def test_overlap_clips_against_the_proximal_policy_and_weights_by_the_behaviours
         else:
             assert weight is None and torch.equal(old, behaviour_logp)
             assert stats["clipfrac"] > 0                             # the stale ratio is far from 1
+
+
+class _Captured(Exception):
+    pass
+
+
+@pytest.mark.parametrize("task", ["pcs", "aircraft"])
+@pytest.mark.parametrize("update", [0, 1])
+def test_overlap_advantages_come_from_the_learners_critic(task, update, monkeypatch):
+    """From update 1 under overlap the batch's stored values are the
+    behaviour critic's, one update old: GAE runs on the learner's values
+    instead, so the advantages and returns reaching PPO's epochs are those
+    of a synchronous update on the same rewards with the learner's values
+    (``seer_bench.ppo.learner_values``).  Update 0's batch is the learner's
+    own: its stored values are used, as without overlap."""
+    ex = _load("cleanrl_ippo_pcs.py" if task == "pcs" else "cleanrl_ppo_aircraft.py")
+    torch.manual_seed(0)
+    T, N, d = 6, 10, 11 if task == "pcs" else 9
+    agent = ex.Agent(d, 6) if task == "pcs" else ex.Agent(d, 2)
+    opt = torch.optim.Adam(agent.parameters(), lr=1e-3)
+    obs, rew, logp, stale = torch.rand(T, N, d), torch.randn(T, N), torch.randn(T, N), 5 * torch.randn(T, N)
+    if task == "pcs":
+        t_in = torch.arange(T).repeat_interleave(N).float().reshape(T, N) / T
+        act = torch.randint(0, 6, (T, N))
+        learner = agent.value(obs.reshape(-1, d), t_in.reshape(-1)).reshape(T, N).detach()
+
+        def call(overlap, val):
+            a = _pcs_args(ex, overlap, extra=["--no-reward-scaling"])
+            ex._update(a, agent, opt, None, t_in, (obs, act, logp, rew, val, 0.0), update, T, N)
+    else:
+        act = torch.rand(T, N, 2) * 2 - 1
+        alive, done = torch.ones(T, N), torch.zeros(T, N)
+        done[-1] = 1.0
+        tf = (torch.arange(T).float() / T).repeat_interleave(N)
+        learner = agent.value(obs.reshape(-1, d), tf).reshape(T, N).detach()
+
+        def call(overlap, val):
+            a = _air_args(ex, overlap, episode=T, extra=["--no-reward-scaling"])
+            ex._update(a, agent, opt, None, (obs, act, logp, rew, val, alive, done), update, d)
+    seen = []
+
+    def spy(*args):
+        seen.append((args[8].clone(), args[9].clone()))      # b_adv, b_ret
+        raise _Captured
+    monkeypatch.setattr(ex, "ppo_epochs", spy)
+    for overlap, val in ((True, stale), (False, learner if update else stale), (False, stale)):
+        with pytest.raises(_Captured):
+            call(overlap, val)
+    (adv, ret), (want_adv, want_ret), (stale_adv, _) = seen
+    assert torch.equal(adv, want_adv) and torch.equal(ret, want_ret)
+    assert torch.equal(adv, stale_adv) == (update == 0)

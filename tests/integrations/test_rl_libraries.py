@@ -416,6 +416,18 @@ def test_cleanrl_examples_bad_flags_are_argparse_errors(tmp_path, script, flag, 
     assert not os.path.exists(tmp_path / "runs")
 
 
+@pytest.mark.parametrize("flag", ["--async", "--overlap"])
+def test_cleanrl_mappo_aircraft_refuses_the_flags_it_lacks(tmp_path, flag):
+    """MAPPO on Aircraft takes IPPO's parser, with ``--async`` and
+    ``--overlap``, and has neither: each is a usage error naming that flag
+    (``--async`` was run without it, ``--overlap`` was refused as ``--async``)."""
+    pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
+    r = _run_example("cleanrl_mappo_aircraft.py", [flag, "--updates", "1"], tmp_path)
+    assert r.returncode == 2, r.stderr[-3000:]
+    assert f"{flag} is not supported here" in r.stderr and "Traceback" not in r.stderr
+    assert not os.path.exists(tmp_path / "runs")
+
+
 def test_cleanrl_mappo_critic_reads_the_copies_global_state():
     """The MAPPO rollout's critic input at each step is every copy's global
     state (a single env's ``state()`` with that copy's seed) and the time
@@ -554,3 +566,42 @@ def test_rllib_vector_env_names_the_copy_and_agent_of_a_bad_action_dict():
             v.step(acts)
     obs2, rew, *_ = v.step(good)
     assert [o.keys() for o in obs2] == [o.keys() for o in obs] and len(rew) == 2
+
+
+@pytest.mark.parametrize("overlap, update", [(False, 0), (True, 1)])
+def test_aircraft_ippo_update_normalises_its_batch_once(monkeypatch, overlap, update):
+    """The Aircraft IPPO update runs its batch through the observation
+    normaliser once (its statistics hold through the epochs), not each
+    minibatch at every epoch, and learns bit for bit what normalising each
+    minibatch learned (the decoupled objective's proximal pass included)."""
+    torch = pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
+    import copy
+
+    from seer_bench import ppo
+    ex = _load_example("cleanrl_ppo_aircraft.py")
+    T, N, d = 6, 10, 9
+    torch.manual_seed(0)
+    agent0 = ex.Agent(d, 2)
+    agent0.obs_norm.update(torch.randn(50, d) * 3)
+    obs, rew, logp = torch.randn(T, N, d) * 3, torch.randn(T, N), torch.randn(T, N)
+    act, alive, done = torch.rand(T, N, 2) * 2 - 1, torch.ones(T, N), torch.zeros(T, N)
+    done[-1] = 1.0
+    a = ex.make_parser().parse_args(["--episode", str(T), "--minibatches", "3", "--no-reward-scaling"]
+                                    + (["--overlap"] if overlap else []))
+    learned = []
+    for once in (True, False):
+        agent = copy.deepcopy(agent0)
+        calls = []
+        norm = agent.obs_norm.forward
+        monkeypatch.setattr(agent.obs_norm, "forward", lambda x, calls=calls, norm=norm: calls.append(len(x)) or norm(x))
+        if not once:                  # the per-minibatch path: ppo_epochs' own forward on raw rows
+            monkeypatch.setattr(ex, "ppo_epochs", lambda *args: ppo.ppo_epochs(*args[:10]))
+        opt = torch.optim.Adam(agent.parameters(), lr=1e-3, eps=1e-5)
+        ex._update(a, agent, opt, None, (obs, act, logp, rew, obs[..., 0] * 0, alive, done), update, d)
+        if once:                      # the batch once (and the learner's values under overlap)
+            assert calls == [T * N] * (2 if overlap else 1), calls
+        else:
+            assert len(calls) > a.epochs * a.minibatches
+        learned.append(agent.state_dict())
+    for k in learned[0]:
+        assert torch.equal(learned[0][k], learned[1][k]), k
