@@ -49,9 +49,8 @@ def test_quick_writes_the_table(tmp_path):
         else:                                # one thread: the shares are the wall time
             assert abs(total - 1) < 0.02, x
         assert math.isfinite(float(x["ratio_to_sync"])), x
-        # from the end of update 0 on: fewer steps over less time, a rate of its own
-        steady = float(x["steady_env_steps_per_s"])
-        assert math.isfinite(steady) and steady > 0 and steady != rate, x
+        steady = float(x["steady_env_steps_per_s"])        # from the end of update 0 on
+        assert math.isfinite(steady) and steady > 0, x
         assert math.isfinite(float(x["steady_ratio_to_sync"])), x
     sync = [x for x in rows if x["path"] == "seer_sync"]
     assert all(float(x["ratio_to_sync"]) == 1 and float(x["steady_ratio_to_sync"]) == 1 for x in sync)
