@@ -95,8 +95,7 @@ class Agent(nn.Module):
     def act_normalised(self, x, tf, action=None):
         """:meth:`act` on observations already through ``obs_norm``: the
         update normalises its batch once (the statistics hold through its
-        epochs), not each minibatch again at every epoch, a sixth of a
-        minibatch's forward and backward at 51,200 rows."""
+        epochs), not each minibatch again at every epoch."""
         dist = Normal(self.mean(x), self.log_std.exp())
         if action is None:
             action = dist.sample()
