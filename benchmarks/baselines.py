@@ -61,6 +61,8 @@ EVAL_SEED0 = 10_000
 PCS = "pcs_hotspot_v1"
 AIRCRAFT = "aircraft_v0"
 TASKS = (PCS, AIRCRAFT)
+#: The speed part's Aircraft target: this fraction of the heuristic's held-out mean.
+AIRCRAFT_TARGET = 0.5
 
 
 # --- budgets -----------------------------------------------------------------
@@ -533,12 +535,22 @@ def assemble(task, a, jobs, done, eval_rows, curve_rows):
                 learned=learned, benchmarl_runs=bm_runs, curves=curves)
 
 
+def learning_target(task, means, aircraft_target=AIRCRAFT_TARGET):
+    """(target return, what it is) of the time to target on ``task``, from
+    the fixed policies' held-out means (``means``: by policy name): on PCS
+    the best constant's, on Aircraft ``aircraft_target`` x the
+    heuristic's.  The speed part here and ``training_speed.py
+    --to-target`` share it."""
+    if task == PCS:
+        best = max((n for n in means if n.startswith("constant")), key=means.get)
+        return means[best], f"the best constant's held-out mean ({best})"
+    heur = means[next(n for n in means if n.startswith("heuristic"))]
+    return aircraft_target * heur, f"{aircraft_target:g} x the heuristic's held-out mean ({heur:.2f})"
+
+
 def speed_target(task, res, a):
     """(target return, what it is) of the speed part on ``task``."""
-    if task == PCS:
-        return res["refs"][res["best_const"]], f"the best constant's held-out mean ({res['best_const']})"
-    heur = res["refs"][res["heuristic"]]
-    return a.aircraft_target * heur, f"{a.aircraft_target:g} x the heuristic's held-out mean ({heur:.2f})"
+    return learning_target(task, res["refs"], a.aircraft_target)
 
 
 def run_speed(a, b, tasks, targets, progress):
@@ -806,7 +818,7 @@ def main(argv=None):
     p.add_argument("--eval-seeds", type=int, default=None, help="held-out evaluation seeds (default 64)")
     p.add_argument("--speed-seeds", type=int, default=None, help="training seeds of the speed part (default 2)")
     p.add_argument("--speed-threads", type=int, default=2, help="threads of SEER's vector env in the speed part")
-    p.add_argument("--aircraft-target", type=float, default=0.5,
+    p.add_argument("--aircraft-target", type=float, default=AIRCRAFT_TARGET,
                    help="the speed part's Aircraft target: this fraction of the heuristic's held-out mean")
     p.add_argument("--num-threads", type=int, default=1, help="SEER threads of training and evaluation envs")
     p.add_argument("--tasks", default=",".join(TASKS), help="comma-separated: " + ", ".join(TASKS))

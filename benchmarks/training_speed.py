@@ -39,8 +39,21 @@ learner's waits for the rollout thread are in no share).
 ``ratio_to_sync`` is the row's rate over ``seer_sync``'s at the same task
 and copies (``seer_sync_aa``'s is the A/A).
 
+``--to-target`` trains each path instead until its greedy policy reaches
+the learning target of docs/baselines.md (PCS: the best constant's
+held-out mean; Aircraft: half the heuristic's; ``baselines.learning_target``,
+from the fixed policies on ``--target-seeds`` held-out seeds): evaluated
+after every update on ``--target-eval-seeds`` other held-out seeds, the
+evaluations' time taken out of the wall clock (an overlapped run's rollout
+in flight is joined first, so none runs on for free), at most
+``--max-env-steps`` a run.  It writes ``time_to_target.csv``: the
+updates, env steps and wall seconds to the target per task, copies and
+path (nan where a run ends without it); the rows of tasks it did not run
+stay, so the tasks may run at different copy counts.
+
     python benchmarks/training_speed.py [--copies 8 32 64 128] [--tasks pcs aircraft]
         [--updates 8] [--env-threads 1] [--torch-threads 1] [--device cpu] [--out DIR]
+    python benchmarks/training_speed.py --to-target [--max-env-steps 98304] [--out DIR]
     python benchmarks/training_speed.py --quick --out /tmp/ts     # the tests' size
 
 Writes ``DIR/training_speed.csv`` (default ``benchmarks/results/training_speed``).
@@ -230,15 +243,23 @@ def make_venv(path, env_id, copies, kw, env_threads):
     return PufferVec(env_id, copies, "serial" if path == "puffer_serial" else "mp", **kw)
 
 
-def train_row(task, path, copies, a, env_threads=None, torch_threads=None):
+class Reached(Exception):
+    """Raised by a run's ``hook`` to end it at its target."""
+
+
+def train_row(task, path, copies, a, env_threads=None, torch_threads=None, hook=None):
     """Train ``a.updates`` updates on one path; returns its CSV row.
-    ``env_threads``, ``torch_threads``: the pair (default ``a``'s)."""
+    ``env_threads``, ``torch_threads``: the pair (default ``a``'s);
+    ``hook(row)`` sees each update's row (it may change its times, or
+    raise :class:`Reached` to end the run there); ``a.env_steps``, where
+    set, gives the updates instead (``--total-timesteps``)."""
     import torch
     env_threads = a.env_threads if env_threads is None else env_threads
     torch_threads = a.torch_threads if torch_threads is None else torch_threads
     mod, env_id, kw, extra = sizes(task, a.quick)
-    argv = ["--seed", str(a.seed), "--updates", str(a.updates), "--num-envs", str(copies),
-            "--torch-threads", str(torch_threads), "--device", a.device] + extra
+    length = ["--total-timesteps", str(a.env_steps)] if getattr(a, "env_steps", None) else ["--updates", str(a.updates)]
+    argv = ["--seed", str(a.seed), "--num-envs", str(copies),
+            "--torch-threads", str(torch_threads), "--device", a.device] + length + extra
     if path == "seer_overlap":
         argv.append("--overlap")
     targs = mod.make_parser().parse_args(argv)
@@ -246,8 +267,16 @@ def train_row(task, path, copies, a, env_threads=None, torch_threads=None):
     # already sees the learner's cores reserved (seer_bench.ppo.Rollouts).
     venv = make_venv(path, env_id, copies, kw, env_threads)
     rows = []
+
+    def each(r):
+        rows.append(r)
+        if hook is not None:
+            hook(r)
     try:
-        mod.train(targs, venv=venv, on_update=rows.append)
+        try:
+            mod.train(targs, venv=venv, on_update=each)
+        except Reached:
+            pass
         used = getattr(venv, "num_threads", 1)       # what "auto" resolved to (the last reset's)
     finally:
         venv.close()
@@ -263,6 +292,106 @@ def train_row(task, path, copies, a, env_threads=None, torch_threads=None):
             "update_share": d["update_s"] / wall, "glue_share": d["glue_s"] / wall,
             "torch_threads": torch_threads, "env_threads": env_threads,
             "env_threads_used": used if path.startswith("seer") else 1, "device": a.device}
+
+
+# --- wall time to the baselines' learning target ------------------------------------
+
+TARGET_FIELDS = ("task", "env_id", "path", "copies", "agents_per_copy", "target", "eval_seeds", "max_env_steps", "updates",
+                 "env_steps", "updates_to_target", "env_steps_to_target", "wall_s_to_target",
+                 "train_env_steps_per_s", "last_eval_return", "torch_threads", "env_threads", "device")
+
+
+def learning_target(task, a):
+    """(target return, what it is): docs/baselines.md's learning target of
+    ``task`` (``baselines.learning_target``: PCS the best constant's
+    held-out mean, Aircraft half the heuristic's), from the fixed policies
+    on ``--target-seeds`` of its held-out seeds."""
+    import baselines
+
+    import seer_envs
+    _, env_id, kw, _ = sizes(task, a.quick)
+    fixed = (baselines.pcs_fixed_policies(seer_envs.get(env_id).build_config(kw).num_guard_actions)
+             if task == "pcs" else baselines.aircraft_fixed_policies())
+    seeds = range(baselines.EVAL_SEED0, baselines.EVAL_SEED0 + a.target_seeds)
+    means = {n: float(np.mean(baselines.evaluate(env_id, pol, seeds, kw))) for n, pol in fixed.items()
+             if n != "random"}
+    return baselines.learning_target(baselines.PCS if task == "pcs" else baselines.AIRCRAFT, means)
+
+
+def target_row(task, path, copies, a, target):
+    """One run of ``path`` until its greedy policy's mean return on
+    ``--target-eval-seeds`` held-out seeds (other than the target's first
+    ones: from ``EVAL_SEED0 + --target-seeds`` on) reaches ``target``,
+    evaluated after every update, or until ``--max-env-steps``.  The
+    evaluations' time is taken out of the wall clock; an overlapped run's
+    rollout in flight is joined before each (the learner's wait, counted),
+    so no rollout runs on during one."""
+    import copy
+
+    import baselines
+
+    from seer_bench.ppo import wait_for_rollouts
+    _, env_id, kw, _ = sizes(task, a.quick)
+    first = baselines.EVAL_SEED0 + a.target_seeds
+    seeds = range(first, first + a.target_eval_seeds)
+    policies = baselines.pcs_policies if task == "pcs" else baselines.aircraft_policies
+    spent, evals = [0.0], []
+
+    def hook(r):
+        wait_for_rollouts()
+        t = time.perf_counter()
+        r["wall_s"] -= spent[0]
+        r["glue_s"] -= spent[0]
+        greedy = policies(copy.deepcopy(r["agent"]).cpu())["greedy"]       # a copy: the learner may be on a GPU
+        ret = float(np.mean(baselines.evaluate(env_id, greedy, seeds, kw)))
+        evals.append((r["update"], r["env_steps"], r["wall_s"], ret))
+        spent[0] += time.perf_counter() - t
+        if ret >= target:
+            raise Reached
+    row = train_row(task, path, copies, a, hook=hook)
+    hit = next((e for e in evals if e[3] >= target), None)
+    nan = float("nan")
+    return dict(row, target=target, eval_seeds=len(seeds), max_env_steps=a.max_env_steps, last_eval_return=evals[-1][3],
+                updates_to_target=hit[0] if hit else nan, env_steps_to_target=hit[1] if hit else nan,
+                wall_s_to_target=hit[2] if hit else nan)
+
+
+def to_target(a, paths):
+    """Every path at every copy count until the learning target (or
+    ``--max-env-steps``); writes ``time_to_target.csv``, prints the table."""
+    from tqdm import tqdm
+    a.env_steps = a.max_env_steps
+    targets = {}
+    for task in a.tasks:
+        targets[task] = ((a.target_return, "--target-return") if a.target_return is not None
+                         else learning_target(task, a))
+        print(f"{task}: target {targets[task][0]:.2f}, {targets[task][1]}"
+              + ("" if a.target_return is not None else f" on {a.target_seeds} held-out seeds"))
+    rows = []
+    jobs = [(t, c, x) for t in a.tasks for c in a.copies for x in paths]
+    with tqdm(total=len(jobs), desc="time to target", unit="run", file=sys.stderr) as bar:
+        for task, copies, path in jobs:
+            bar.set_postfix_str(f"{task} {copies} copies {path}")
+            rows.append(target_row(task, path, copies, a, targets[task][0]))
+            bar.update(1)
+    os.makedirs(a.out, exist_ok=True)
+    out = os.path.join(a.out, "time_to_target.csv")
+    kept = [r for r in _read(a.out, "time_to_target.csv") if r["task"] not in a.tasks]
+    write_rows(out, kept + rows, TARGET_FIELDS)       # this run's tasks replace theirs; the others' stay
+    print(f"\nwall time to the learning target (greedy, {a.target_eval_seeds} held-out seeds after every update; "
+          f"at most {a.max_env_steps} env steps a run):")
+    print(f"{'task':<9}{'copies':>7}  {'path':<14}{'updates':>8}{'env steps':>10}{'wall s':>8}{'x sync':>8}"
+          f"{'steps/s':>9}{'last eval':>10}")
+    for r in rows:
+        ref = next(s for s in rows if s["task"] == r["task"] and s["copies"] == r["copies"] and s["path"] == "seer_sync")
+        print(f"{r['task']:<9}{r['copies']:>7}  {r['path']:<14}{r['updates_to_target']:>8}"
+              f"{r['env_steps_to_target']:>10}{r['wall_s_to_target']:>8.1f}"
+              f"{ref['wall_s_to_target'] / r['wall_s_to_target']:>8.2f}{r['train_env_steps_per_s']:>9.0f}"
+              f"{r['last_eval_return']:>10.2f}")
+    print(f"(x sync: seer_sync's wall time to the target over the row's; nan: not reached)\nwrote {out}"
+          + (f" (kept its rows of {', '.join(sorted({r['task'] for r in kept}))})" if kept else ""))
+    publish(a.out)
+    return 0
 
 
 # --- threads shared with the learner -------------------------------------------------
@@ -347,12 +476,13 @@ def thread_pairs(a):
     return 0
 
 
-def write_rows(path, rows):
+def write_rows(path, rows, fields=FIELDS):
     with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS)
+        w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
         for r in rows:
-            w.writerow({k: (f"{r[k]:.4g}" if isinstance(r[k], float) and k != "wall_s" else r[k]) for k in FIELDS})
+            w.writerow({k: (f"{r[k]:.4g}" if isinstance(r[k], float) and not k.startswith("wall_s") else r[k])
+                        for k in fields})
 
 
 # --- README's training-throughput block -----------------------------------------------
@@ -457,7 +587,54 @@ def readme_block(folder=PUBLISHED):
                    "machine finds it; \"first use\": the same run with the cache emptied, which pays STPA's "
                    "preflight and the tuner's closed loop inside the timed run (its wall time minus the cached "
                    f"run's: {min(extra):.1f} to {max(extra):.1f} s here).")
+    out += target_block(folder)
     return "\n".join(out)
+
+
+#: The paths' names in README's tables.
+NAMES = {"seer_sync": "SEER sync", "seer_overlap": "SEER overlapped", "supersuit": "SuperSuit in-process",
+         "supersuit_mp": "SuperSuit multiprocessing", "puffer_serial": "PufferLib Serial",
+         "puffer_mp": "PufferLib Multiprocessing", "seer_sync_aa": "A/A (SEER sync again)"}
+
+
+def target_block(folder):
+    """README's lines of the wall time to the learning target, from
+    ``time_to_target.csv`` in ``folder`` (none without it): per task and
+    copies, SEER synchronous's seconds and env steps to the target, every
+    other path's speed-up over it (its seconds over theirs) and its own
+    env steps to it."""
+    rows = _read(folder, "time_to_target.csv")
+    if not rows:
+        return []
+    got = {(r["task"], int(r["copies"]), r["path"]): (float(r["wall_s_to_target"]), r["env_steps_to_target"])
+           for r in rows}
+    tasks = sorted({r["task"] for r in rows}, key=TASKS.index)
+    paths = [x for x in PATHS[1:] if any(r["path"] == x for r in rows)]
+    cap = " and ".join(f"{int(next(r['max_env_steps'] for r in rows if r['task'] == t)):,} ({t})" for t in tasks)
+    out = ["", "Wall time to the learning target of [docs/baselines.md](docs/baselines.md) (PCS: the best "
+           "constant's held-out mean; Aircraft: half the heuristic's): the same trainer, paths and seed, each run "
+           f"until its greedy policy reaches it on {rows[0]['eval_seeds']} held-out seeds, evaluated after every "
+           f"update (the evaluations' time taken out), at most {cap} env steps a run. The other columns: SEER "
+           "synchronous's time over the path's (above 1: sooner), and in brackets the path's own env steps to "
+           "the target. SuperSuit in-process and PufferLib's `Serial` see SEER's episodes and learn its curve; "
+           "the overlap learns from batches one update old, and the multiprocessing modes from other episodes "
+           "(SuperSuit's workers seed their copies from overlapping seeds, PufferLib's reset once), so their "
+           "env steps to the target differ: compare their times where the env steps agree.", "",
+           "| task, copies | SEER sync: wall s to target (env steps) | " + " | ".join(NAMES[x] for x in paths) + " |",
+           "| --- | --- | " + " | ".join("---" for _ in paths) + " |"]
+    for task, copies in sorted({(r["task"], int(r["copies"])) for r in rows}, key=lambda k: (TASKS.index(k[0]), k[1])):
+        sync, steps = got[(task, copies, "seer_sync")]
+
+        def cell(path):
+            if (task, copies, path) not in got:
+                return "-"
+            wall, n = got[(task, copies, path)]
+            if math.isnan(wall):
+                return "not reached"
+            return "-" if math.isnan(sync) else f"{sync / wall:.2f}x ({float(n):,.0f})"
+        first = "not reached" if math.isnan(sync) else f"{sync:.1f} ({float(steps):,.0f})"
+        out.append(f"| {task}, {copies} | {first} | " + " | ".join(cell(x) for x in paths) + " |")
+    return out
 
 
 def write_block(path, text):
@@ -495,6 +672,18 @@ def make_parser():
                    help="instead of the paths: SEER sync and overlapped at every (env threads, torch threads) "
                         "pair up to the usable CPUs and with the env at \"auto\", plus an A/A of (1, 1); "
                         "writes thread_pairs.csv (default copies: PCS 64, Aircraft 32; --quick: 4)")
+    p.add_argument("--to-target", action="store_true",
+                   help="instead of the fixed updates: each path until its greedy policy reaches docs/baselines.md's "
+                        "learning target (PCS: the best constant's held-out mean; Aircraft: half the heuristic's); "
+                        "writes time_to_target.csv")
+    p.add_argument("--target-return", type=float, default=None,
+                   help="--to-target: this return instead of the baselines' target, on every task")
+    p.add_argument("--max-env-steps", type=positive_int, default=None,
+                   help="--to-target: a run's most env steps (default 98304; --quick: 400)")
+    p.add_argument("--target-seeds", type=positive_int, default=None,
+                   help="--to-target: held-out seeds of the target's fixed policies (default 64; --quick: 4)")
+    p.add_argument("--target-eval-seeds", type=positive_int, default=None,
+                   help="--to-target: held-out seeds of each evaluation of the learner (default 8; --quick: 2)")
     p.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results", "training_speed"),
                    help="folder of training_speed.csv")
     return p
@@ -521,6 +710,11 @@ def main(argv=None):
             import supersuit  # noqa: F401
         except ImportError:
             p.error("SuperSuit is not importable (pip install supersuit), or leave its paths out (--paths)")
+    if a.to_target:
+        a.max_env_steps = a.max_env_steps or (400 if a.quick else 98_304)
+        a.target_seeds = a.target_seeds or (4 if a.quick else 64)
+        a.target_eval_seeds = a.target_eval_seeds or (2 if a.quick else 8)
+        return to_target(a, paths)
     os.makedirs(a.out, exist_ok=True)
     from tqdm import tqdm
     rows = []

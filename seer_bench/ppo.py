@@ -540,7 +540,7 @@ class Rollouts:
             if self.overlap and not last:
                 behaviour = copy.deepcopy(self.agent)      # policy k, frozen
                 self._thread = threading.Thread(target=self._run, args=(behaviour, k + 1),
-                                                name=f"rollout {k + 1}", daemon=True)
+                                                name=f"{ROLLOUT_THREAD} {k + 1}", daemon=True)
                 self._thread.start()
             yield k, batch
             if not last:
@@ -574,6 +574,22 @@ class Rollouts:
         self._out = None
         if interrupted is not None:
             raise interrupted
+
+
+#: The name of a :class:`Rollouts` thread (then its rollout's number).
+ROLLOUT_THREAD = "rollout"
+
+
+def wait_for_rollouts():
+    """Join every overlapped rollout in flight (:class:`Rollouts`' threads).
+    Called in ``on_update`` before work whose time the caller takes out of
+    the run's wall clock (the evaluations of ``training_speed.py
+    --to-target``), it keeps the rollout from going on for free during
+    that work; the learner waits for the rollout at its next batch
+    anyway, so the run's own timing is unchanged."""
+    for t in threading.enumerate():
+        if t.name.startswith(ROLLOUT_THREAD + " ") and t is not threading.current_thread():
+            t.join()
 
 
 def learner_cores(a):

@@ -58,6 +58,49 @@ def test_quick_writes_the_table(tmp_path):
 
 
 @pytest.mark.heavy
+@pytest.mark.parametrize("target, reached", [(-1e9, True), (1e9, False)])
+def test_to_target_ends_each_run_at_its_first_evaluation_over_the_target(tmp_path, target, reached):
+    """--to-target: a target every policy reaches ends each run after its
+    first update; one none reaches runs to --max-env-steps and reports no
+    time.  The rows of a task the run leaves out stay in the file."""
+    ts = _training_speed()
+    other = {k: "1" for k in ts.TARGET_FIELDS}
+    ts.write_rows(str(tmp_path / "time_to_target.csv"), [dict(other, task="pcs"), dict(other, task="aircraft")],
+                  ts.TARGET_FIELDS)
+    r = _run("--quick", "--to-target", "--tasks", "aircraft", "--copies", "2", "--target-return", str(target),
+             "--paths", "seer_sync", "seer_overlap", "supersuit", "--max-env-steps", "100", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr[-3000:]
+    with open(tmp_path / "time_to_target.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert rows[0] == dict(other, task="pcs"), "the pcs row of an earlier run is kept"
+    rows = rows[1:]                          # its aircraft row is replaced by this run's
+    assert [x["path"] for x in rows] == ["seer_sync", "seer_overlap", "supersuit"]
+    for x in rows:
+        assert float(x["target"]) == target and float(x["train_env_steps_per_s"]) > 0, x
+        if reached:
+            assert (x["updates"], x["updates_to_target"], x["env_steps_to_target"]) == ("1", "1", "20"), x
+            assert 0 < float(x["wall_s_to_target"]) < 60, x
+        else:                                # 2 copies x 10 steps an update: 5 updates in 100 env steps
+            assert (x["updates"], x["env_steps"]) == ("5", "100"), x
+            assert all(math.isnan(float(x[k])) for k in ("updates_to_target", "wall_s_to_target")), x
+    assert "time_to_target.csv" in r.stdout
+
+
+def test_learning_target_is_the_baselines_rule():
+    """The time to target's target is docs/baselines.md's: the best
+    constant on PCS, half the heuristic on Aircraft."""
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    try:
+        import baselines
+    finally:
+        sys.path.pop(0)
+    means = {"constant guard 0": -60.0, "constant guard 3": -51.0, "heuristic (rush rule)": -42.0}
+    assert baselines.learning_target(baselines.PCS, means)[0] == -51.0
+    assert baselines.learning_target(baselines.AIRCRAFT, {"constant zero acceleration": 7.0,
+                                                           "heuristic (steer + separate)": 50.0})[0] == 25.0
+
+
+@pytest.mark.heavy
 def test_thread_pairs_writes_every_pair_and_auto_leaves_the_learner_its_cores(tmp_path):
     import seer_runtime
     users = tmp_path / "user-stpa.json"

@@ -283,6 +283,30 @@ def test_overlap_reserves_the_learners_cores_for_its_block(overlap, monkeypatch)
     assert seer_runtime.reserved_cores() == 0
 
 
+def test_wait_for_rollouts_joins_the_rollout_in_flight():
+    """An ``on_update`` that calls ``wait_for_rollouts`` finds rollout k + 1
+    finished before its own work starts (training_speed.py --to-target
+    takes that work's time out of the wall clock); the run's batches are
+    unchanged."""
+    _load("cleanrl_ippo_pcs.py")
+    from seer_bench.ppo import Rollouts, wait_for_rollouts
+    done = []
+
+    def collect(behaviour, k, stop):
+        time.sleep(0.2 if k else 0.0)          # a rollout slower than the update
+        done.append(k)
+        return k
+    got = []
+    with Rollouts(collect, torch.nn.Linear(1, 1), 3, True) as rollouts:
+        for k, batch in rollouts:
+            got.append(batch)
+            if k < 2:
+                assert k + 1 not in done      # rollout k + 1 is in flight beside update k
+                wait_for_rollouts()
+                assert k + 1 in done
+    assert got == [0, 1, 2]
+
+
 @pytest.mark.parametrize("update", [0, 1])
 def test_overlap_clips_against_the_proximal_policy_and_weights_by_the_behaviours(update, monkeypatch):
     """Decoupled PPO under overlap: from update 1 the ratio of the first
