@@ -48,8 +48,8 @@ evaluations' time taken out of the wall clock (an overlapped run's rollout
 in flight is joined first, so none runs on for free), at most
 ``--max-env-steps`` a run.  It writes ``time_to_target.csv``: the
 updates, env steps and wall seconds to the target per task, copies and
-path (nan where a run ends without it); the rows of tasks it did not run
-stay, so the tasks may run at different copy counts.
+path (nan where a run ends without it); the rows of the (task, copies)
+it did not run stay, so each may run with its own ``--max-env-steps``.
 
     python benchmarks/training_speed.py [--copies 8 32 64 128] [--tasks pcs aircraft]
         [--updates 8] [--env-threads 1] [--torch-threads 1] [--device cpu] [--out DIR]
@@ -376,8 +376,9 @@ def to_target(a, paths):
             bar.update(1)
     os.makedirs(a.out, exist_ok=True)
     out = os.path.join(a.out, "time_to_target.csv")
-    kept = [r for r in _read(a.out, "time_to_target.csv") if r["task"] not in a.tasks]
-    write_rows(out, kept + rows, TARGET_FIELDS)       # this run's tasks replace theirs; the others' stay
+    mine = {(t, c) for t in a.tasks for c in a.copies}
+    kept = [r for r in _read(a.out, "time_to_target.csv") if (r["task"], int(r["copies"])) not in mine]
+    write_rows(out, kept + rows, TARGET_FIELDS)       # this run's (task, copies) replace theirs; the others stay
     print(f"\nwall time to the learning target (greedy, {a.target_eval_seeds} held-out seeds after every update; "
           f"at most {a.max_env_steps} env steps a run):")
     print(f"{'task':<9}{'copies':>7}  {'path':<14}{'updates':>8}{'env steps':>10}{'wall s':>8}{'x sync':>8}"
@@ -389,7 +390,8 @@ def to_target(a, paths):
               f"{ref['wall_s_to_target'] / r['wall_s_to_target']:>8.2f}{r['train_env_steps_per_s']:>9.0f}"
               f"{r['last_eval_return']:>10.2f}")
     print(f"(x sync: seer_sync's wall time to the target over the row's; nan: not reached)\nwrote {out}"
-          + (f" (kept its rows of {', '.join(sorted({r['task'] for r in kept}))})" if kept else ""))
+          + (f" (kept its rows of {', '.join(sorted({r['task'] + ' ' + r['copies'] for r in kept}))})"
+             if kept else ""))
     publish(a.out)
     return 0
 
@@ -610,9 +612,13 @@ def target_block(folder):
            for r in rows}
     tasks = sorted({r["task"] for r in rows}, key=TASKS.index)
     paths = [x for x in PATHS[1:] if any(r["path"] == x for r in rows)]
-    cap = " and ".join(f"{int(next(r['max_env_steps'] for r in rows if r['task'] == t)):,} ({t})" for t in tasks)
+    def caps(t):                      # a (task, copies) may have run with its own --max-env-steps
+        c = sorted({int(r["max_env_steps"]) for r in rows if r["task"] == t})
+        return f"{c[0]:,}" if len(c) == 1 else f"{c[0]:,}-{c[-1]:,}"
+    cap = " and ".join(f"{caps(t)} ({t})" for t in tasks)
     out = ["", "Wall time to the learning target of [docs/baselines.md](docs/baselines.md) (PCS: the best "
-           "constant's held-out mean; Aircraft: half the heuristic's): the same trainer, paths and seed, each run "
+           "constant's held-out mean; Aircraft: half the heuristic's), from `python benchmarks/training_speed.py "
+           "--to-target` (docs/evaluation/time_to_target.csv): the same trainer, paths and seed, each run "
            f"until its greedy policy reaches it on {rows[0]['eval_seeds']} held-out seeds, evaluated after every "
            f"update (the evaluations' time taken out), at most {cap} env steps a run. The other columns: SEER "
            "synchronous's time over the path's (above 1: sooner), and in brackets the path's own env steps to "
@@ -696,6 +702,14 @@ def main(argv=None):
         import torch
         if not torch.cuda.is_available():
             p.error(f"--device {a.device}: torch sees no CUDA device here")
+    if a.to_target and a.thread_pairs:
+        p.error("--to-target and --thread-pairs are two different runs: give one")
+    given = [f for f in ("target_return", "max_env_steps", "target_seeds", "target_eval_seeds")
+             if getattr(a, f) is not None]
+    if given and not a.to_target:
+        p.error(f"--{given[0].replace('_', '-')} is a setting of --to-target, which is not given")
+    if a.to_target and a.updates is not None:
+        p.error("--updates: --to-target runs each path until the target (--max-env-steps bounds it)")
     a.updates = a.updates or (2 if a.quick else 8)
     if a.thread_pairs:
         return thread_pairs(a)

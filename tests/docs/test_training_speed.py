@@ -62,18 +62,19 @@ def test_quick_writes_the_table(tmp_path):
 def test_to_target_ends_each_run_at_its_first_evaluation_over_the_target(tmp_path, target, reached):
     """--to-target: a target every policy reaches ends each run after its
     first update; one none reaches runs to --max-env-steps and reports no
-    time.  The rows of a task the run leaves out stay in the file."""
+    time.  The rows of a (task, copies) the run leaves out stay in the file."""
     ts = _training_speed()
     other = {k: "1" for k in ts.TARGET_FIELDS}
-    ts.write_rows(str(tmp_path / "time_to_target.csv"), [dict(other, task="pcs"), dict(other, task="aircraft")],
-                  ts.TARGET_FIELDS)
+    earlier = [dict(other, task="pcs", copies="2"), dict(other, task="aircraft"),
+               dict(other, task="aircraft", copies="2")]
+    ts.write_rows(str(tmp_path / "time_to_target.csv"), earlier, ts.TARGET_FIELDS)
     r = _run("--quick", "--to-target", "--tasks", "aircraft", "--copies", "2", "--target-return", str(target),
              "--paths", "seer_sync", "seer_overlap", "supersuit", "--max-env-steps", "100", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr[-3000:]
     with open(tmp_path / "time_to_target.csv") as f:
         rows = list(csv.DictReader(f))
-    assert rows[0] == dict(other, task="pcs"), "the pcs row of an earlier run is kept"
-    rows = rows[1:]                          # its aircraft row is replaced by this run's
+    assert rows[:2] == earlier[:2], "an earlier run's rows of other (task, copies) are kept"
+    rows = rows[2:]                          # its row of (aircraft, 2) is replaced by this run's
     assert [x["path"] for x in rows] == ["seer_sync", "seer_overlap", "supersuit"]
     for x in rows:
         assert float(x["target"]) == target and float(x["train_env_steps_per_s"]) > 0, x
@@ -130,7 +131,9 @@ def test_thread_pairs_writes_every_pair_and_auto_leaves_the_learner_its_cores(tm
 
 @pytest.mark.heavy   # each loads torch and the examples before argparse refuses: seconds each
 @pytest.mark.parametrize("args", [["--copies", "0"], ["--tasks", "nope"], ["--device", "tpu"],
-                                  ["--updates", "x"], ["--env-threads", "-1"]])
+                                  ["--updates", "x"], ["--env-threads", "-1"],
+                                  ["--max-env-steps", "100"], ["--to-target", "--thread-pairs"],
+                                  ["--to-target", "--updates", "3"], ["--to-target", "--target-seeds", "0"]])
 def test_bad_input_is_an_argparse_error(tmp_path, args):
     r = _run("--quick", "--out", str(tmp_path), *args)
     assert r.returncode == 2 and "Traceback" not in r.stderr and "error:" in r.stderr, r.stderr[-2000:]
