@@ -625,7 +625,8 @@ def target_block(folder):
            "the target. SuperSuit in-process and PufferLib's `Serial` see SEER's episodes and learn its curve; "
            "the overlap learns from batches one update old, and the multiprocessing modes from other episodes "
            "(SuperSuit's workers seed their copies from overlapping seeds, PufferLib's reset once), so their "
-           "env steps to the target differ: compare their times where the env steps agree.", "",
+           "env steps to the target differ: compare their times where the env steps agree (an evaluation on "
+           f"{rows[0]['eval_seeds']} seeds is noisy, and a run can cross the line early by chance).", "",
            "| task, copies | SEER sync: wall s to target (env steps) | " + " | ".join(NAMES[x] for x in paths) + " |",
            "| --- | --- | " + " | ".join("---" for _ in paths) + " |"]
     for task, copies in sorted({(r["task"], int(r["copies"])) for r in rows}, key=lambda k: (TASKS.index(k[0]), k[1])):
