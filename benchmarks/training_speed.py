@@ -301,7 +301,7 @@ TARGET_FIELDS = ("task", "env_id", "path", "copies", "agents_per_copy", "target"
                  "train_env_steps_per_s", "last_eval_return", "torch_threads", "env_threads", "device")
 
 
-def learning_target(task, a):
+def measured_target(task, a):
     """(target return, what it is): docs/baselines.md's learning target of
     ``task`` (``baselines.learning_target``: PCS the best constant's
     held-out mean, Aircraft half the heuristic's), from the fixed policies
@@ -364,7 +364,7 @@ def to_target(a, paths):
     targets = {}
     for task in a.tasks:
         targets[task] = ((a.target_return, "--target-return") if a.target_return is not None
-                         else learning_target(task, a))
+                         else measured_target(task, a))
         print(f"{task}: target {targets[task][0]:.2f}, {targets[task][1]}"
               + ("" if a.target_return is not None else f" on {a.target_seeds} held-out seeds"))
     rows = []

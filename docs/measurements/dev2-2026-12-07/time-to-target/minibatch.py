@@ -18,7 +18,7 @@ a = types.SimpleNamespace(quick=False, seed=1, torch_threads=1, env_threads=1, d
                           env_steps=int(sys.argv[3]) if len(sys.argv) > 3 else 131072,
                           target_seeds=64, target_eval_seeds=8, max_env_steps=None)
 a.max_env_steps = a.env_steps
-target, what = ts.learning_target("aircraft", a)
+target, what = ts.measured_target("aircraft", a)
 r = ts.target_row("aircraft", "seer_sync", copies, a, target)
 print(dict(copies=copies, minibatches=mb, target=round(target, 2), updates_to_target=r["updates_to_target"],
            env_steps_to_target=r["env_steps_to_target"], wall_s_to_target=round(r["wall_s_to_target"], 1),
