@@ -90,7 +90,8 @@ def _policy(module, mode):
     """``policy(env, obs, rng)`` of BenchMARL's actor: one env's observation
     as a batch of one, TorchRL's exploration type ``mode``; a sampled action
     is drawn with torch's generator seeded from ``rng`` (the evaluation
-    seed's), so a row is reproducible."""
+    seed's), so a row is reproducible.  ``policy.module`` is the actor
+    (TorchRL's module), to play it on TorchRL's own env."""
     import torch
     from tensordict import TensorDict
     from torchrl.envs.utils import ExplorationType, set_exploration_type
@@ -106,6 +107,7 @@ def _policy(module, mode):
         if act.dtype.kind == "f":
             return np.clip(act, -1, 1).astype(np.float32)
         return act.astype(np.int64)
+    policy.module = module
     return policy
 
 

@@ -90,3 +90,40 @@ def test_example_runs():
     assert r.returncode == 0, r.stderr[-3000:]
     assert "mappo: 1 iterations x 96 env steps" in r.stdout
     assert "learned - random, paired by seed" in r.stdout
+
+
+@pytest.mark.parametrize("task_id,env_kw", [
+    ("pcs_v0", dict(grid_width=4, grid_height=3, max_cycles=6)),
+    ("aircraft_v0", dict(num_uavs=4, num_targets=1, dynamics_substeps=2, max_cycles=6, continuous_actions=True))])
+def test_the_checks_evaluation_is_torchrls_own_rollout(task_id, env_kw):
+    """baselines.py scores BenchMARL's greedy actor by playing it on SEER's
+    env (benchmarl_check's policy); the returns are those of TorchRL's own
+    deterministic rollout of the same actor on SEER's TorchRL env, seed by
+    seed: a BenchMARL row below random is its actor's, not the harness's."""
+    import numpy as np
+    import torch
+    from torchrl.envs.utils import ExplorationType, set_exploration_type
+
+    import seer_envs
+    from seer_envs.integrations.torchrl import torchrl_env
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    spec = importlib.util.spec_from_file_location("benchmarl_check",
+                                                  os.path.join(root, "benchmarks", "benchmarl_check.py"))
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    pols, _, _ = check.train(task_id, "mappo", 1, 24, env_kw, 2, 6, epochs=1, minibatches=1)
+    greedy = pols["greedy"]
+    for seed in (7, 8):
+        env = seer_envs.make(task_id, num_threads=1, **env_kw)
+        obs, ours = env.reset_arrays(seed=seed), 0.0
+        rng = np.random.default_rng(seed)
+        while env.agents:
+            obs, rew, _, _ = env.step_arrays(greedy(env, obs, rng))
+            ours += float(rew.mean(dtype=np.float64))
+        tenv = torchrl_env(task_id, 1, num_threads=1, include_state=True, **env_kw)
+        tenv.set_seed(seed)
+        with torch.no_grad(), set_exploration_type(ExplorationType.DETERMINISTIC):
+            td = tenv.rollout(6, greedy.module, break_when_any_done=True)
+        theirs = float(td["next", "agents", "reward"].double().sum(1).mean())
+        assert td.shape[-1] == 6
+        assert abs(ours - theirs) < 1e-4 * max(1.0, abs(ours)), (task_id, seed, ours, theirs)
