@@ -55,13 +55,17 @@ it did not run stay, so each may run with its own ``--max-env-steps``.
         [--updates 8] [--env-threads 1] [--torch-threads 1] [--device cpu] [--out DIR]
     python benchmarks/training_speed.py --to-target [--max-env-steps 98304] [--out DIR]
     python benchmarks/training_speed.py --quick --out /tmp/ts     # the tests' size
+    python benchmarks/training_speed.py --busy 1 --out /tmp/loaded   # beside a busy loop
 
 Writes ``DIR/training_speed.csv`` (default ``benchmarks/results/training_speed``).
 Sizes: PCS at the task's defaults (8 x 8 cells, 48 steps an episode),
 Aircraft with 64 UAVs and 100-step episodes (shorter than any battery lasts:
 SuperSuit refuses agent death); ``--quick``: 4 x 3 cells, 4 UAVs and
 10-step episodes, 2 and 4 copies, 2 updates.  Timings of one run on a shared
-machine are noisy: read the A/A beside the ratios.
+machine are noisy: read the A/A beside the ratios.  ``--busy N`` runs
+``N`` busy-loop processes (one core each) beside the whole run, any mode:
+the training of a shared machine, the A/A still beside it; each row's
+``busy`` says its load, and such a run may not write docs/evaluation.
 """
 
 import argparse
@@ -84,7 +88,7 @@ TASKS = ("pcs", "aircraft")
 PATHS = ("seer_sync", "seer_overlap", "supersuit", "supersuit_mp", "puffer_serial", "puffer_mp", "seer_sync_aa")
 FIELDS = ("task", "env_id", "path", "copies", "agents_per_copy", "updates", "env_steps", "wall_s",
           "train_env_steps_per_s", "ratio_to_sync", "steady_env_steps_per_s", "steady_ratio_to_sync", "env_share", "policy_share", "update_share", "glue_share",
-          "torch_threads", "env_threads", "env_threads_used", "device")
+          "torch_threads", "env_threads", "env_threads_used", "device", "busy")
 
 
 # --- the vector envs of each path, shaped like SEER's for the trainers ------------
@@ -291,14 +295,14 @@ def train_row(task, path, copies, a, env_threads=None, torch_threads=None, hook=
             "env_share": d["env_s"] / wall, "policy_share": d["policy_s"] / wall,
             "update_share": d["update_s"] / wall, "glue_share": d["glue_s"] / wall,
             "torch_threads": torch_threads, "env_threads": env_threads,
-            "env_threads_used": used if path.startswith("seer") else 1, "device": a.device}
+            "env_threads_used": used if path.startswith("seer") else 1, "device": a.device, "busy": a.busy}
 
 
 # --- wall time to the baselines' learning target ------------------------------------
 
 TARGET_FIELDS = ("task", "env_id", "path", "copies", "agents_per_copy", "target", "eval_seeds", "max_env_steps", "updates",
                  "env_steps", "updates_to_target", "env_steps_to_target", "wall_s_to_target",
-                 "train_env_steps_per_s", "last_eval_return", "torch_threads", "env_threads", "device")
+                 "train_env_steps_per_s", "last_eval_return", "torch_threads", "env_threads", "device", "busy")
 
 
 def measured_target(task, a):
@@ -482,9 +486,9 @@ def write_rows(path, rows, fields=FIELDS):
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
-        for r in rows:
-            w.writerow({k: (f"{r[k]:.4g}" if isinstance(r[k], float) and not k.startswith("wall_s") else r[k])
-                        for k in fields})
+        for r in rows:       # a column an older file lacks (its rows kept by --to-target) stays empty
+            w.writerow({k: (f"{r[k]:.4g}" if isinstance(r.get(k), float) and not k.startswith("wall_s")
+                            else r.get(k, "")) for k in fields})
 
 
 # --- README's training-throughput block -----------------------------------------------
@@ -691,6 +695,9 @@ def make_parser():
                    help="--to-target: held-out seeds of the target's fixed policies (default 64; --quick: 4)")
     p.add_argument("--target-eval-seeds", type=positive_int, default=None,
                    help="--to-target: held-out seeds of each evaluation of the learner (default 8; --quick: 2)")
+    p.add_argument("--busy", type=int, default=0,
+                   help="busy-loop processes (one core each) running beside the whole run: training on a "
+                        "shared machine (the rows' busy column says so; not into docs/evaluation)")
     p.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results", "training_speed"),
                    help="folder of training_speed.csv")
     return p
@@ -711,7 +718,25 @@ def main(argv=None):
         p.error(f"--{given[0].replace('_', '-')} is a setting of --to-target, which is not given")
     if a.to_target and a.updates is not None:
         p.error("--updates: --to-target runs each path until the target (--max-env-steps bounds it)")
+    if a.busy < 0:
+        p.error(f"--busy: a number of busy-loop processes, 0 or more, got {a.busy}")
+    if a.busy and os.path.realpath(a.out) == os.path.realpath(PUBLISHED):
+        p.error("--busy: a loaded run is not the published one: give another --out")
     a.updates = a.updates or (2 if a.quick else 8)
+    from seer_bench import load1, start_busy, stop
+    procs = start_busy(a.busy)
+    try:
+        if a.busy:
+            print(f"{a.busy} busy-loop process(es) beside this run; load average {load1():.1f} at the start")
+        return run(p, a)
+    finally:
+        stop(procs)
+        if a.busy:
+            print(f"load average {load1():.1f} at the end (the busy loops' included)")
+
+
+def run(p, a):
+    """The run :func:`main` parsed and checked, with its ``--busy`` load on."""
     if a.thread_pairs:
         return thread_pairs(a)
     a.copies = a.copies or ([2, 4] if a.quick else [8, 32, 64, 128])

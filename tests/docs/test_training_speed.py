@@ -9,6 +9,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -133,10 +134,32 @@ def test_thread_pairs_writes_every_pair_and_auto_leaves_the_learner_its_cores(tm
 @pytest.mark.parametrize("args", [["--copies", "0"], ["--tasks", "nope"], ["--device", "tpu"],
                                   ["--updates", "x"], ["--env-threads", "-1"],
                                   ["--max-env-steps", "100"], ["--to-target", "--thread-pairs"],
-                                  ["--to-target", "--updates", "3"], ["--to-target", "--target-seeds", "0"]])
+                                  ["--to-target", "--updates", "3"], ["--to-target", "--target-seeds", "0"],
+                                  ["--busy", "-1"], ["--busy", "1", "--out", os.path.join(ROOT, "docs", "evaluation")]])
 def test_bad_input_is_an_argparse_error(tmp_path, args):
     r = _run("--quick", "--out", str(tmp_path), *args)
     assert r.returncode == 2 and "Traceback" not in r.stderr and "error:" in r.stderr, r.stderr[-2000:]
+
+
+@pytest.mark.heavy
+def test_busy_loops_run_beside_the_run_and_end_with_it(tmp_path):
+    import psutil
+    t0 = time.time() - 1
+    r = _run("--quick", "--tasks", "pcs", "--copies", "2", "--paths", "seer_sync", "seer_sync_aa", "--updates", "1",
+             "--busy", "2", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr[-3000:]
+    with open(tmp_path / "training_speed.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [x["busy"] for x in rows] == ["2", "2"]           # seer_sync and its A/A, each saying its load
+    assert "2 busy-loop process(es) beside this run" in r.stdout and "at the end" in r.stdout
+
+    def spinning(p):
+        try:
+            return p.info["cmdline"] and p.info["cmdline"][-1] == "while True: pass" and p.info["create_time"] >= t0
+        except (psutil.Error, TypeError):
+            return False
+    left = [p for p in psutil.process_iter(["cmdline", "create_time"]) if spinning(p)]
+    assert not left, f"busy loops outlived the run: {left}"
 
 
 def _training_speed():
