@@ -53,6 +53,7 @@ import time
 import numpy as np
 
 from seer_bench.examples import load as load_example
+from seer_bench.vectorisers import SuperSuitVec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -337,42 +338,6 @@ def _indexed(fn, item):
     return i, fn(job)
 
 
-class SuperSuitVec:
-    """SuperSuit's ``concat_vec_envs_v1`` over single SEER envs (its
-    ``pettingzoo_env_to_vec_env_v1`` of each), shaped like SEER's vector env
-    for the IPPO trainers: ``(copies, agents, ...)`` arrays, terminations and
-    truncations as bools.  Copy i of ``reset(seed=s)`` is reset with
-    ``s + i``, as SEER's; a copy whose episode ended resets in the same step
-    (SEER's ``autoreset_mode="same_step"``).  SuperSuit refuses agent death
-    (an AssertionError): the speed part's Aircraft episodes are shorter than
-    any UAV's battery lasts (at most 2.8 energy units a step against 600)."""
-
-    def __init__(self, env_id, num_envs, num_threads=1, **kw):
-        import supersuit as ss
-
-        import seer_envs
-        env = seer_envs.make(env_id, num_threads=num_threads, **kw)
-        self.num_envs = num_envs
-        self.num_agents = len(env.possible_agents)
-        self.single_action_space = env.action_space(env.possible_agents[0])
-        self.single_observation_space = env.observation_space(env.possible_agents[0])
-        self._v = ss.concat_vec_envs_v1(ss.pettingzoo_env_to_vec_env_v1(env), num_envs, num_cpus=0,
-                                        base_class="gymnasium")
-
-    def _shape(self, x):
-        return np.asarray(x).reshape((self.num_envs, self.num_agents) + np.asarray(x).shape[1:])
-
-    def reset(self, seed=None):
-        obs, info = self._v.reset(seed=seed)
-        return self._shape(obs), info
-
-    def step(self, actions):
-        acts = np.asarray(actions).reshape((-1,) + self.single_action_space.shape)
-        obs, rew, term, trunc, info = self._v.step(acts)
-        return (self._shape(obs), self._shape(rew), self._shape(term).astype(bool),
-                self._shape(trunc).astype(bool), info)
-
-
 def time_to_target(evals, target):
     """(env steps, wall s) at the first evaluation ``(env steps, wall s,
     held-out return)`` that reaches ``target``; (nan, nan) if none does."""
@@ -577,7 +542,7 @@ def run_speed(a, b, tasks, targets, progress):
                     venv = seer_envs.vector_env(env_id, bt["num_envs"], num_threads=a.speed_threads,
                                                 **(kw if task == PCS else dict(kw, autoreset_mode="same_step")))
                 else:
-                    venv = SuperSuitVec(env_id, bt["num_envs"], num_threads=1, **kw)
+                    venv = SuperSuitVec(env_id, bt["num_envs"], **kw)
                 evals, spent = [], [0.0]
 
                 def on_update(r):
@@ -589,7 +554,10 @@ def run_speed(a, b, tasks, targets, progress):
                                       float(np.mean(evaluate(task, pol, seeds, env_kw_of(task, bt))))))
                     spent[0] += time.perf_counter() - t
                     progress.update(1)
-                _, rows = train(task, "ippo", seed, bt, a.speed_threads, venv=venv, on_update=on_update)
+                try:
+                    _, rows = train(task, "ippo", seed, bt, a.speed_threads, venv=venv, on_update=on_update)
+                finally:
+                    venv.close()
                 steps, wall = time_to_target(evals, targets[task])
                 out.append(dict(task=task, path=path, train_seed=seed, updates=len(rows),
                                 env_steps=rows[-1]["env_steps"], wall_s=rows[-1]["wall_s"],

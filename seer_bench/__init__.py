@@ -27,6 +27,11 @@ them alike; a ratio of two runners is the median of the per-round ratios
   library is one line naming what to install);
 - :mod:`seer_bench.examples`: :func:`~seer_bench.examples.load`, an example
   trainer as a module (the benchmarks train with them);
+- :mod:`seer_bench.vectorisers`: SuperSuit's and PufferLib's vectorisation of
+  single SEER envs, raw (:func:`~seer_bench.vectorisers.supersuit_vec`) and
+  shaped like SEER's vector env for the trainers
+  (:class:`~seer_bench.vectorisers.SuperSuitVec`,
+  :class:`~seer_bench.vectorisers.PufferVec`);
 - :mod:`seer_bench.deviation`: the deviation check of a reward (does any
   set of agents gain by leaving the team's best constant while the team
   loses?), :func:`~seer_bench.deviation.check`.

@@ -11,6 +11,8 @@ import seer_envs
 
 from seer_envs import vector_env
 
+from .vectorisers import supersuit_vec
+
 
 def pcs_workload(copies, grid, steps):
     """PCS on a ``grid`` x ``grid`` grid with no truncation, and ``steps``
@@ -34,10 +36,7 @@ def aircraft_workload(copies, steps, uavs=16):
 def supersuit_pcs(copies, kw):
     """SuperSuit's ``concat_vec_envs_v1(..., num_cpus=0)`` over ``copies``
     single 1-thread PCS envs (a Python loop); needs ``supersuit``."""
-    import supersuit as ss
-    env = seer_envs.make("pcs_v0", num_threads=1, **kw)
-    vec = ss.pettingzoo_env_to_vec_env_v1(env)
-    return ss.concat_vec_envs_v1(vec, copies, num_cpus=0, base_class="gymnasium")
+    return supersuit_vec("pcs_v0", copies, **kw)
 
 
 def steps_timed(v, acts, engine_s):
