@@ -8,8 +8,11 @@ import sys
 
 def start_busy(n):
     """Start ``n`` processes that each spin one core (``while True: pass``)
-    until :func:`stop`; returns their handles."""
-    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+    until :func:`stop`; returns their handles.  They hold none of the
+    caller's pipes: a caller captured by ``subprocess.run`` ends when it
+    does, even if a loop outlived it."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(n)]
 
 
 def stop(procs):

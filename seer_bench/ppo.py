@@ -541,6 +541,7 @@ class Rollouts:
                 behaviour = copy.deepcopy(self.agent)      # policy k, frozen
                 self._thread = threading.Thread(target=self._run, args=(behaviour, k + 1),
                                                 name=f"{ROLLOUT_THREAD} {k + 1}", daemon=True)
+                self._thread.learner = threading.current_thread()   # whose rollout (wait_for_rollouts)
                 self._thread.start()
             yield k, batch
             if not last:
@@ -581,14 +582,16 @@ ROLLOUT_THREAD = "rollout"
 
 
 def wait_for_rollouts():
-    """Join every overlapped rollout in flight (:class:`Rollouts`' threads).
-    Called in ``on_update`` before work whose time the caller takes out of
-    the run's wall clock (the evaluations of ``training_speed.py
-    --to-target``), it keeps the rollout from going on for free during
-    that work; the learner waits for the rollout at its next batch
-    anyway, so the run's own timing is unchanged."""
+    """Join the overlapped rollout in flight of the learner calling it (the
+    :class:`Rollouts` iterated on this thread; another learner's, on
+    another thread, runs on).  Called in ``on_update`` before work whose
+    time the caller takes out of the run's wall clock (the evaluations of
+    ``training_speed.py --to-target``), it keeps the rollout from going on
+    for free during that work; the learner waits for the rollout at its
+    next batch anyway, so the run's own timing is unchanged."""
+    me = threading.current_thread()
     for t in threading.enumerate():
-        if t.name.startswith(ROLLOUT_THREAD + " ") and t is not threading.current_thread():
+        if getattr(t, "learner", None) is me:
             t.join()
 
 

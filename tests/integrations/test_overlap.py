@@ -307,6 +307,44 @@ def test_wait_for_rollouts_joins_the_rollout_in_flight():
     assert got == [0, 1, 2]
 
 
+def test_wait_for_rollouts_leaves_another_learners_rollout_running():
+    """Two learners in one process, each on its thread: one's
+    ``wait_for_rollouts`` joins its own rollout in flight, not the other's."""
+    import threading
+    _load("cleanrl_ippo_pcs.py")
+    from seer_bench.ppo import Rollouts, wait_for_rollouts
+    release, started, done = threading.Event(), threading.Event(), []
+
+    def slow(behaviour, k, stop):              # learner B's: held until A has waited
+        if k:
+            started.set()
+            assert release.wait(10)
+        return k
+
+    def quick(behaviour, k, stop):
+        done.append(k)
+        return k
+
+    def learner_b():
+        with Rollouts(slow, torch.nn.Linear(1, 1), 2, True) as rollouts:
+            for _ in rollouts:
+                pass
+    b = threading.Thread(target=learner_b)
+    b.start()
+    assert started.wait(10)                    # B's rollout 1 is in flight
+    try:
+        with Rollouts(quick, torch.nn.Linear(1, 1), 2, True) as rollouts:
+            for k, _ in rollouts:
+                if k == 0:
+                    t0 = time.perf_counter()
+                    wait_for_rollouts()        # joins A's rollout 1 only: returns while B's waits
+                    assert 1 in done and time.perf_counter() - t0 < 5
+    finally:
+        release.set()
+        b.join(10)
+    assert not b.is_alive()
+
+
 @pytest.mark.parametrize("update", [0, 1])
 def test_overlap_clips_against_the_proximal_policy_and_weights_by_the_behaviours(update, monkeypatch):
     """Decoupled PPO under overlap: from update 1 the ratio of the first
