@@ -117,6 +117,23 @@ def make_venv(path, env_id, copies, kw, env_threads):
     return PufferVec(env_id, copies, "serial" if path == "puffer_serial" else "mp", **kw)
 
 
+def warm_auto(a):
+    """With ``--env-threads auto``, one untimed reset of SEER's vector env
+    per (task, copies) before the timed runs: STPA's first resolution in a
+    process (its model, the hardware probes, the preflight where no choice
+    is cached) would otherwise fall on the first timed run, SEER
+    synchronous, every ratio's reference.  A training run pays it once in
+    hundreds of updates, not once in 8."""
+    for task in a.tasks:
+        _, env_id, kw, _ = sizes(task, a.quick)
+        for copies in a.copies:
+            venv = make_venv("seer_sync", env_id, copies, kw, "auto")
+            try:
+                venv.reset(seed=0)
+            finally:
+                venv.close()
+
+
 class Reached(Exception):
     """Raised by a run's ``hook`` to end it at its target."""
 
@@ -629,6 +646,8 @@ def run(p, a):
     from tqdm import tqdm
     rows = []
     t0 = time.perf_counter()
+    if a.env_threads == "auto":
+        warm_auto(a)
     jobs = [(t, c, x) for t in a.tasks for c in a.copies for x in paths]
     with tqdm(total=len(jobs), desc="training speed", unit="run", file=sys.stderr) as bar:
         for task, copies, path in jobs:

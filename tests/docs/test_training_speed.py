@@ -162,6 +162,29 @@ def test_busy_loops_run_beside_the_run_and_end_with_it(tmp_path):
     assert not left, f"busy loops outlived the run: {left}"
 
 
+@pytest.mark.heavy
+def test_device_script_quick_writes_a_table_per_run(tmp_path):
+    """benchmarks/device_training_speed.sh, the one call of a lent GPU machine,
+    run here at --quick: it builds the tree, then one training_speed run per
+    (task, copies) with SEER at "auto" and the learner on CUDA where there
+    is one, each writing its own table."""
+    import torch
+    env = dict(os.environ, OUT=str(tmp_path), WHEELS="none", BUDGET="280",
+               PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    r = subprocess.run(["bash", os.path.join(ROOT, "benchmarks", "device_training_speed.sh"), "--quick"],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    for run in ("pcs-4", "aircraft-2"):
+        with open(tmp_path / run / "training_speed.csv") as f:
+            rows = list(csv.DictReader(f))
+        assert [x["path"] for x in rows] == ["seer_sync", "seer_overlap", "supersuit", "supersuit_mp",
+                                             "seer_sync_aa"], run
+        assert all(x["device"] == dev and float(x["train_env_steps_per_s"]) > 0 for x in rows), rows
+        assert all(x["env_threads"] == "auto" for x in rows if x["path"].startswith("seer")), rows
+    assert "== done" in (tmp_path / "stamps.txt").read_text()
+
+
 def _training_speed():
     sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
     try:
