@@ -11,7 +11,7 @@
 #   OUT=/tmp/gpu WHEELS=none bash benchmarks/device_training_speed.sh --quick   # here, tiny sizes
 #
 # SEER's env threads are "auto" (STPA's choice, resolved untimed before the timed runs),
-# SuperSuit's single envs 1 thread each. Without CUDA the learner runs on the CPU (the rows'
+# SuperSuit's and PufferLib's single envs 1 thread each (PufferLib's paths where it imports). Without CUDA the learner runs on the CPU (the rows'
 # device column says which). The issue's copy counts come first (PCS 64, Aircraft 32), then 8,
 # 128 and the rest, each bounded by what is left of BUDGET seconds.
 set -u
@@ -53,7 +53,7 @@ for run in $RUNS; do
     stamp "$task $copies copies"
     timeout "$budget" python3 benchmarks/training_speed.py $QUICK --tasks "$task" --copies "$copies" \
         --device "$DEVICE" --env-threads auto \
-        --paths seer_sync seer_overlap supersuit supersuit_mp seer_sync_aa \
+        --paths seer_sync seer_overlap supersuit supersuit_mp puffer_serial puffer_mp seer_sync_aa \
         --out "$OUT/$task-$copies" 2>&1 | grep -v "run/s" | tail -12
 done
 stamp done
