@@ -77,6 +77,7 @@ from seer_runtime import loop
 from seer_bench import interleave, median_rates, paired, start_busy, stop
 from seer_bench.workloads import Halves, aircraft_workload, pcs_workload, supersuit_pcs
 from seer_bench.workloads import steps_timed as _steps_timed
+from seer_bench.vectorisers import puffer_vec
 
 
 def main():
@@ -257,16 +258,6 @@ def aircraft(args):
 # --- PufferLib ---------------------------------------------------------------------
 
 
-def _puffer_env(env_id, kw, buf=None, seed=0):
-    """One single SEER env (1 thread) in PufferLib's PettingZoo emulation
-    (a module-level function: the Multiprocessing workers build their own)."""
-    import pufferlib.emulation
-
-    import seer_envs
-    return pufferlib.emulation.PettingZooPufferEnv(env=seer_envs.make(env_id, num_threads=1, **kw),
-                                                   buf=buf, seed=seed)
-
-
 def _seer_block(env_id, E, t, kw, acts):
     """A vector env of ``E`` copies at ``t`` threads, reset and stepped once
     (warm-up); returns (timed steps, close)."""
@@ -282,9 +273,7 @@ def _puffer_block(env_id, E, kw, acts, backend, **extra):
     close also joins the worker processes: ``Multiprocessing.close`` only
     sends them SIGTERM, and a worker still alive would take a core from the
     next runner."""
-    import pufferlib.vector
-    pv = pufferlib.vector.make(functools.partial(_puffer_env, env_id, kw), backend=backend,
-                               num_envs=E, **extra)
+    pv = puffer_vec(env_id, E, backend, kw, **extra)
     pv.reset(seed=0)
     flat = [np.ascontiguousarray(a.reshape((-1,) + a.shape[2:])) for a in acts]
     pv.step(flat[0])

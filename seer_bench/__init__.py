@@ -28,7 +28,8 @@ them alike; a ratio of two runners is the median of the per-round ratios
 - :mod:`seer_bench.examples`: :func:`~seer_bench.examples.load`, an example
   trainer as a module (the benchmarks train with them);
 - :mod:`seer_bench.vectorisers`: SuperSuit's and PufferLib's vectorisation of
-  single SEER envs, raw (:func:`~seer_bench.vectorisers.supersuit_vec`) and
+  single SEER envs, raw (:func:`~seer_bench.vectorisers.supersuit_vec`,
+  :func:`~seer_bench.vectorisers.puffer_vec`) and
   shaped like SEER's vector env for the trainers
   (:class:`~seer_bench.vectorisers.SuperSuitVec`,
   :class:`~seer_bench.vectorisers.PufferVec`);

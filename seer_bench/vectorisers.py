@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-__all__ = ["PufferVec", "SuperSuitVec", "puffer_available", "supersuit_vec", "workers"]
+__all__ = ["PufferVec", "SuperSuitVec", "puffer_available", "puffer_vec", "supersuit_vec", "workers"]
 
 
 class _Shaped:
@@ -85,6 +85,17 @@ def _puffer_env(env_id, kw, buf=None, seed=0):
                                                    buf=buf, seed=seed)
 
 
+def puffer_vec(env_id, num_envs, backend, env_kw=None, **settings):
+    """PufferLib's own ``pufferlib.vector.make`` with ``backend`` (its
+    ``Serial`` or ``Multiprocessing`` class) over ``num_envs`` single SEER
+    envs (1 thread each, ``env_kw`` their parameters): flat arrays, as the
+    env benchmarks step it; ``settings``: the backend's (``num_workers``,
+    ``overwork``)."""
+    import pufferlib.vector
+    return pufferlib.vector.make(functools.partial(_puffer_env, env_id, env_kw or {}), backend=backend,
+                                 num_envs=num_envs, **settings)
+
+
 class PufferVec(_Shaped):
     """PufferLib's ``backend`` over single SEER envs.  Copy i of
     ``reset(seed=s)`` is reset with ``s + i``; an ended copy resets at its
@@ -104,9 +115,8 @@ class PufferVec(_Shaped):
         extra = {}
         if backend == "mp":
             extra = dict(num_workers=workers(num_envs), overwork=True)
-        self._v = pufferlib.vector.make(functools.partial(_puffer_env, env_id, kw),
-                                        backend=pufferlib.vector.Serial if backend == "serial"
-                                        else pufferlib.vector.Multiprocessing, num_envs=num_envs, **extra)
+        self._v = puffer_vec(env_id, num_envs, pufferlib.vector.Serial if backend == "serial"
+                             else pufferlib.vector.Multiprocessing, kw, **extra)
 
     def reset(self, seed=None):
         if self._obs is not None:        # Multiprocessing: reset once (see the class)
