@@ -675,7 +675,11 @@ def below_random(table):
             + (f"OURS BELOW RANDOM ({', '.join(ours)}): a defect of our trainers at this budget, not a result."
                if ours else
                "Each is BenchMARL's own run at a fraction of the budget (the independent check below), "
-               "shown as it came; none of ours is."))
+               "shown as it came; none of ours is. The suite scores BenchMARL's actor as TorchRL's own "
+               "rollout of it scores it (`tests/integrations/test_benchmarl.py`); why its MAPPO falls "
+               "there (its mean action crowds the UAVs; below random at the full budget too): "
+               "[the record](measurements/dev2-2026-12-07/README.md"
+               "#benchmarls-greedy-mappo-below-random-the-harness-checked-the-actors-own)."))
 
 
 def report(a, results, speed, speed_targets, plots, argv, elapsed, path):
