@@ -71,7 +71,8 @@ import torch
 import torch.nn as nn
 from seer_bench.ppo import (Clock, Logger, NEVER, ReturnScaler, Rollouts, Tanh, add_device, add_habits, add_overlap,
                       add_scaling, behind, check_device, explained_variance, layer, positive_float, positive_int,
-                      learner_cores, learner_values, learning_rate, ppo_epochs, report_update, run_dir, save_gif, time_feature)
+                      learner_cores, learner_values, learning_rate, ppo_epochs, report_update, run_dir, save_gif, setup_learner,
+                      time_feature)
 from torch.distributions import Categorical
 
 import seer_envs
@@ -300,8 +301,7 @@ def train(a, venv=None, on_update=None, log=None):
     T = episode_length()
     if a.total_timesteps is not None:
         a.updates = max(1, a.total_timesteps // (a.num_envs * T))
-    torch.manual_seed(a.seed)
-    torch.set_num_threads(a.torch_threads)
+    setup_learner(a)
     if venv is None:
         share = {} if a.team_reward_share is None else {"team_reward_share": a.team_reward_share}
         venv = seer_envs.vector_env(ENV_ID, a.num_envs, num_threads=a.num_threads,

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 from seer_bench.ppo import (Logger, ReturnScaler, RunningNorm, Tanh, explained_variance, layer, learning_rate, minibatch_rng, ppo_loss,
-                      report_update, run_dir)
+                      report_update, run_dir, setup_learner)
 from cleanrl_ppo_aircraft import evaluate, heuristic, in_play
 from cleanrl_ppo_aircraft import make_parser as _ppo_parser
 from torch.distributions import Normal
@@ -115,8 +115,7 @@ def train(a, on_update=None, log=None):
     ``episode_return`` per UAV."""
     if a.total_timesteps is not None:
         a.updates = max(1, a.total_timesteps // (a.num_envs * a.episode))
-    torch.manual_seed(a.seed)
-    torch.set_num_threads(a.torch_threads)
+    setup_learner(a)
     env_kw = dict(num_uavs=a.num_uavs, max_cycles=a.episode, continuous_actions=True)
     venv = seer_envs.vector_env("aircraft_v0", a.num_envs, num_threads=a.num_threads,
                                 autoreset_mode="same_step", **env_kw)

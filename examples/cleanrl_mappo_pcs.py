@@ -47,7 +47,8 @@ import numpy as np
 import torch
 import torch.nn as nn
 from seer_bench.ppo import (Logger, ReturnScaler, Tanh, add_habits, add_scaling, explained_variance, layer, learning_rate,
-                      positive_float, positive_int, ppo_epochs, report_update, run_dir)
+                      positive_float, positive_int, ppo_epochs, report_update, run_dir,
+                      setup_learner)
 from cleanrl_ippo_pcs import ENV_ID, ENV_KW, episode_length, save_and_evaluate
 from torch.distributions import Categorical
 
@@ -141,8 +142,7 @@ def train(a, venv=None, on_update=None, log=None):
     if a.minibatches > a.num_envs * T:
         raise ValueError(f"--minibatches must be <= num_envs x {T} steps = {a.num_envs * T}, "
                          f"got {a.minibatches}")
-    torch.manual_seed(a.seed)
-    torch.set_num_threads(a.torch_threads)
+    setup_learner(a)
     if venv is None:
         share = {} if a.team_reward_share is None else {"team_reward_share": a.team_reward_share}
         venv = seer_envs.vector_env(ENV_ID, a.num_envs, num_threads=a.num_threads, **share, **ENV_KW)

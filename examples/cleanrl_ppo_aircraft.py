@@ -56,7 +56,8 @@ import torch
 import torch.nn as nn
 from seer_bench.ppo import (Clock, Logger, NEVER, ReturnScaler, Rollouts, RunningNorm, Tanh, add_device, add_habits,
                       add_overlap, add_scaling, behind, check_device, explained_variance, layer, positive_float,
-                      learner_cores, learner_values, learning_rate, positive_int, ppo_epochs, report_update, run_dir, save_gif)
+                      learner_cores, learner_values, learning_rate, positive_int, ppo_epochs, report_update, run_dir, save_gif,
+                      setup_learner)
 from torch.distributions import Normal
 
 import seer_envs
@@ -277,8 +278,7 @@ def train(a, on_update=None, log=None, venv=None):
     if a.total_timesteps is not None:
         a.updates = max(1, a.total_timesteps // (a.num_envs * a.episode))
     threads = a.num_threads
-    torch.manual_seed(a.seed)
-    torch.set_num_threads(a.torch_threads)
+    setup_learner(a)
     env_kw = dict(num_uavs=a.num_uavs, max_cycles=a.episode, continuous_actions=True)
     if venv is None:
         venv = seer_envs.vector_env("aircraft_v0", a.num_envs, num_threads=threads,

@@ -3,7 +3,8 @@
 argparse types of the RLlib ones), in one place the benchmarks import too
 (needs torch, README's RL line): CleanRL's habits (``--track``,
 ``--total-timesteps``, ``--save-model``, ``--capture-video``, ``--seed``,
-``--num-threads``), the TensorBoard logger, the layer initialisation and activation, PPO's
+``--num-threads``), the learner's setup (:func:`setup_learner`: torch's seed
+and threads, glibc's malloc kept from unmapping the update's tensors), the TensorBoard logger, the layer initialisation and activation, PPO's
 minibatch loss, the GIF writer, and the rollouts collected one update ahead
 (:class:`Rollouts`, ``--overlap``) with their clock.  One name per thing; each example stays one file of its own
 algorithm and runs as ``python examples/<example>.py``; the benchmarks
@@ -14,7 +15,9 @@ import argparse
 import collections
 import contextlib
 import copy
+import ctypes
 import os
+import platform
 import threading
 import time
 
@@ -332,6 +335,49 @@ def add_habits(p, exp_name):
                    help="save the greedy policy's first evaluation episode as a GIF under runs/<run name>")
     p.add_argument("--num-threads", default="auto", type=threads, help='SEER threads: "auto" or an int')
     p.add_argument("--torch-threads", type=positive_int, default=1)
+    p.add_argument("--keep-freed-memory", action=argparse.BooleanOptionalAction, default=True,
+                   help="glibc: keep the update's freed memory for its next tensors instead of "
+                        "unmapping it (seer_bench.ppo.keep_freed_memory; --no-keep-freed-memory: glibc's defaults)")
+
+
+def setup_learner(a):
+    """What every trainer sets before it builds its agent: torch's seed
+    (``a.seed``) and intra-op threads (``a.torch_threads``), and, unless
+    ``--no-keep-freed-memory``, :func:`keep_freed_memory`."""
+    torch.manual_seed(a.seed)
+    torch.set_num_threads(a.torch_threads)
+    if getattr(a, "keep_freed_memory", True):
+        keep_freed_memory()
+
+
+M_TRIM_THRESHOLD, M_MMAP_MAX = -1, -4         # glibc's <malloc.h>
+
+
+def keep_freed_memory():
+    """Make glibc's malloc keep freed memory in the process for reuse: no
+    separate mapping for large blocks (``M_MMAP_MAX`` 0) and no trimming of
+    the heap's top below 2 GiB (``M_TRIM_THRESHOLD``).
+
+    torch's CPU tensors come from malloc, and glibc gives each block above
+    its mmap threshold (32 MiB at most) a fresh mapping that ``free``
+    unmaps, so an update whose activations outgrow it faults every op's
+    output in again page by page: the Aircraft IPPO example at 128 copies
+    (52 MB activations a minibatch) took 17.7 million page faults in 4
+    updates and trained at 810-845 env steps/s, with this 0.47 million and
+    1,410 (docs/measurements/dev2-2026-12-07/freed-memory).  What
+    ``LD_PRELOAD``-ing jemalloc or tcmalloc, as PyTorch's CPU performance
+    guide suggests, does, from inside the process.  Process-wide and kept:
+    the process holds the most memory its learner has used (1.9 GB against
+    1.05 GB there).  Returns whether it was applied (glibc only; a no-op
+    elsewhere)."""
+    if platform.libc_ver()[0] != "glibc":
+        return False
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    return bool(mallopt(M_MMAP_MAX, 0)) and bool(mallopt(M_TRIM_THRESHOLD, 2**31 - 1))
 
 
 def add_scaling(p):
