@@ -438,7 +438,9 @@ def fraction_budget(a, b):
 def task_jobs(task, a, b):
     """Every job of ``task``: the fixed policies; IPPO and MAPPO on the
     training seeds; IPPO with the actor-learner overlap on the same seeds;
-    BenchMARL's MAPPO and IPPO and ours at the comparison's budget."""
+    BenchMARL's MAPPO and IPPO and ours at the comparison's budget; on the
+    tasks of ``--benchmarl-full``, BenchMARL's MAPPO and IPPO at the full
+    budget too (ours there are the IPPO and MAPPO rows)."""
     base = dict(task=task, seeds=list(range(EVAL_SEED0, EVAL_SEED0 + a.eval_seeds)), env_kw=env_kw_of(task, b),
                 num_threads=a.num_threads)
     jobs = [dict(base, kind="fixed")]
@@ -450,10 +452,14 @@ def task_jobs(task, a, b):
         for algo in ("mappo", "ippo"):
             jobs += [dict(base, kind="benchmarl", algo=algo, seed=seed, b=fraction_budget(a, b)),
                      dict(base, kind="learn", algo=algo, seed=seed, variant="fraction", b=fraction_budget(a, b))]
+            if task in a.benchmarl_full:
+                jobs.append(dict(base, kind="benchmarl", algo=algo, seed=seed, variant="full", b=b))
     return jobs
 
 
 LABEL = {"": "{A}", "overlap": "{A} overlapped", "fraction": "{A} at the BenchMARL budget"}
+#: BenchMARL's rows: at the comparison's fraction of the budget, and at the full budget.
+BM_LABEL = {"fraction": "BenchMARL {A}", "full": "BenchMARL {A} at the full budget"}
 
 
 def assemble(task, a, jobs, done, eval_rows, curve_rows):
@@ -472,10 +478,12 @@ def assemble(task, a, jobs, done, eval_rows, curve_rows):
     scores, curves, bm_runs = {}, {}, []         # scores[(who, algo, variant, mode)]: per-run seed lists
     for j in jobs[1:]:
         r = done[job_key(j)]
-        who, variant = ("benchmarl", "fraction") if j["kind"] == "benchmarl" else ("ours", j["variant"])
+        who, variant = (("benchmarl", j.get("variant", "fraction")) if j["kind"] == "benchmarl"
+                        else ("ours", j["variant"]))
         for mode in MODES:
             scores.setdefault((who, j["algo"], variant, mode), []).append(r["scores"][mode])
-            policy = (f"benchmarl {j['algo']} ({mode})" if who == "benchmarl" else
+            policy = (BM_LABEL[variant].format(A=j["algo"]).replace("BenchMARL", "benchmarl") + f" ({mode})"
+                      if who == "benchmarl" else
                       LABEL[variant].format(A=j["algo"]) + f" ({mode})")
             eval_rows += [dict(task=task, policy=policy, train_seed=j["seed"], eval_seed=s, episode_return=x)
                           for s, x in zip(seeds, r["scores"][mode])]
@@ -484,11 +492,11 @@ def assemble(task, a, jobs, done, eval_rows, curve_rows):
             curve_rows += [dict(task=task, algo=j["algo"], variant=variant, train_seed=j["seed"], **row)
                            for row in r["rows"]]
         else:
-            bm_runs.append(r["run"])
+            bm_runs.append(dict(r["run"], variant=variant))
     learned = {}
     for (who, algo, variant, mode), runs in scores.items():
         means = [float(np.mean(x)) for x in runs]
-        name = (f"BenchMARL {algo.upper()} ({mode})" if who == "benchmarl" else
+        name = (BM_LABEL[variant].format(A=algo.upper()) + f" ({mode})" if who == "benchmarl" else
                 LABEL[variant].format(A=algo.upper()) + f" ({mode})")
         kind = f"learned, {plural(len(means), 'training seed')}"
         table.append((name, kind, len(seeds), ci95(means), iqm95(runs)))
@@ -674,12 +682,46 @@ def below_random(table):
             + "; ".join(f"{name} {m:.2f}" for name, m in under) + ". "
             + (f"OURS BELOW RANDOM ({', '.join(ours)}): a defect of our trainers at this budget, not a result."
                if ours else
-               "Each is BenchMARL's own run at a fraction of the budget (the independent check below), "
+               "Each is BenchMARL's own run (the independent check below), "
                "shown as it came; none of ours is. The suite scores BenchMARL's actor as TorchRL's own "
                "rollout of it scores it (`tests/integrations/test_benchmarl.py`); why its MAPPO falls "
-               "there (its mean action crowds the UAVs; below random at the full budget too): "
+               "there (its mean action crowds the UAVs): "
                "[the record](measurements/dev2-2026-12-07/README.md"
                "#benchmarls-greedy-mappo-below-random-the-harness-checked-the-actors-own)."))
+
+
+def benchmarl_lines(a, res):
+    """The report's paragraphs on the independent check of one task:
+    BenchMARL's runs at the comparison's budget against ours at it, and
+    where ``--benchmarl-full`` ran them, at the full budget against the
+    IPPO and MAPPO rows."""
+    L, lines = res["learned"], []
+    ours_variant = {"fraction": "fraction", "full": ""}
+    for variant in ("fraction", "full"):
+        runs = [r for r in res["benchmarl_runs"] if r.get("variant", "fraction") == variant]
+        if not runs:
+            continue
+        ups = round(runs[0]["env_steps"] / max(1, runs[0]["iterations"]))
+        head = (f"BenchMARL's MAPPO and IPPO (the independent check, `benchmarks/benchmarl_check.py`): its "
+                "algorithm configs, its MLP at our trainers' size (two tanh layers of 64), on our batch "
+                f"geometry ({ups} env steps a batch) and learning rate, for {runs[0]['env_steps']} env steps a "
+                f"run ({a.benchmarl_budget:g} of the budget above: BenchMARL costs 5-9 times ours per env step "
+                "here), " if variant == "fraction" else
+                "The same check at the full budget (`--benchmarl-full`; the budget of the IPPO and MAPPO rows "
+                f"above: {runs[0]['env_steps']} env steps a run), ")
+        lines += ["", head + f"{plural(runs[0]['iterations'], 'iteration')}, "
+                  f"{plural(len(runs) // 2, 'training seed')} each, "
+                  f"{sum(r['wall_s'] for r in runs) / len(runs):.0f} s a run on average; ours "
+                  + ("at the same budget and seeds are the rows 'at the BenchMARL budget'"
+                     if variant == "fraction" else "are the IPPO and MAPPO rows, the same training seeds")
+                  + ". Ours minus BenchMARL's, same algorithm, budget and evaluation (a negative difference "
+                  "whose interval excludes 0 would mean ours is wrong):", ""]
+        for (who, algo, v, mode), theirs in L.items():
+            if who == "benchmarl" and v == variant:
+                d = ci95_diff(L[("ours", algo, ours_variant[variant], mode)], theirs)
+                verdict = "ours above" if d[1] > 0 else "OURS BELOW" if d[2] < 0 else "not distinguishable"
+                lines.append(f"- {algo.upper()} ({mode}): {fmt(*d)}: {verdict}")
+    return lines
 
 
 def report(a, results, speed, speed_targets, plots, argv, elapsed, path):
@@ -755,25 +797,7 @@ def report(a, results, speed, speed_targets, plots, argv, elapsed, path):
                 d = ci95(np.asarray(L[("ours", "ippo", "overlap", mode)]) - np.asarray(L[("ours", "ippo", "", mode)]))
                 lines.append(f"- IPPO ({mode}): {fmt(*d)}: " + ("contains 0, the same within the interval"
                                                              if d[1] <= 0 <= d[2] else "excludes 0"))
-        runs = res["benchmarl_runs"]
-        if runs:
-            ups = round(len(runs) and runs[0]["env_steps"] / max(1, runs[0]["iterations"]))
-            lines += ["", f"BenchMARL's MAPPO and IPPO (the independent check, `benchmarks/benchmarl_check.py`): "
-                      f"its algorithm configs, its MLP at our trainers' size (two tanh layers of 64), on our "
-                      f"batch geometry ({ups} env steps a batch) and learning rate, for "
-                      f"{runs[0]['env_steps']} env steps a run ({a.benchmarl_budget:g} of the budget above: "
-                      f"BenchMARL costs 5-9 times ours per env step here), "
-                      f"{plural(runs[0]['iterations'], 'iteration')}, {plural(len(runs) // 2, 'training seed')} "
-                      f"each, {sum(r['wall_s'] for r in runs) / len(runs):.0f} s a run on average; ours at the "
-                      "same budget and seeds are the rows 'at the BenchMARL budget'. Ours minus BenchMARL's, "
-                      "same algorithm, budget and evaluation (a negative difference whose interval excludes 0 "
-                      "would mean ours is wrong):", ""]
-            for (who, algo, variant, mode), theirs in L.items():
-                if who == "benchmarl":
-                    d = ci95_diff(L[("ours", algo, "fraction", mode)], theirs)
-                    verdict = ("ours above" if d[1] > 0 else "OURS BELOW" if d[2] < 0 else
-                               "not distinguishable")
-                    lines.append(f"- {algo.upper()} ({mode}): {fmt(*d)}: {verdict}")
+        lines += benchmarl_lines(a, res)
         lines += ["", f"![{task} learning curves]({rel(plots[task], os.path.dirname(path))})", ""]
     if speed:
         lines += speed_section(a, b, speed, speed_targets, results)
@@ -801,6 +825,10 @@ def main(argv=None):
     p.add_argument("--benchmarl-budget", type=float, default=0.2,
                    help="the BenchMARL comparison's budget, a fraction of --budget (ours run beside it at the "
                         "same budget and seeds)")
+    p.add_argument("--benchmarl-full", default=AIRCRAFT,
+                   help="comma-separated tasks where BenchMARL's MAPPO and IPPO also train at the full budget, "
+                        "beside the IPPO and MAPPO rows (\"\": none; each run costs BenchMARL's 5-9 times "
+                        "ours per env step)")
     p.add_argument("--no-overlap", action="store_true",
                    help="leave out IPPO with the actor-learner overlap (run on the same seeds as IPPO)")
     p.add_argument("--speed-eval-seeds", type=int, default=None,
@@ -837,7 +865,8 @@ def main(argv=None):
         import benchmarl_check
         a.benchmarl_seeds = (1 if a.quick else 5) if benchmarl_check.available() else 0
     tasks = [t for t in a.tasks.split(",") if t]
-    for t in tasks:
+    a.benchmarl_full = [t for t in a.benchmarl_full.split(",") if t]
+    for t in tasks + a.benchmarl_full:
         if t not in TASKS:
             p.error(f"unknown task {t!r}; known: {', '.join(TASKS)}")
     from tqdm import tqdm

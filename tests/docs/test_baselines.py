@@ -63,6 +63,10 @@ def test_quick_run_writes_csv_plots_and_report(tmp_path):
     if benchmarl_check.available():
         assert {p for (_, p, _) in per} >= {f"benchmarl {a} ({m})" for a in ("mappo", "ippo")
                                             for m in ("greedy", "sampled")}
+        # and at the full budget on Aircraft (--benchmarl-full's default), not on PCS
+        full = {f"benchmarl {a} at the full budget ({m})" for a in ("mappo", "ippo") for m in ("greedy", "sampled")}
+        assert {p for (t, p, _) in per if t == "aircraft_v0"} >= full
+        assert not {p for (t, p, _) in per if t == "pcs_hotspot_v1"} & full
     # the speed part: both paths on both tasks, the same seeds, sane figures
     assert {(x["task"], x["path"]) for x in speed} == {
         (t, p) for t in ("pcs_hotspot_v1", "aircraft_v0") for p in ("seer vector env", "supersuit concat_vec_envs_v1")}
@@ -97,6 +101,10 @@ def test_quick_run_writes_csv_plots_and_report(tmp_path):
     assert "## pcs_hotspot_v1" in text and "## aircraft_v0" in text and "SuperSuit" in text
     assert text.count("below the random policy's") == 2          # one line per task, whatever it says
     assert "the same on both paths" in text and "NOT the same" not in text
+    if benchmarl_check.available():
+        aircraft = text[text.index("## aircraft_v0"):text.index("## Speed")]
+        assert "The same check at the full budget" in aircraft and "The same check at the full" not in text[
+            text.index("## pcs_hotspot_v1"):text.index("## aircraft_v0")]
     speed_part = text[text.index("## Speed"):]
     assert "### pcs_hotspot_v1" in speed_part and "### aircraft_v0" in speed_part
     assert speed_part.count("Training env steps/s, SEER / SuperSuit: **") == 2
@@ -182,3 +190,28 @@ def test_report_names_every_learned_row_below_random():
     assert B.below_random(table[:2]).startswith("No learned row's mean is below")
     line = B.below_random(table + [row("MAPPO (sampled)", learned, -51.0)])
     assert "OURS BELOW RANDOM (MAPPO (sampled))" in line
+
+
+def test_report_compares_benchmarl_at_each_budget_with_ours_at_it():
+    """The independent check's lines: BenchMARL at the comparison's budget
+    against ours at it, at the full budget against the IPPO / MAPPO rows;
+    a difference below 0 whose interval excludes 0 says OURS BELOW."""
+    B = _baselines()
+
+    class A:
+        benchmarl_budget = 0.2
+    ours_full, ours_frac = [10.0, 11.0, 12.0, 10.5, 11.5], [5.0, 5.5, 6.0, 5.2, 5.8]
+    learned = {("ours", "ippo", "", m): ours_full for m in B.MODES}
+    learned.update({("ours", "ippo", "fraction", m): ours_frac for m in B.MODES})
+    learned.update({("benchmarl", "ippo", "fraction", m): [x - 3 for x in ours_frac] for m in B.MODES})
+    learned.update({("benchmarl", "ippo", "full", m): [x + 5 for x in ours_full] for m in B.MODES})
+    run = dict(env_steps=800, iterations=4, wall_s=10.0)
+    res = dict(learned=learned, benchmarl_runs=[dict(run, variant="fraction")] * 5 + [
+        dict(run, env_steps=4000, iterations=20, variant="full")] * 5)
+    lines = B.benchmarl_lines(A, res)
+    frac, full = lines[:lines.index(next(x for x in lines if x.startswith("The same check")))], lines[len(lines) - 4:]
+    assert sum("ours above" in x for x in frac) == 2 and not any("BELOW" in x for x in frac)
+    assert all("OURS BELOW" in x for x in full[-2:]) and "4000 env steps a run" in full[0]
+    # without full-budget runs, no such paragraph
+    res["benchmarl_runs"] = res["benchmarl_runs"][:5]
+    assert not any(x.startswith("The same check") for x in B.benchmarl_lines(A, res))
